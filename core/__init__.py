@@ -1,0 +1,1 @@
+"""The solver core: planar multibody dynamics with clearance joints. numpy/scipy/numba only."""

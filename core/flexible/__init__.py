@@ -1,0 +1,1 @@
+"""Flexible bodies: the gradient-deficient ANCF beam."""

@@ -1,0 +1,54 @@
+"""The one place the core meets numba.
+
+Every compiled kernel is declared with :func:`kernel`. It is ``numba.njit(cache=True)``: the
+machine code is cached next to the sources, so only the very first run on a machine pays the
+compile (tens of seconds for the stepping loop; ``gapsweep warmup`` does it on purpose with a
+message). ``GAPSWEEP_NO_JIT=1`` runs the same Python source uncompiled - the same physics,
+about three orders of magnitude slower - for debugging or where numba cannot compile.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any
+
+from .errors import CompileError
+
+JIT_DISABLED = os.environ.get("GAPSWEEP_NO_JIT", "") not in ("", "0")
+
+try:  # numba is a hard dependency, but an environment without it still gets a clear message
+    import numba as _numba
+except ImportError as exc:  # pragma: no cover - exercised only in broken environments
+    _numba = None
+    _IMPORT_ERROR: Exception | None = exc
+else:
+    _IMPORT_ERROR = None
+
+
+def kernel(func: Callable[..., Any] | None = None, **options: Any) -> Any:
+    """Decorate a numeric function as a compiled, cached kernel (or leave it as Python)."""
+
+    def wrap(f: Callable[..., Any]) -> Any:
+        if JIT_DISABLED:
+            return f
+        if _numba is None:
+            raise CompileError(
+                f"numba is not importable ({_IMPORT_ERROR}); install it (pip install numba) "
+                "or set GAPSWEEP_NO_JIT=1 to run the kernels uncompiled (very slow)"
+            )
+        opts = {"cache": True, "nogil": True}
+        opts.update(options)
+        return _numba.njit(**opts)(f)
+
+    return wrap(func) if func is not None else wrap
+
+
+# numba recognises its own ``prange`` object inside a parallel kernel; as Python it is range.
+prange = range if (_numba is None or JIT_DISABLED) else _numba.prange
+
+
+def set_threads(n: int) -> None:
+    """Limit numba's parallel kernels to ``n`` threads (never more than the cores)."""
+    if not JIT_DISABLED and _numba is not None:
+        _numba.set_num_threads(max(1, min(n, _numba.config.NUMBA_NUM_THREADS)))

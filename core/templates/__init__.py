@@ -1,0 +1,1 @@
+"""Mechanism templates: the reference mechanisms a study can be run on."""

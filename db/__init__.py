@@ -1,0 +1,1 @@
+"""The study archive (SQLAlchemy models, repository functions). Built in a later issue."""

@@ -1,0 +1,1 @@
+"""gapsweep: clearance-joint parameter studies for planar mechanisms."""

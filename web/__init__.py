@@ -1,0 +1,1 @@
+"""The Dash pages and Plotly figures. Built in a later issue."""

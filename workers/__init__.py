@@ -1,0 +1,1 @@
+"""The Celery app and tasks. Built in a later issue."""
