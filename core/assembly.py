@@ -1,0 +1,231 @@
+"""Turn a :class:`~.model.Mechanism` into the flat arrays the compiled kernels read.
+
+A study's cases share one *topology* (which bodies, which joints, in which order) and differ
+in numbers, so the arrays split in two:
+
+* :class:`Topology` - integer tables shared by every case of a batch;
+* :class:`CaseArrays` - float tables with a leading case axis ``[n_cases, ...]``.
+
+Layouts (``nb`` bodies, state ``q = [x0, y0, phi0, x1, ...]`` of length ``3 nb``; body index
+-1 is the ground):
+
+``joint_int[k] = (type, body_i, body_j)``; ``joint_par[case, k, :8]``:
+  REVOLUTE     s_i(2), s_j(2), offset(2)   Phi = r_i + A_i s_i - r_j - A_j s_j - offset (2 rows)
+  TRANSLATIONAL s(2), origin(2), dir(2), angle   n.(r_i + A_i s - origin) = 0, phi_i - angle (2)
+  FIXED        x, y, phi                   r_i = (x, y), phi_i = phi (3 rows)
+  DRIVER       omega, phi0                 phi_i - phi0 - omega t = 0 (1 row)
+``load_int[k] = (type, body_i, body_j)``; ``load_par[case, k, :8]``:
+  TORQUE tau; POINT_FORCE s(2), f(2); SPRING s_i(2), s_j(2), k, c, free length
+``clear_int[k] = (bearing body, journal body)``; ``clear_par[case, k, :]`` indexed by the
+``CP_*`` constants below.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .contact_laws import conformal_stiffness, get_contact_law
+from .friction_laws import get_friction_law
+from .model import (
+    AngleDriver,
+    ClearanceJoint,
+    Fixed,
+    Mechanism,
+    PointForce,
+    Revolute,
+    Spring,
+    Torque,
+    Translational,
+)
+
+REVOLUTE, TRANSLATIONAL, FIXED, DRIVER = 0, 1, 2, 3
+ROWS = {REVOLUTE: 2, TRANSLATIONAL: 2, FIXED: 3, DRIVER: 1}
+TORQUE, POINT_FORCE, SPRING = 0, 1, 2
+N_JOINT_PAR = 8
+N_LOAD_PAR = 8
+
+# clearance joint parameters (one row per joint and case)
+(
+    CP_SBX,
+    CP_SBY,
+    CP_SJX,
+    CP_SJY,
+    CP_RB,
+    CP_RJ,
+    CP_K,
+    CP_EXP,
+    CP_CHI,
+    CP_CMAX,
+    CP_DEPTH,
+    CP_SHAPE,
+    CP_FKIND,
+    CP_MU,
+    CP_V0,
+    CP_V1,
+    CP_MUS,
+) = range(17)
+N_CLEAR_PAR = 17
+
+
+@dataclass(frozen=True)
+class Topology:
+    """Integer tables shared by all cases of a batch (see the module docstring)."""
+
+    n_bodies: int
+    joint_int: np.ndarray  # int64 [n_joints, 3]
+    load_int: np.ndarray  # int64 [n_loads, 3]
+    clear_int: np.ndarray  # int64 [n_clearance, 2]
+    n_constraints: int
+    probe: int  # index into q of the output coordinate, -1 if none
+
+    @property
+    def n_coordinates(self) -> int:
+        return 3 * self.n_bodies
+
+    def key(self) -> tuple:
+        """Hashable identity: cases with equal keys can share one batch."""
+        return (
+            self.n_bodies,
+            self.joint_int.tobytes(),
+            self.load_int.tobytes(),
+            self.clear_int.tobytes(),
+            self.probe,
+        )
+
+
+@dataclass(frozen=True)
+class CaseArrays:
+    """Float tables of one or more cases, leading axis = case."""
+
+    mass: np.ndarray  # [n, nb]
+    inertia: np.ndarray  # [n, nb]
+    joint_par: np.ndarray  # [n, n_joints, 8]
+    load_par: np.ndarray  # [n, n_loads, 8]
+    clear_par: np.ndarray  # [n, n_clearance, N_CLEAR_PAR]
+    gravity: np.ndarray  # [n, 2]
+
+    @staticmethod
+    def stack(items: list[CaseArrays]) -> CaseArrays:
+        """Concatenate single- or multi-case arrays along the case axis."""
+        return CaseArrays(
+            *(
+                np.concatenate([getattr(a, f) for a in items])
+                for f in CaseArrays.__dataclass_fields__
+            )
+        )
+
+
+def _ideal_or_clearance(mech: Mechanism) -> tuple[list, list[ClearanceJoint]]:
+    joints = list(mech.joints)
+    clearance = []
+    for cj in mech.clearance_joints:
+        if cj.ideal:
+            joints.append(cj.as_revolute())
+        else:
+            clearance.append(cj)
+    return joints, clearance
+
+
+def assemble(mech: Mechanism) -> tuple[Topology, CaseArrays]:
+    """Arrays of one mechanism (a single case). Validates the mechanism first."""
+    mech.validate()
+    idx = mech.body_index
+    joints, clearance = _ideal_or_clearance(mech)
+
+    jint, jpar = [], []
+    for j in joints:
+        row = np.zeros(N_JOINT_PAR)
+        if isinstance(j, Revolute):
+            jint.append((REVOLUTE, idx(j.body_i), idx(j.body_j)))
+            row[:4] = (*j.point_i, *j.point_j)
+        elif isinstance(j, Translational):
+            d = np.asarray(j.direction, float)
+            jint.append((TRANSLATIONAL, idx(j.body), -1))
+            row[:7] = (*j.point, *j.origin, *(d / np.linalg.norm(d)), j.angle)
+        elif isinstance(j, Fixed):
+            jint.append((FIXED, idx(j.body), -1))
+            row[:3] = j.pose
+        else:  # pragma: no cover - the Joint union is closed
+            raise TypeError(f"unknown joint {j!r}")
+        jpar.append(row)
+    for d in mech.drivers:
+        assert isinstance(d, AngleDriver)
+        jint.append((DRIVER, idx(d.body), -1))
+        row = np.zeros(N_JOINT_PAR)
+        row[:2] = (d.omega, d.phi0)
+        jpar.append(row)
+
+    lint, lpar = [], []
+    for ld in mech.loads:
+        row = np.zeros(N_LOAD_PAR)
+        if isinstance(ld, Torque):
+            lint.append((TORQUE, idx(ld.body), -1))
+            row[0] = ld.torque
+        elif isinstance(ld, PointForce):
+            lint.append((POINT_FORCE, idx(ld.body), -1))
+            row[:4] = (*ld.point, *ld.force)
+        elif isinstance(ld, Spring):
+            lint.append((SPRING, idx(ld.body_i), idx(ld.body_j)))
+            row[:7] = (*ld.point_i, *ld.point_j, ld.stiffness, ld.damping, ld.free_length)
+        lpar.append(row)
+
+    cint = [(idx(c.bearing_body), idx(c.journal_body)) for c in clearance]
+    cpar = [clearance_parameters(c) for c in clearance]
+
+    probe = -1
+    if mech.probe is not None:
+        probe = 3 * idx(mech.probe.body) + mech.probe.coordinate
+    joint_int = np.array(jint, dtype=np.int64).reshape(-1, 3)
+    topo = Topology(
+        n_bodies=len(mech.bodies),
+        joint_int=joint_int,
+        load_int=np.array(lint, dtype=np.int64).reshape(-1, 3),
+        clear_int=np.array(cint, dtype=np.int64).reshape(-1, 2),
+        n_constraints=sum(ROWS[int(t)] for t in joint_int[:, 0]),
+        probe=probe,
+    )
+    arrays = CaseArrays(
+        mass=np.array([[b.mass for b in mech.bodies]]),
+        inertia=np.array([[b.inertia for b in mech.bodies]]),
+        joint_par=np.array(jpar, dtype=float).reshape(1, -1, N_JOINT_PAR),
+        load_par=np.array(lpar, dtype=float).reshape(1, -1, N_LOAD_PAR),
+        clear_par=np.array(cpar, dtype=float).reshape(1, -1, N_CLEAR_PAR),
+        gravity=np.array([mech.gravity], dtype=float),
+    )
+    return topo, arrays
+
+
+def clearance_parameters(cj: ClearanceJoint) -> np.ndarray:
+    """The ``CP_*`` row of one clearance joint: SI numbers, stiffness resolved and scaled."""
+    m = cj.contact
+    law = get_contact_law(m.law)
+    friction = get_friction_law(m.friction_law)
+    k = m.stiffness
+    if k is None:
+        k = conformal_stiffness(
+            cj.bearing_radius,
+            cj.clearance,
+            m.youngs_bearing,
+            m.poisson_bearing,
+            m.youngs_journal,
+            m.poisson_journal,
+        )
+    row = np.zeros(N_CLEAR_PAR)
+    row[CP_SBX], row[CP_SBY] = cj.bearing_point
+    row[CP_SJX], row[CP_SJY] = cj.journal_point
+    row[CP_RB] = cj.bearing_radius
+    row[CP_RJ] = cj.bearing_radius - cj.clearance
+    row[CP_K] = k * m.stiffness_scale
+    row[CP_EXP] = m.exponent
+    row[CP_CHI] = law.chi(m.restitution)
+    row[CP_CMAX] = m.damping_max
+    row[CP_DEPTH] = m.damping_depth
+    row[CP_SHAPE] = law.shape
+    row[CP_FKIND] = friction.kind
+    row[CP_MU] = m.friction
+    row[CP_V0] = m.friction_velocity
+    row[CP_V1] = m.friction_velocity_full
+    row[CP_MUS] = m.static_friction
+    return row

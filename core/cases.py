@@ -1,0 +1,211 @@
+"""The parameters of one case: plain, serialisable, validated once at the edge.
+
+A :class:`SliderCrankCase` is what a study's row, a worker's task and ``gapsweep simulate
+--set NAME=VALUE`` all carry. Field names carry their unit when it is not SI
+(``clearance_mm``, ``speed_rpm``); :meth:`SliderCrankCase.from_mapping` turns strings or
+numbers into a validated case and rejects unknown names, and :meth:`to_dict` gives back a
+plain dict that round-trips.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from typing import Any
+
+from .contact_laws import CONTACT_LAWS
+from .errors import InputError, require_finite
+from .friction_laws import FRICTION_LAWS
+from .integrators import INTEGRATORS
+
+TEMPLATES = ("flores", "seed002", "crank-rod")
+INITIAL = ("centred", "wall")
+STABILIZATION = ("projection", "baumgarte", "none")
+EVENTS = ("root", "bisect")
+DRIVE = ("speed", "free")
+
+
+@dataclass(frozen=True)
+class SliderCrankCase:
+    """One case of the slider-crank with a revolute clearance joint.
+
+    Defaults are Flores et al.'s reference case (design.md 1.3) at the classic 0.5 mm.
+    Solver fields (``rtol`` ...) have measured defaults; see the README.
+    """
+
+    template: str = "flores"  # flores | seed002 | crank-rod (clearance at the crank pin)
+    clearance_mm: float = 0.5  # radial clearance c = R_B - R_J [mm]
+    bearing_radius_mm: float = 10.0  # R_B [mm]
+    stiffness_scale: float = 1.0  # multiplies the computed (or given) contact stiffness
+    stiffness: float = 0.0  # K [N/m^1.5]; 0 = from materials and radii (design.md 1.2)
+    contact_law: str = "lankarani-nikravesh"
+    restitution: float = 0.9  # coefficient of restitution cr, (0, 1]
+    exponent: float = 1.5  # n of K delta^n
+    youngs_modulus: float = 207e9  # both bodies [Pa]
+    poisson_ratio: float = 0.3
+    impact_damping: float = 0.0  # IMPACT law c_max [N s/m]
+    impact_depth: float = 1e-6  # IMPACT law damping ramp depth d [m]
+    friction_law: str = "coulomb-tanh"
+    friction: float = 0.01  # dynamic friction coefficient mu
+    static_friction: float = 0.0  # mu_s (adams law)
+    friction_velocity: float = 1e-4  # v0 [m/s]
+    friction_velocity_full: float = 1e-3  # v1 [m/s] (ambrosio, adams)
+    speed_rpm: float = 5000.0  # crank speed
+    drive: str = "speed"  # speed: constant-speed driver; free: crank starts at speed, free
+    crank_angle_deg: float = 0.0  # start angle
+    gravity: float = 9.81  # [m/s^2] along -y
+    t_end: float = 0.024  # [s]
+    ideal: bool = False  # the clearance joint as an ideal revolute (the baseline)
+    initial: str = "centred"  # centred journal, or resting on the wall along the reaction
+    integrator: str = "dopri5"
+    rtol: float = 1e-7
+    atol: float = 1e-10  # positions [m]; velocities get atol / 1e-3 s
+    max_step: float = math.inf  # [s]
+    initial_step: float = 1e-6  # [s]
+    event_location: str = "root"  # root (Illinois on dense output) | bisect (seed 003)
+    stabilization: str = "projection"  # projection | baumgarte | none
+    baumgarte_alpha: float = 5.0  # [1/s]
+    baumgarte_beta: float = 5.0  # [1/s]
+    n_output: int = 2401  # stored samples on a uniform grid (metrics use every step)
+    refine_peaks: bool = True
+
+    @classmethod
+    def from_mapping(cls, values: Mapping[str, Any]) -> SliderCrankCase:
+        """Build and validate a case from names and values (strings are parsed)."""
+        known = {f.name: f for f in fields(cls)}
+        kwargs: dict[str, Any] = {}
+        for name, raw in values.items():
+            if name not in known:
+                raise InputError("parameter", name, "one of: " + ", ".join(sorted(known)))
+            kwargs[name] = _coerce(name, raw, known[name].type, getattr(cls, name))
+        case = cls(**kwargs)
+        case.validate()
+        return case
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-ready dict of every field."""
+        out = dataclasses.asdict(self)
+        if math.isinf(out["max_step"]):
+            out["max_step"] = None
+        return out
+
+    def overrides(self) -> dict[str, Any]:
+        """Only the fields that differ from the defaults."""
+        base = SliderCrankCase()
+        return {k: v for k, v in self.to_dict().items() if v != base.to_dict()[k]}
+
+    def replace(self, **changes: Any) -> SliderCrankCase:
+        case = dataclasses.replace(self, **changes)
+        case.validate()
+        return case
+
+    @property
+    def omega(self) -> float:
+        """Crank speed [rad/s]."""
+        return self.speed_rpm * 2.0 * math.pi / 60.0
+
+    @property
+    def period(self) -> float:
+        """One crank revolution [s]."""
+        return 2.0 * math.pi / abs(self.omega)
+
+    def validate(self) -> None:
+        """Raise :class:`InputError` naming the first field outside its allowed range."""
+        _choice("template", self.template, TEMPLATES)
+        _choice("contact_law", self.contact_law, tuple(CONTACT_LAWS))
+        _choice("friction_law", self.friction_law, tuple(FRICTION_LAWS))
+        _choice("integrator", self.integrator, tuple(INTEGRATORS))
+        _choice("initial", self.initial, INITIAL)
+        _choice("event_location", self.event_location, EVENTS)
+        _choice("stabilization", self.stabilization, STABILIZATION)
+        _choice("drive", self.drive, DRIVE)
+        rb = _positive("bearing_radius_mm", self.bearing_radius_mm)
+        c = require_finite("clearance_mm", self.clearance_mm)
+        if not 0.0 < c < rb:
+            raise InputError(
+                "clearance_mm", self.clearance_mm, f"> 0 and < bearing radius {rb:g} mm"
+            )
+        _positive("stiffness_scale", self.stiffness_scale)
+        if require_finite("stiffness", self.stiffness) < 0.0:
+            raise InputError("stiffness", self.stiffness, "> 0 N/m^1.5, or 0 for computed")
+        r = require_finite("restitution", self.restitution)
+        if not 0.0 < r <= 1.0:
+            raise InputError("restitution", self.restitution, "in (0, 1]")
+        _positive("exponent", self.exponent)
+        _positive("youngs_modulus", self.youngs_modulus)
+        nu = require_finite("poisson_ratio", self.poisson_ratio)
+        if not -1.0 < nu < 0.5:
+            raise InputError("poisson_ratio", self.poisson_ratio, "in (-1, 0.5)")
+        for name in ("impact_damping", "friction", "static_friction"):
+            if require_finite(name, getattr(self, name)) < 0.0:
+                raise InputError(name, getattr(self, name), ">= 0")
+        _positive("impact_depth", self.impact_depth)
+        v0 = _positive("friction_velocity", self.friction_velocity)
+        if _positive("friction_velocity_full", self.friction_velocity_full) <= v0:
+            raise InputError(
+                "friction_velocity_full",
+                self.friction_velocity_full,
+                f"> friction_velocity = {v0:g} m/s",
+            )
+        _positive("speed_rpm", self.speed_rpm)
+        require_finite("crank_angle_deg", self.crank_angle_deg)
+        if require_finite("gravity", self.gravity) < 0.0:
+            raise InputError("gravity", self.gravity, ">= 0 (it acts along -y)")
+        t_end = _positive("t_end", self.t_end)
+        if t_end > 100.0:
+            raise InputError("t_end", self.t_end, "in (0, 100] s")
+        rtol = require_finite("rtol", self.rtol)
+        if not 1e-13 <= rtol <= 1e-2:
+            raise InputError("rtol", self.rtol, "in [1e-13, 1e-2]")
+        _positive("atol", self.atol)
+        if not self.max_step > 0.0 or math.isnan(self.max_step):
+            raise InputError("max_step", self.max_step, "> 0 s (inf for no cap)")
+        _positive("initial_step", self.initial_step)
+        _positive("baumgarte_alpha", self.baumgarte_alpha)
+        _positive("baumgarte_beta", self.baumgarte_beta)
+        if not 2 <= self.n_output <= 1_000_000:
+            raise InputError("n_output", self.n_output, "an integer in [2, 1000000]")
+
+
+def _positive(name: str, value: float) -> float:
+    x = require_finite(name, value)
+    if x <= 0.0:
+        raise InputError(name, value, "> 0")
+    return x
+
+
+def _choice(name: str, value: str, allowed: tuple[str, ...]) -> None:
+    if value not in allowed:
+        raise InputError(name, value, "one of " + ", ".join(allowed))
+
+
+def _coerce(name: str, raw: Any, annotation: Any, default: Any) -> Any:
+    """Parse ``raw`` to the type of the field's default, naming the field on failure."""
+    kind = type(default)
+    if kind is bool:
+        if isinstance(raw, bool):
+            return raw
+        text = str(raw).strip().lower()
+        if text in ("1", "true", "yes", "on"):
+            return True
+        if text in ("0", "false", "no", "off"):
+            return False
+        raise InputError(name, raw, "true or false")
+    if kind is int:
+        try:
+            value = float(raw)
+        except (TypeError, ValueError):
+            raise InputError(name, raw, "an integer") from None
+        if not value.is_integer():
+            raise InputError(name, raw, "an integer")
+        return int(value)
+    if kind is float:
+        if isinstance(raw, bool):
+            raise InputError(name, raw, "a number")
+        try:
+            return float(raw)
+        except (TypeError, ValueError):
+            raise InputError(name, raw, "a number") from None
+    return str(raw)

@@ -1,0 +1,191 @@
+"""Compiled kernels for the generalized forces: gravity, applied loads, springs, and the
+revolute clearance joint's contact and friction (design.md 1.2).
+
+Forces are projected on ``q = [x, y, phi]`` per body: a force ``F`` at global point ``p`` of
+body ``b`` adds ``F`` to the body's ``(x, y)`` rows and ``(p - r_b) x F`` to its ``phi`` row.
+"""
+
+from __future__ import annotations
+
+import math
+
+from .assembly import (
+    CP_CHI,
+    CP_CMAX,
+    CP_DEPTH,
+    CP_EXP,
+    CP_FKIND,
+    CP_K,
+    CP_MU,
+    CP_MUS,
+    CP_RB,
+    CP_RJ,
+    CP_SBX,
+    CP_SBY,
+    CP_SHAPE,
+    CP_SJX,
+    CP_SJY,
+    CP_V0,
+    CP_V1,
+    POINT_FORCE,
+    SPRING,
+    TORQUE,
+)
+from .constraints import body_point
+from .contact_laws import elastic_energy, normal_force
+from .friction_laws import friction_force
+from .jit import kernel
+
+# columns of the per-joint contact diagnostics written by ``clearance_forces``
+D_DELTA, D_DELTA_DOT, D_FN, D_FT, D_EX, D_EY, D_VT, D_FEL = range(8)
+N_DIAG = 8
+
+
+@kernel
+def _apply(Q, body, px, py, fx, fy, q):
+    """Add force ``(fx, fy)`` acting at global point ``(px, py)`` to body ``body``."""
+    if body < 0:
+        return
+    Q[3 * body] += fx
+    Q[3 * body + 1] += fy
+    Q[3 * body + 2] += (px - q[3 * body]) * fy - (py - q[3 * body + 1]) * fx
+
+
+@kernel
+def _point_velocity(q, v, body, px, py):
+    """Velocity of the material point of ``body`` now at global ``(px, py)``."""
+    if body < 0:
+        return 0.0, 0.0
+    w = v[3 * body + 2]
+    return v[3 * body] - w * (py - q[3 * body + 1]), v[3 * body + 1] + w * (px - q[3 * body])
+
+
+@kernel
+def applied_forces(q, v, mass, gravity, load_int, load_par, Q):
+    """Fill ``Q`` with gravity and the applied loads; return the springs' damping power [W]."""
+    nb = mass.shape[0]
+    for b in range(nb):
+        Q[3 * b] = mass[b] * gravity[0]
+        Q[3 * b + 1] = mass[b] * gravity[1]
+        Q[3 * b + 2] = 0.0
+    dissipation = 0.0
+    for k in range(load_int.shape[0]):
+        kind, bi, bj = load_int[k, 0], load_int[k, 1], load_int[k, 2]
+        p = load_par[k]
+        if kind == TORQUE:
+            Q[3 * bi + 2] += p[0]
+        elif kind == POINT_FORCE:
+            px, py, _, _ = body_point(q, bi, p[0], p[1])
+            _apply(Q, bi, px, py, p[2], p[3], q)
+        elif kind == SPRING:
+            xi, yi, _, _ = body_point(q, bi, p[0], p[1])
+            xj, yj, _, _ = body_point(q, bj, p[2], p[3])
+            dx, dy = xj - xi, yj - yi
+            length = math.sqrt(dx * dx + dy * dy)
+            ux, uy = dx / length, dy / length
+            vix, viy = _point_velocity(q, v, bi, xi, yi)
+            vjx, vjy = _point_velocity(q, v, bj, xj, yj)
+            rate = ux * (vjx - vix) + uy * (vjy - viy)
+            f = p[4] * (length - p[6]) + p[5] * rate
+            _apply(Q, bi, xi, yi, f * ux, f * uy, q)
+            _apply(Q, bj, xj, yj, -f * ux, -f * uy, q)
+            dissipation += p[5] * rate * rate
+    return dissipation
+
+
+@kernel
+def spring_energy(q, load_int, load_par):
+    """Elastic energy [J] stored in the springs."""
+    energy = 0.0
+    for k in range(load_int.shape[0]):
+        if load_int[k, 0] == SPRING:
+            p = load_par[k]
+            xi, yi, _, _ = body_point(q, load_int[k, 1], p[0], p[1])
+            xj, yj, _, _ = body_point(q, load_int[k, 2], p[2], p[3])
+            stretch = math.sqrt((xj - xi) ** 2 + (yj - yi) ** 2) - p[6]
+            energy += 0.5 * p[4] * stretch * stretch
+    return energy
+
+
+@kernel
+def clearance_kinematics(q, v, bearing, journal, c):
+    """Eccentricity, penetration and contact-point velocities of one clearance joint.
+
+    Returns ``(ex, ey, nx, ny, delta, delta_dot, vt, qbx, qby, qjx, qjy)``: ``e = r_J - r_B``
+    [m], ``n = e/|e|``, ``delta = |e| - c`` [m], its rate [m/s], the tangential slip
+    ``vt = (v_QJ - v_QB) . t`` with ``t = (-ny, nx)`` [m/s] (including the bodies' rotation),
+    and the contact points Q_B, Q_J [m].
+    """
+    bx, by, _, _ = body_point(q, bearing, c[CP_SBX], c[CP_SBY])
+    jx, jy, _, _ = body_point(q, journal, c[CP_SJX], c[CP_SJY])
+    ex, ey = jx - bx, jy - by
+    dist = math.sqrt(ex * ex + ey * ey)
+    if dist > 1e-300:
+        nx, ny = ex / dist, ey / dist
+    else:  # journal exactly centred: the direction is irrelevant, the force is zero
+        nx, ny = 1.0, 0.0
+    delta = dist - (c[CP_RB] - c[CP_RJ])
+    qbx, qby = bx + c[CP_RB] * nx, by + c[CP_RB] * ny
+    qjx, qjy = jx + c[CP_RJ] * nx, jy + c[CP_RJ] * ny
+    vbx, vby = _point_velocity(q, v, bearing, qbx, qby)
+    vjx, vjy = _point_velocity(q, v, journal, qjx, qjy)
+    rx, ry = vjx - vbx, vjy - vby
+    delta_dot = rx * nx + ry * ny
+    vt = -rx * ny + ry * nx
+    return ex, ey, nx, ny, delta, delta_dot, vt, qbx, qby, qjx, qjy
+
+
+@kernel
+def clearance_forces(q, v, clear_int, clear_par, in_contact, approach_velocity, Q, diag):
+    """Add the contact forces of joints in contact to ``Q``; fill ``diag`` ``[n_joints, 8]``.
+
+    A joint that is not ``in_contact`` (free flight) carries no force even if its penetration
+    is momentarily positive: onset is an event located by the integrator, which then sets
+    ``in_contact`` and captures ``approach_velocity`` (delta_dot0 of this impact).
+    Returns ``(damping power, friction power)`` dissipated [W], both >= 0.
+    """
+    damping_power = 0.0
+    friction_power = 0.0
+    for k in range(clear_int.shape[0]):
+        c = clear_par[k]
+        bearing, journal = clear_int[k, 0], clear_int[k, 1]
+        ex, ey, nx, ny, delta, ddot, vt, qbx, qby, qjx, qjy = clearance_kinematics(
+            q, v, bearing, journal, c
+        )
+        fn = 0.0
+        fel = 0.0
+        ft = 0.0
+        if in_contact[k] and delta > 0.0:
+            fn, fel = normal_force(
+                int(c[CP_SHAPE]),
+                c[CP_K],
+                c[CP_EXP],
+                c[CP_CHI],
+                c[CP_CMAX],
+                c[CP_DEPTH],
+                delta,
+                ddot,
+                approach_velocity[k],
+            )
+            ft = friction_force(int(c[CP_FKIND]), c[CP_MU], c[CP_V0], c[CP_V1], c[CP_MUS], fn, vt)
+            # on the journal: normal push back towards the bearing centre plus friction
+            fx = -fn * nx - ft * ny
+            fy = -fn * ny + ft * nx
+            _apply(Q, journal, qjx, qjy, fx, fy, q)
+            _apply(Q, bearing, qbx, qby, -fx, -fy, q)
+            damping_power += (fn - fel) * ddot
+            friction_power -= ft * vt
+        d = diag[k]
+        d[D_DELTA], d[D_DELTA_DOT], d[D_FN], d[D_FT] = delta, ddot, fn, ft
+        d[D_EX], d[D_EY], d[D_VT], d[D_FEL] = ex, ey, vt, fel
+    return damping_power, friction_power
+
+
+@kernel
+def contact_energy(clear_par, in_contact, diag):
+    """Elastic energy [J] stored in the contacts described by ``diag``."""
+    energy = 0.0
+    for k in range(clear_par.shape[0]):
+        if in_contact[k]:
+            energy += elastic_energy(clear_par[k, CP_K], clear_par[k, CP_EXP], diag[k, D_DELTA])
+    return energy

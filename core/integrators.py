@@ -1,0 +1,243 @@
+"""Time-stepping methods, each one step of size ``h`` from ``(t, y, f)`` with an error estimate.
+
+The registry :data:`INTEGRATORS` maps a user-facing name to an :class:`Integrator`: explicit
+embedded Runge-Kutta methods are *data* - a Butcher tableau run by the one compiled
+:func:`erk_step` - and the linearly implicit Rosenbrock method has its own kernel. Adding an
+explicit method is one more tableau.
+
+Measured guidance (the reference slider-crank, see README): the explicit ``dopri5`` at tight
+tolerance is the default; every contact event would restart an implicit method's Jacobian,
+and ``rosenbrock23`` only pays off once the contact stiffness makes the explicit step
+stability-limited rather than accuracy-limited.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .dynamics import derivative
+from .errors import InputError
+from .jit import kernel
+
+KIND_EXPLICIT = 0
+KIND_ROSENBROCK = 1
+
+
+@dataclass(frozen=True)
+class Integrator:
+    """A registry entry: ``order`` of the error estimator's lower method sets step control."""
+
+    name: str
+    kind: int
+    order: int
+    a: np.ndarray  # [s, s] stage coefficients
+    b: np.ndarray  # [s] solution weights
+    e: np.ndarray  # [s] error weights (b - b_hat)
+    c: np.ndarray  # [s] stage times
+    fsal: bool
+    reference: str
+
+
+def _dopri5() -> Integrator:
+    a = np.zeros((7, 7))
+    a[1, :1] = [1 / 5]
+    a[2, :2] = [3 / 40, 9 / 40]
+    a[3, :3] = [44 / 45, -56 / 15, 32 / 9]
+    a[4, :4] = [19372 / 6561, -25360 / 2187, 64448 / 6561, -212 / 729]
+    a[5, :5] = [9017 / 3168, -355 / 33, 46732 / 5247, 49 / 176, -5103 / 18656]
+    a[6, :6] = [35 / 384, 0, 500 / 1113, 125 / 192, -2187 / 6784, 11 / 84]
+    b = a[6].copy()
+    b_hat = np.array(
+        [5179 / 57600, 0, 7571 / 16695, 393 / 640, -92097 / 339200, 187 / 2100, 1 / 40]
+    )
+    c = np.array([0, 1 / 5, 3 / 10, 4 / 5, 8 / 9, 1, 1])
+    ref = "Dormand & Prince 1980, J. Comput. Appl. Math. 6:19 (MATLAB ode45)"
+    return Integrator("dopri5", KIND_EXPLICIT, 4, a, b, b - b_hat, c, True, ref)
+
+
+def _bs32() -> Integrator:
+    a = np.zeros((4, 4))
+    a[1, :1] = [1 / 2]
+    a[2, :2] = [0, 3 / 4]
+    a[3, :3] = [2 / 9, 1 / 3, 4 / 9]
+    b = a[3].copy()
+    b_hat = np.array([7 / 24, 1 / 4, 1 / 3, 1 / 8])
+    c = np.array([0, 1 / 2, 3 / 4, 1])
+    ref = "Bogacki & Shampine 1989, Appl. Math. Lett. 2:321 (MATLAB ode23)"
+    return Integrator("bs32", KIND_EXPLICIT, 2, a, b, b - b_hat, c, True, ref)
+
+
+def _rosenbrock23() -> Integrator:
+    z = np.zeros(1)
+    ref = "Shampine & Reichelt 1997, SIAM J. Sci. Comput. 18:1 (MATLAB ode23s)"
+    return Integrator("rosenbrock23", KIND_ROSENBROCK, 2, z.reshape(1, 1), z, z, z, True, ref)
+
+
+INTEGRATORS: dict[str, Integrator] = {i.name: i for i in (_dopri5(), _bs32(), _rosenbrock23())}
+
+
+def get_integrator(name: str) -> Integrator:
+    """Look up an integrator, or raise :class:`InputError` listing the known ones."""
+    try:
+        return INTEGRATORS[name]
+    except KeyError:
+        raise InputError("integrator", name, "one of " + ", ".join(INTEGRATORS)) from None
+
+
+@kernel
+def rhs(t, y, ctx, out):
+    """``out = f(t, y)`` for the case context ``ctx``; False if the constraints are singular."""
+    model, in_contact, approach, alpha, beta, probe, inv_mass, ws = ctx
+    return derivative(t, y, model, in_contact, approach, alpha, beta, probe, inv_mass, ws, out)
+
+
+@kernel
+def error_norm(err, y0, y1, rtol, atol):
+    """RMS of the error scaled by ``atol_i + rtol max(|y0_i|, |y1_i|)`` (Hairer's norm)."""
+    s = 0.0
+    for i in range(err.shape[0]):
+        sc = atol[i] + rtol * max(abs(y0[i]), abs(y1[i]))
+        s += (err[i] / sc) ** 2
+    return np.sqrt(s / err.shape[0])
+
+
+@kernel
+def erk_step(t, y, f0, h, a, b, e, c, ctx, k, ystage, y1, err):
+    """One explicit embedded RK step; ``k[s, ny]`` stage derivatives, ``k[0] = f0``.
+
+    Writes ``y1`` and ``err``; for FSAL tableaux ``k[-1]`` is ``f(t + h, y1)``. Returns False
+    if an evaluation failed.
+    """
+    s = b.shape[0]
+    ny = y.shape[0]
+    k[0, :] = f0
+    for i in range(1, s):
+        for j in range(ny):
+            acc = 0.0
+            for m in range(i):
+                acc += a[i, m] * k[m, j]
+            ystage[j] = y[j] + h * acc
+        if not rhs(t + c[i] * h, ystage, ctx, k[i]):
+            return False
+    for j in range(ny):
+        acc = 0.0
+        ea = 0.0
+        for m in range(s):
+            acc += b[m] * k[m, j]
+            ea += e[m] * k[m, j]
+        y1[j] = y[j] + h * acc
+        err[j] = h * ea
+    return True
+
+
+@kernel
+def _lu_factor(a, piv):
+    n = a.shape[0]
+    for j in range(n):
+        p = j
+        for i in range(j + 1, n):
+            if abs(a[i, j]) > abs(a[p, j]):
+                p = i
+        piv[j] = p
+        if a[p, j] == 0.0:
+            return False
+        if p != j:
+            for m in range(n):
+                a[j, m], a[p, m] = a[p, m], a[j, m]
+        for i in range(j + 1, n):
+            a[i, j] /= a[j, j]
+            for m in range(j + 1, n):
+                a[i, m] -= a[i, j] * a[j, m]
+    return True
+
+
+@kernel
+def _lu_solve(a, piv, b):
+    n = a.shape[0]
+    for j in range(n):
+        p = piv[j]
+        if p != j:
+            b[j], b[p] = b[p], b[j]
+    for i in range(n):
+        for m in range(i):
+            b[i] -= a[i, m] * b[m]
+    for i in range(n - 1, -1, -1):
+        for m in range(i + 1, n):
+            b[i] -= a[i, m] * b[m]
+        b[i] /= a[i, i]
+
+
+@kernel
+def rosenbrock23_step(t, y, f0, h, n_dynamic, ctx, k, ystage, y1, err, w, piv):
+    """One step of the L-stable Rosenbrock 2(3) pair of ode23s; ``k[3+, ny]`` scratch.
+
+    The Jacobian is taken by forward differences over the ``n_dynamic`` first states (the
+    quadratures that follow them do not feed back). Writes ``y1``, ``err`` and
+    ``k[2] = f(t + h, y1)``.
+    """
+    ny = y.shape[0]
+    d = 1.0 / (2.0 + np.sqrt(2.0))
+    e32 = 6.0 + np.sqrt(2.0)
+    fd = k[3]
+    for j in range(ny):
+        for i in range(ny):
+            w[i, j] = 0.0
+    for j in range(n_dynamic):
+        step = 1e-8 * max(abs(y[j]), 1e-5)
+        ystage[:] = y
+        ystage[j] += step
+        if not rhs(t, ystage, ctx, fd):
+            return False
+        for i in range(ny):
+            w[i, j] = -h * d * (fd[i] - f0[i]) / step
+    for i in range(ny):
+        w[i, i] += 1.0
+    tstep = 1e-8 * max(abs(t), 1e-5)
+    if not rhs(t + tstep, y, ctx, fd):
+        return False
+    dt = np.empty(ny)
+    for i in range(ny):
+        dt[i] = h * d * (fd[i] - f0[i]) / tstep
+    if not _lu_factor(w, piv):
+        return False
+    k1 = k[0]
+    k2 = k[1]
+    f2 = k[2]
+    f1 = k[4]
+    for i in range(ny):
+        k1[i] = f0[i] + dt[i]
+    _lu_solve(w, piv, k1)
+    for i in range(ny):
+        ystage[i] = y[i] + 0.5 * h * k1[i]
+    if not rhs(t + 0.5 * h, ystage, ctx, f1):
+        return False
+    for i in range(ny):
+        k2[i] = f1[i] - k1[i]
+    _lu_solve(w, piv, k2)
+    for i in range(ny):
+        k2[i] += k1[i]
+        y1[i] = y[i] + h * k2[i]
+    if not rhs(t + h, y1, ctx, f2):
+        return False
+    k3 = k[5]
+    for i in range(ny):
+        k3[i] = f2[i] - e32 * (k2[i] - f1[i]) - 2.0 * (k1[i] - f0[i]) + dt[i]
+    _lu_solve(w, piv, k3)
+    for i in range(ny):
+        err[i] = h / 6.0 * (k1[i] - 2.0 * k2[i] + k3[i])
+    return True
+
+
+@kernel
+def hermite(t0, y0, f0, t1, y1, f1, t, out):
+    """Cubic Hermite interpolation of the state inside a step (dense output)."""
+    h = t1 - t0
+    s = (t - t0) / h
+    h00 = (1.0 + 2.0 * s) * (1.0 - s) ** 2
+    h10 = s * (1.0 - s) ** 2
+    h01 = s * s * (3.0 - 2.0 * s)
+    h11 = s * s * (s - 1.0)
+    for i in range(y0.shape[0]):
+        out[i] = h00 * y0[i] + h * h10 * f0[i] + h01 * y1[i] + h * h11 * f1[i]
