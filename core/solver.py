@@ -1,0 +1,343 @@
+"""Run any mechanism: solver options, and a batch of jobs through the compiled stepping loop.
+
+This is the generic layer under the case APIs (:mod:`simulation` for the slider-crank): a
+:class:`Job` is a mechanism, its initial state and its :class:`SolverOptions`; jobs that
+share a topology and integrator are integrated together by
+:func:`stepping.integrate_batch`, spread over the cores, each case on its own.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .assembly import DRIVER, ROWS, CaseArrays, Topology, assemble
+from .dynamics import AUX_ACCEL2, N_AUX
+from .errors import InputError, require_finite
+from .integrators import get_integrator
+from .jit import set_threads
+from .model import Mechanism
+from .result import CaseResult
+from .stepping import (
+    M_A2_AT_TS,
+    M_CONTACT_TIME,
+    M_CONTACT_TIME_S,
+    M_FREE_PEN,
+    M_IMPACTS,
+    M_IMPACTS_S,
+    M_MAX_DRIFT,
+    M_MAX_PEN,
+    M_MAX_PEN_S,
+    M_MAX_RESIDUAL,
+    M_NACCEPT,
+    M_NFEV,
+    M_NREFINE,
+    M_NREJECT,
+    M_ONSET_ERR,
+    M_PEAK_ACC,
+    M_PEAK_ACC_S,
+    M_PEAK_FN,
+    M_PEAK_FN_S,
+    M_PEAK_KE,
+    M_PEAK_TORQUE,
+    M_PEAK_TORQUE_S,
+    M_T_REACHED,
+    N_MET,
+    N_OPT,
+    N_SER,
+    OK,
+    OPT_ALPHA,
+    OPT_ATOL_Q,
+    OPT_ATOL_V,
+    OPT_BETA,
+    OPT_BISECT,
+    OPT_DRIVER_ROW,
+    OPT_EPS_EVENT,
+    OPT_EPS_ONSET,
+    OPT_H0,
+    OPT_HMAX,
+    OPT_HMIN,
+    OPT_MAX_STEPS,
+    OPT_N_OUT,
+    OPT_PEN_BOUND,
+    OPT_PROBE,
+    OPT_PROJECT,
+    OPT_REFINE,
+    OPT_RTOL,
+    OPT_T_END,
+    OPT_T_STEADY,
+    STATUS_TEXT,
+    integrate_batch,
+)
+
+SERIES_NAMES = (
+    "t",
+    "slider_position",
+    "slider_velocity",
+    "slider_acceleration",
+    "driving_torque",
+    "contact_normal_force",
+    "contact_tangential_force",
+    "penetration",
+    "eccentricity_x",
+    "eccentricity_y",
+    "contact_state",
+    "kinetic_energy",
+    "potential_energy",
+    "contact_energy",
+    "damping_dissipation",
+    "friction_dissipation",
+    "driver_work",
+    "energy_residual",
+    "constraint_drift",
+)
+assert len(SERIES_NAMES) == N_SER
+
+ONSET_THRESHOLD = 1e-12  # [m] penetration that starts a contact (design.md 1.4)
+EVENT_BAND = 1e-9  # [m] accepted overshoot of the seed-003 step-halving event scheme
+PENETRATION_BOUND = 0.5  # a case stops when penetration exceeds this fraction of c
+MAX_STEPS = 5_000_000
+
+STABILIZATION = ("projection", "baumgarte", "none")
+EVENTS = ("root", "bisect")
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class SolverOptions:
+    """How to integrate one case.
+
+    ``t_end`` [s]; metrics with the suffix ``_steady`` cover ``[t_steady, t_end]``.
+    ``rtol`` relative tolerance; ``atol`` absolute tolerance of positions [m] (velocities get
+    ``atol`` x 1e3 [m/s]). ``event_location``: ``root`` (Illinois root finding on the dense
+    output, then a step exactly to the event) or ``bisect`` (seed 003: halve the step until
+    the penetration lands within 1 nm past the threshold, never below 0.1 us).
+    ``stabilization``: ``projection`` (positions and velocities projected on the constraint
+    manifold after every step), ``baumgarte`` (gains ``alpha``, ``beta`` [1/s]) or ``none``.
+    ``n_output`` uniform samples are stored; metrics use every accepted step regardless.
+    """
+
+    t_end: float
+    t_steady: float = 0.0
+    integrator: str = "dopri5"
+    rtol: float = 1e-7
+    atol: float = 1e-10
+    max_step: float = math.inf
+    initial_step: float = 1e-6
+    event_location: str = "root"
+    stabilization: str = "projection"
+    baumgarte_alpha: float = 5.0
+    baumgarte_beta: float = 5.0
+    n_output: int = 2401
+    refine_peaks: bool = True
+
+    def validate(self) -> None:
+        """Raise :class:`InputError` naming the first option outside its range."""
+        get_integrator(self.integrator)
+        if self.event_location not in EVENTS:
+            raise InputError("event_location", self.event_location, "one of " + ", ".join(EVENTS))
+        if self.stabilization not in STABILIZATION:
+            allowed = "one of " + ", ".join(STABILIZATION)
+            raise InputError("stabilization", self.stabilization, allowed)
+        t_end = require_finite("t_end", self.t_end)
+        if not 0.0 < t_end <= 100.0:
+            raise InputError("t_end", self.t_end, "in (0, 100] s")
+        if not 0.0 <= require_finite("t_steady", self.t_steady) < t_end:
+            raise InputError("t_steady", self.t_steady, f"in [0, t_end = {t_end:g}) s")
+        if not 1e-13 <= require_finite("rtol", self.rtol) <= 1e-2:
+            raise InputError("rtol", self.rtol, "in [1e-13, 1e-2]")
+        for name in ("atol", "initial_step", "baumgarte_alpha", "baumgarte_beta"):
+            if not require_finite(name, getattr(self, name)) > 0.0:
+                raise InputError(name, getattr(self, name), "> 0")
+        if math.isnan(self.max_step) or not self.max_step > 0.0:
+            raise InputError("max_step", self.max_step, "> 0 s (inf for no cap)")
+        if not 2 <= self.n_output <= 1_000_000:
+            raise InputError("n_output", self.n_output, "an integer in [2, 1000000]")
+
+    def as_array(self, topo: Topology) -> np.ndarray:
+        """The ``OPT_*`` row the compiled loop reads."""
+        opts = np.zeros(N_OPT)
+        opts[OPT_T_END] = self.t_end
+        opts[OPT_T_STEADY] = self.t_steady
+        opts[OPT_RTOL] = self.rtol
+        opts[OPT_ATOL_Q] = self.atol
+        opts[OPT_ATOL_V] = self.atol * 1e3
+        opts[OPT_H0] = self.initial_step
+        opts[OPT_HMAX] = min(self.max_step, self.t_end)
+        opts[OPT_HMIN] = 1e-14 * max(1.0, self.t_end)
+        opts[OPT_EPS_ONSET] = ONSET_THRESHOLD
+        opts[OPT_EPS_EVENT] = EVENT_BAND
+        opts[OPT_PEN_BOUND] = PENETRATION_BOUND
+        baumgarte = self.stabilization == "baumgarte"
+        opts[OPT_ALPHA] = self.baumgarte_alpha if baumgarte else 0.0
+        opts[OPT_BETA] = self.baumgarte_beta if baumgarte else 0.0
+        opts[OPT_PROJECT] = 1.0 if self.stabilization == "projection" else 0.0
+        opts[OPT_BISECT] = 1.0 if self.event_location == "bisect" else 0.0
+        opts[OPT_MAX_STEPS] = MAX_STEPS
+        kinds = topo.joint_int[:, 0]
+        drivers = [constraint_row(topo, j) for j in range(len(kinds)) if kinds[j] == DRIVER]
+        opts[OPT_DRIVER_ROW] = drivers[0] if drivers else -1
+        opts[OPT_REFINE] = 1.0 if self.refine_peaks else 0.0
+        opts[OPT_N_OUT] = self.n_output
+        opts[OPT_PROBE] = topo.probe
+        return opts
+
+
+@dataclass(frozen=True)
+class Job:
+    """One case for the solver: a mechanism, its initial state ``y0 = [q, v]`` (or with the
+    four quadratures appended, zero), options, and the parameters to report it under."""
+
+    mechanism: Mechanism
+    y0: np.ndarray
+    options: SolverOptions
+    params: dict[str, Any] = field(default_factory=dict)
+    model: str = "mechanism"
+
+
+def constraint_row(topo: Topology, joint: int) -> int:
+    """Index of the first constraint row of joint ``joint``."""
+    return sum(ROWS[int(k)] for k in topo.joint_int[:joint, 0])
+
+
+def default_threads() -> int:
+    """Threads for a batch: the cores this process may use, or ``GAPSWEEP_THREADS``."""
+    env = os.environ.get("GAPSWEEP_THREADS")
+    if env:
+        return max(1, int(env))
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not on Linux
+        return os.cpu_count() or 1
+
+
+def run_jobs(
+    jobs: Sequence[Job | CaseResult],
+    *,
+    threads: int | None = None,
+    progress: Progress | None = None,
+) -> list[CaseResult]:
+    """Integrate the jobs; a :class:`CaseResult` in the input (a case that already failed
+    validation) passes through in its place. Results keep the input order."""
+    results: list[CaseResult | None] = [j if isinstance(j, CaseResult) else None for j in jobs]
+    groups: dict[tuple, list[tuple[int, Job, Topology, CaseArrays]]] = {}
+    for i, job in enumerate(jobs):
+        if isinstance(job, CaseResult):
+            continue
+        job.options.validate()
+        topo, arrays = assemble(job.mechanism)
+        key = (topo.key(), job.options.integrator)
+        groups.setdefault(key, []).append((i, job, topo, arrays))
+
+    n_threads = max(1, threads or default_threads())
+    total = len(jobs)
+    done = sum(r is not None for r in results)
+    if progress is not None and done:
+        progress(done, total)
+    for (_, integrator), members in groups.items():
+        chunk = len(members) if progress is None else max(4 * n_threads, 1)
+        for lo in range(0, len(members), chunk):
+            part = members[lo : lo + chunk]
+            t0 = time.perf_counter()
+            _run_group(part, integrator, n_threads, results)
+            share = (time.perf_counter() - t0) / len(part)
+            for i, *_ in part:
+                results[i].metrics["wall_time_s"] = share  # type: ignore[union-attr]
+            done += len(part)
+            if progress is not None:
+                progress(done, total)
+    return [r for r in results if r is not None]
+
+
+def _run_group(part, integrator: str, n_threads: int, results: list) -> None:
+    method = get_integrator(integrator)
+    topo: Topology = part[0][2]
+    n = topo.n_coordinates
+    ny = 2 * n + N_AUX
+    arrays = CaseArrays.stack([p[3] for p in part])
+    y0 = np.zeros((len(part), ny))
+    for k, (_, job, _, _) in enumerate(part):
+        y = np.asarray(job.y0, dtype=float)
+        if y.shape not in ((2 * n,), (ny,)):
+            raise InputError("y0", f"shape {y.shape}", f"({2 * n},) = [q, v] for this mechanism")
+        y0[k, : y.shape[0]] = y
+    opts = np.stack([job.options.as_array(topo) for _, job, _, _ in part])
+    n_out = int(opts[:, OPT_N_OUT].max())
+    metrics = np.zeros((len(part), N_MET))
+    series = np.zeros((len(part), n_out, N_SER))
+    y_end = np.zeros_like(y0)
+    status = np.zeros(len(part), dtype=np.int64)
+    set_threads(min(n_threads, len(part)))
+    integrate_batch(
+        y0,
+        (topo.joint_int, topo.load_int, topo.clear_int),
+        arrays.joint_par,
+        arrays.load_par,
+        arrays.clear_par,
+        arrays.mass,
+        arrays.inertia,
+        arrays.gravity,
+        opts,
+        method.kind,
+        method.a,
+        method.b,
+        method.e,
+        method.c,
+        method.order,
+        metrics,
+        series,
+        y_end,
+        status,
+    )
+    for k, (i, job, _, _) in enumerate(part):
+        rows = series[k, : job.options.n_output]
+        result = CaseResult(
+            job.model,
+            dict(job.params),
+            metrics=named_metrics(job.options, metrics[k], y_end[k], n),
+            series={name: rows[:, j].copy() for j, name in enumerate(SERIES_NAMES)},
+        )
+        result.series["final_state"] = y_end[k].copy()
+        if status[k] != OK:
+            result.status = "failed"
+            result.reason = f"{STATUS_TEXT[status[k]]} at t = {metrics[k, M_T_REACHED]:.6g} s"
+        results[i] = result
+
+
+def named_metrics(options: SolverOptions, m: np.ndarray, y_end: np.ndarray, n: int) -> dict:
+    """The compiled loop's metric row as named scalars (design.md 2 and 4), SI units."""
+    t_end, t_s = options.t_end, options.t_steady
+    a2 = y_end[2 * n + AUX_ACCEL2]
+    peak_ke = m[M_PEAK_KE]
+    return {
+        "peak_slider_accel": float(m[M_PEAK_ACC]),
+        "rms_slider_accel": math.sqrt(max(a2, 0.0) / t_end),
+        "peak_contact_force": float(m[M_PEAK_FN]),
+        "max_penetration": float(m[M_MAX_PEN]),
+        "impacts": int(m[M_IMPACTS]),
+        "peak_slider_accel_steady": float(m[M_PEAK_ACC_S]),
+        "rms_slider_accel_steady": math.sqrt(max(a2 - m[M_A2_AT_TS], 0.0) / (t_end - t_s)),
+        "peak_contact_force_steady": float(m[M_PEAK_FN_S]),
+        "max_penetration_steady": float(m[M_MAX_PEN_S]),
+        "impacts_steady": int(m[M_IMPACTS_S]),
+        "peak_driving_torque": float(m[M_PEAK_TORQUE]),
+        "peak_driving_torque_steady": float(m[M_PEAK_TORQUE_S]),
+        "contact_time_fraction": float(m[M_CONTACT_TIME] / t_end),
+        "contact_time_fraction_steady": float(m[M_CONTACT_TIME_S] / (t_end - t_s)),
+        "max_constraint_drift": float(m[M_MAX_DRIFT]),
+        "energy_balance_error": float(m[M_MAX_RESIDUAL] / peak_ke) if peak_ke > 0 else 0.0,
+        "peak_kinetic_energy": float(peak_ke),
+        "onset_penetration_error": float(m[M_ONSET_ERR]),
+        "max_free_flight_penetration": float(m[M_FREE_PEN]),
+        "rhs_evaluations": int(m[M_NFEV]),
+        "accepted_steps": int(m[M_NACCEPT]),
+        "rejected_steps": int(m[M_NREJECT]),
+        "peak_refinements": int(m[M_NREFINE]),
+    }
