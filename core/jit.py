@@ -52,3 +52,20 @@ def set_threads(n: int) -> None:
     """Limit numba's parallel kernels to ``n`` threads (never more than the cores)."""
     if not JIT_DISABLED and _numba is not None:
         _numba.set_num_threads(max(1, min(n, _numba.config.NUMBA_NUM_THREADS)))
+
+
+def kernels_cached() -> bool:
+    """True when the stepping loop's compiled code is already cached on this machine."""
+    if JIT_DISABLED:
+        return True
+    here = os.path.dirname(os.path.abspath(__file__))
+    cache_dirs = [os.path.join(here, "__pycache__")]
+    if _numba is not None and _numba.config.CACHE_DIR:
+        cache_dirs.append(_numba.config.CACHE_DIR)
+    for folder in cache_dirs:
+        if os.path.isdir(folder) and any(
+            name.startswith("stepping.integrate_batch") and name.endswith(".nbi")
+            for name in os.listdir(folder)
+        ):
+            return True
+    return False

@@ -131,6 +131,13 @@ def _parse(case: SliderCrankCase | Mapping[str, Any]) -> SliderCrankCase:
     return SliderCrankCase.from_mapping(case)
 
 
+def _params(raw: SliderCrankCase | Mapping[str, Any], case: SliderCrankCase) -> dict[str, Any]:
+    """What to report a case under: the names the user gave (parsed), else the overrides."""
+    if isinstance(raw, Mapping):
+        return {k: getattr(case, k) for k in raw}
+    return case.overrides()
+
+
 def simulate(case: SliderCrankCase | Mapping[str, Any]) -> CaseResult:
     """Run one case. Bad input raises :class:`InputError`; a solver failure comes back as a
     result with ``status == "failed"`` and the reason."""
@@ -153,7 +160,8 @@ def simulate_batch(
     jobs: list[Job | CaseResult] = []
     for raw in cases:
         try:
-            jobs.append(to_job(_parse(raw)))
+            case = _parse(raw)
+            jobs.append(replace(to_job(case), params=_params(raw, case)))
         except InputError as exc:
             if strict:
                 raise

@@ -6,11 +6,8 @@ import math
 
 import numpy as np
 import pytest
-from scipy.optimize import brentq
-from scipy.special import ellipe, ellipeinc, ellipk, ellipkinc
-
 from gapsweep.core.errors import InputError, SolverError
-from gapsweep.core.flexible.ancf_beam import AncfBeam, deformed_shape, element_force, gauss_rule
+from gapsweep.core.flexible.ancf_beam import deformed_shape, element_force, gauss_rule
 from gapsweep.core.flexible.cantilever import (
     CantileverCase,
     mesh_convergence,
@@ -18,6 +15,8 @@ from gapsweep.core.flexible.cantilever import (
     time_step_convergence,
 )
 from gapsweep.core.flexible.central_difference import integrate
+from scipy.optimize import brentq
+from scipy.special import ellipe, ellipeinc, ellipk, ellipkinc
 
 SEED = CantileverCase()  # seed 001: steel, 1 m x 0.05 m x 0.01 m, 10 elements, 0.5 s
 EI = SEED.youngs_modulus * SEED.width * SEED.height**3 / 12.0
@@ -33,13 +32,13 @@ def seed_run():
 
 
 def test_seed_static_tip_deflection_matches_euler_bernoulli(seed_run):
-    assert EB_TIP == pytest.approx(5.50e-3, rel=2e-3)
+    assert abs(EB_TIP / 5.50e-3 - 1.0) < 2e-3  # design.md's figure
     assert seed_run.metrics["tip_deflection_static"] == pytest.approx(EB_TIP, rel=0.005)
 
 
 def test_seed_dynamic_tip_oscillates_about_static_at_first_bending_frequency(seed_run):
     m = seed_run.metrics
-    assert EB_F1 == pytest.approx(8.35, rel=2e-3)
+    assert abs(EB_F1 / 8.35 - 1.0) < 2e-3
     assert m["tip_deflection_mean"] == pytest.approx(EB_TIP, rel=0.02)
     # a suddenly applied weight overshoots to twice the static deflection
     assert m["tip_deflection_max"] == pytest.approx(2.0 * EB_TIP, rel=0.03)
@@ -163,7 +162,8 @@ def test_simply_supported_beam_matches_five_384ths():
     ei = case.youngs_modulus * case.width * case.height**3 / 12.0
     q = case.density * case.width * case.height * case.gravity
     m = simulate_cantilever(case, dynamic=False).metrics
-    assert m["tip_deflection_static"] == pytest.approx(5 * q * case.length**4 / (384 * ei), rel=5e-3)
+    expected = 5.0 * q * case.length**4 / (384.0 * ei)
+    assert m["tip_deflection_static"] == pytest.approx(expected, rel=5e-3)
 
 
 def test_seed_step_is_refused_and_the_limit_is_real():

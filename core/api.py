@@ -1,0 +1,118 @@
+"""The small API everything outside the core uses (CLI, workers, web).
+
+A case is a model name plus a mapping of parameter names to values - plain, serialisable
+data a form, a study file or a queue message can carry. :func:`run_case` and
+:func:`run_cases` validate it, run it and return :class:`~.result.CaseResult` objects.
+Bad input raises :class:`~.errors.InputError` naming the field.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, fields
+from typing import Any
+
+from .errors import InputError
+from .result import CaseResult
+
+Params = Mapping[str, Any]
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class Model:
+    """A registry entry: where the model's case type and runner live (imported on use, so
+    the flexible models cost nothing until asked for)."""
+
+    name: str
+    module: str
+    case_type: str
+    runner: str
+    description: str
+    batch_runner: str | None = None
+
+    def _get(self, attr: str) -> Any:
+        return getattr(importlib.import_module(self.module, __package__), attr)
+
+    def parse(self, params: Params) -> Any:
+        """A validated case object from names and values."""
+        return self._get(self.case_type).from_mapping(params)
+
+    def defaults(self) -> dict[str, Any]:
+        """Every parameter with its default value."""
+        case_type = self._get(self.case_type)
+        return {f.name: getattr(case_type, f.name) for f in fields(case_type)}
+
+    def run(self, params: Params) -> CaseResult:
+        return self._get(self.runner)(self.parse(params))
+
+    def run_many(
+        self, cases: Sequence[Params], *, threads: int | None, progress: Progress | None
+    ) -> list[CaseResult]:
+        if self.batch_runner is not None:
+            return self._get(self.batch_runner)(cases, threads=threads, progress=progress)
+        results = []
+        for k, params in enumerate(cases):
+            try:
+                results.append(self.run(params))
+            except InputError as exc:
+                failed = CaseResult(self.name, dict(params), status="failed", reason=str(exc))
+                results.append(failed)
+            if progress is not None:
+                progress(k + 1, len(cases))
+        return results
+
+
+MODELS: dict[str, Model] = {
+    m.name: m
+    for m in (
+        Model(
+            "slider-crank",
+            ".simulation",
+            "SliderCrankCase",
+            "simulate",
+            "Flores slider-crank with a revolute clearance joint (design.md 1.3)",
+            batch_runner="simulate_batch",
+        ),
+        Model(
+            "cantilever",
+            ".flexible.cantilever",
+            "CantileverCase",
+            "simulate_cantilever",
+            "ANCF cantilever under gravity and a tip load (seed 001)",
+        ),
+        Model(
+            "flexible-slider-crank",
+            ".flexible.flexible_slider_crank",
+            "FlexibleSliderCrankCase",
+            "simulate_flexible_slider_crank",
+            "slider-crank with an ANCF connecting rod and the clearance joint at its end",
+        ),
+    )
+}
+
+
+def get_model(name: str) -> Model:
+    """The registry entry of ``name``, or :class:`InputError` listing the models."""
+    try:
+        return MODELS[name]
+    except KeyError:
+        raise InputError("model", name, "one of " + ", ".join(MODELS)) from None
+
+
+def run_case(model: str, params: Params) -> CaseResult:
+    """Validate and run one case; bad input raises :class:`InputError`."""
+    return get_model(model).run(params)
+
+
+def run_cases(
+    model: str,
+    cases: Sequence[Params],
+    *,
+    threads: int | None = None,
+    progress: Progress | None = None,
+) -> list[CaseResult]:
+    """Run many cases of one model (batched where the model supports it). An invalid case
+    comes back as a failed result with its message; the others still run."""
+    return get_model(model).run_many(cases, threads=threads, progress=progress)
