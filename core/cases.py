@@ -58,7 +58,7 @@ class SliderCrankCase:
     ideal: bool = False  # the clearance joint as an ideal revolute (the baseline)
     initial: str = "centred"  # centred journal, or resting on the wall along the reaction
     integrator: str = "dopri5"
-    rtol: float = 1e-7
+    rtol: float = 1e-6
     atol: float = 1e-10  # positions [m]; velocities get atol / 1e-3 s
     max_step: float = math.inf  # [s]
     initial_step: float = 1e-6  # [s]

@@ -128,7 +128,7 @@ class SolverOptions:
     t_end: float
     t_steady: float = 0.0
     integrator: str = "dopri5"
-    rtol: float = 1e-7
+    rtol: float = 1e-6
     atol: float = 1e-10
     max_step: float = math.inf
     initial_step: float = 1e-6

@@ -423,6 +423,7 @@ def integrate_case(y0, model, opts, method_kind, a, b, e, c, order, metrics, ser
     steps = 0
     a2_ts = 0.0
     have_ts = t_s <= 0.0
+    h_resume = 0.0  # the step to resume with after an event shortened one
 
     while t < t_end:
         if steps >= max_steps:
@@ -465,12 +466,15 @@ def integrate_case(y0, model, opts, method_kind, a, b, e, c, order, metrics, ser
                 d1 = _penetration(y1, n, model, joint)[0]
                 miss = (d1 - target) if kind == 1 else (target - d1)
                 if miss > eps_ev and h > 1e-7:
+                    if h_resume == 0.0:
+                        h_resume = h
                     h *= 0.5
                     continue
             else:
                 t_hit = _locate(t, y, f0, t1, y1, f1, lo, hi, n, model, joint, target, ystage)
                 # redo the step exactly to the event: the state at the event is a true RK
                 # solution, not an interpolation
+                h_resume = h
                 h = t_hit - t
                 if method_kind == KIND_EXPLICIT:
                     erk_step(t, y, f0, h, a, b, e, c, ctx, k, ystage, y1, err)
@@ -643,7 +647,12 @@ def integrate_case(y0, model, opts, method_kind, a, b, e, c, order, metrics, ser
         f0[:] = f1
         t = t1
         metrics[M_NACCEPT] += 1
-        if not event_here:
+        if event_here:
+            # resume with the step taken before the event cut it short (seed 003): an event
+            # right at a step's start would otherwise leave a vanishing step behind
+            h = max(h, h_resume)
+            h_resume = 0.0
+        else:
             factor = 10.0 if enorm == 0.0 else min(10.0, 0.9 * enorm ** (-1.0 / (order + 1)))
             h *= max(0.2, factor)
 
