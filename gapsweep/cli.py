@@ -148,7 +148,7 @@ def cmd_warmup(args: argparse.Namespace) -> int:
     for name in args.models or list(MODELS):
         t0 = time.perf_counter()
         model = get_model(name)
-        tiny = {"t_end": "0.001"} if name != "cantilever" else {"t_end": "0.001", "dt": "1e-5"}
+        tiny = {"t_end": "0.001"}
         result = model.run(tiny)
         print(f"  {name}: ready in {time.perf_counter() - t0:.1f} s ({result.status})", flush=True)
     return 0
