@@ -20,6 +20,7 @@ from .dynamics import N_AUX, derivative, inverse_mass, make_workspace
 from .errors import InputError
 from .kinematics import initial_guess, solve_positions, solve_velocities
 from .model import ContactModel, Mechanism
+from .postprocessing import spectral_metrics
 from .result import CaseResult
 from .solver import Job, Progress, constraint_row, run_jobs
 from .templates.slider_crank import FLORES, SEED002, slider_crank
@@ -167,7 +168,13 @@ def simulate_batch(
                 raise
             params = dict(raw) if isinstance(raw, Mapping) else raw.overrides()
             jobs.append(CaseResult(MODEL, params, status="failed", reason=str(exc)))
-    return run_jobs(jobs, threads=threads, progress=progress)
+    results = run_jobs(jobs, threads=threads, progress=progress)
+    for raw, result in zip(cases, results, strict=True):
+        if result.ok:
+            case = _parse(raw)
+            options = case.solver_options()
+            result.metrics.update(spectral_metrics(result, case.speed_rpm / 60.0, options.t_steady))
+    return results
 
 
 def with_ideal(case: SliderCrankCase) -> SliderCrankCase:

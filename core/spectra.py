@@ -20,8 +20,11 @@ from .errors import InputError, require_range
 # Cosine-sum windows w[n] = sum_m (-1)^m a_m cos(2 pi m n / N), periodic form (scipy's
 # get_window(..., fftbins=True)). Their transform is closed-form, which makes peak refinement
 # O(1) per evaluation. A window of K terms has a main lobe K bins either side, so the three
-# bins around a peak lie inside it; the rectangular window (K = 1) would not, and is not offered.
+# bins around a peak lie inside it. The rectangular window (K = 1) is for records spanning a
+# whole number of periods (crank revolutions): harmonics then fall on bins and are read there,
+# unrefined.
 WINDOW_COEFFICIENTS: dict[str, tuple[float, ...]] = {
+    "boxcar": (1.0,),
     "hann": (0.5, 0.5),
     "hamming": (0.54, 0.46),
     "blackman": (0.42, 0.5, 0.08),
@@ -206,7 +209,10 @@ def dominant_frequencies(
         # The cheap bin-frequency test first: a refinement costs a root-find.
         if not clear_of_kept(k * spectrum.bin_width_hz):
             continue
-        f, a = _refine_peak(spectrum, int(k))
+        if spectrum.window == "boxcar":
+            f, a = k * spectrum.bin_width_hz, spectrum.amplitude[k]
+        else:
+            f, a = _refine_peak(spectrum, int(k))
         if clear_of_kept(f):
             peaks.append((float(f), float(a)))
             if len(peaks) == count:

@@ -47,12 +47,21 @@ def test_bin_centred_sine_reads_its_amplitude_and_dc_its_mean():
         assert s.amplitude[200] < 1e-10
 
 
+def test_boxcar_reads_whole_period_harmonics_exactly():
+    # A record of whole periods (the crank's case): harmonics sit on bins, no leakage at all.
+    t = np.arange(1000) / 1000.0  # 1 s, last sample (t = 1) excluded
+    x = 4.0 * np.cos(2 * np.pi * 3 * t) + 1.5 * np.sin(2 * np.pi * 6 * t)
+    peaks = dominant_frequencies(amplitude_spectrum(t, x, window="boxcar"), count=2)
+    assert peaks[0] == pytest.approx((3.0, 4.0), rel=1e-10)
+    assert peaks[1] == pytest.approx((6.0, 1.5), rel=1e-10)
+
+
 def test_detrend_removes_dc():
     s = amplitude_spectrum(T, 5.0 + np.sin(2 * np.pi * 100.3 * T))
     assert s.amplitude[0] < 1e-12
 
 
-@pytest.mark.parametrize("window", sorted(WINDOW_COEFFICIENTS))
+@pytest.mark.parametrize("window", sorted(set(WINDOW_COEFFICIENTS) - {"boxcar"}))
 @pytest.mark.parametrize("zero_pad", [1, 2])
 def test_single_tone_between_bins(window, zero_pad):
     # Sweep the tone across a bin: the refinement must not depend on where it falls.
@@ -152,7 +161,7 @@ GOOD_X = np.ones(8)
         (lambda: resample_uniform(GOOD_T, GOOD_X, n=2), "n"),
         (lambda: amplitude_spectrum(GOOD_T**2 + GOOD_T, GOOD_X), "t"),
         (lambda: amplitude_spectrum(GOOD_T, GOOD_X[:5]), "x"),
-        (lambda: amplitude_spectrum(GOOD_T, GOOD_X, window="boxcar"), "window"),
+        (lambda: amplitude_spectrum(GOOD_T, GOOD_X, window="flattop"), "window"),
         (lambda: amplitude_spectrum(GOOD_T, GOOD_X, zero_pad=0), "zero_pad"),
         (lambda: dominant_frequencies(amplitude_spectrum(GOOD_T, GOOD_X), count=0), "count"),
         (
