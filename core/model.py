@@ -237,12 +237,21 @@ class Mechanism:
             require_finite("omega", d.omega)
         for s in (x for x in self.loads if isinstance(x, Spring)):
             require_positive("spring.stiffness", s.stiffness)
+            for name in ("damping", "free_length"):
+                if require_finite(f"spring.{name}", getattr(s, name)) < 0.0:
+                    raise InputError(f"spring.{name}", getattr(s, name), ">= 0")
+        for j in (x for x in self.joints if isinstance(x, Translational)):
+            if not math.hypot(*j.direction) > 0.0:
+                raise InputError("translational.direction", j.direction, "a non-zero vector")
         for cj in self.clearance_joints:
             self.body_index(cj.bearing_body)
             self.body_index(cj.journal_body)
             _validate_clearance(cj)
         if self.probe is not None:
             self.body_index(self.probe.body)
+            if self.probe.coordinate not in (0, 1, 2):
+                allowed = "0 (x), 1 (y) or 2 (phi)"
+                raise InputError("probe.coordinate", self.probe.coordinate, allowed)
 
 
 def _validate_clearance(cj: ClearanceJoint) -> None:

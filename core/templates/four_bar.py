@@ -29,7 +29,7 @@ from ..model import (
 )
 
 OPEN, CROSSED = -1, 1  # assembly branches of the closed form (see freudenstein_rocker_angle)
-LINEAR_DENSITY = 2.0  # [kg/m] default link mass per length (a ~16 x 16 mm steel bar / 1.6)
+LINEAR_DENSITY = 2.0  # [kg/m] default link mass per length: a 16 x 16 mm steel bar
 
 
 def freudenstein_rocker_angle(

@@ -7,8 +7,9 @@ revolutions, gravity on), and the driver's torque must be the inverse dynamics: 
 here from the closed-form motion of all three bodies (no project kernel involved).
 
 The run uses ``rtol = 1e-9``: the stored series are cubic-Hermite dense output between
-accepted steps, and at the default ``rtol = 1e-7`` the ideal case takes ~0.3 ms steps
-whose interpolation error reaches ~2e-5 of the peak slider velocity.
+accepted steps, and the ideal case's steps are long (52 steps for two revolutions at
+rtol = 1e-6, 81 at 1e-7), so at those tolerances the interpolation error of the stored
+slider velocity reaches ~1e-4 and ~2e-5 of its peak.
 """
 
 from __future__ import annotations
@@ -95,7 +96,7 @@ def test_constraint_drift(ideal_run):
     assert drift <= DRIFT_TOL
 
 
-@pytest.mark.parametrize("rtol", [1e-7, RTOL])
+@pytest.mark.parametrize("rtol", [SliderCrankCase().rtol, RTOL])
 def test_stabilization_modes_drift(rtol):
     """Projection vs Baumgarte (alpha = beta = 5 /s) vs none, printed for the record.
 
@@ -118,7 +119,10 @@ def test_stabilization_modes_drift(rtol):
     print(f"\nconstraint drift [m], rtol = {rtol:g}: mode, revolutions, steps, series max")
     for (mode, revs), (steps, series) in rows.items():
         print(f"  {mode:10s} {revs:3d}  {steps:.2e}  {series:.2e}")
-    # projection keeps the accepted states on the manifold however long the run
-    assert rows["projection", 20][0] <= DRIFT_TOL
+    # projection keeps the accepted states on the manifold however long the run: what is
+    # left is one step's drift, set by the tolerance (below 1e-9 m at rtol = 1e-9)
+    assert rows["projection", 20][0] <= 2.0 * rows["projection", 2][0]
+    if rtol <= RTOL:
+        assert rows["projection", 20][0] <= DRIFT_TOL
     # without it the drift accumulates: it may only grow with the length of the run
     assert rows["none", 20][0] >= rows["none", 2][0]

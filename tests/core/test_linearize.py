@@ -24,7 +24,12 @@ from gapsweep.core.model import (
     Translational,
 )
 from gapsweep.core.statics import static_equilibrium
-from gapsweep.core.templates.four_bar import four_bar
+from gapsweep.core.templates.four_bar import (
+    LINEAR_DENSITY,
+    OPEN,
+    four_bar,
+    freudenstein_rocker_angle,
+)
 
 M, J = 0.7, 0.02  # [kg], [kg m^2]
 K, FREE = 400.0, 0.2  # [N/m], [m]
@@ -98,6 +103,55 @@ def test_inverted_pendulum_is_unstable():
     assert not modes.stable
     exact = math.sqrt(M * G * L / (J + M * L * L)) / (2.0 * math.pi)
     assert modes.frequencies[0] == pytest.approx(-exact, rel=RTOL)
+
+
+def derivative(f, x, h=1e-4):
+    """Sixth-order central difference of a smooth scalar function."""
+    ahead = 45 * (f(x + h) - f(x - h)) - 9 * (f(x + 2 * h) - f(x - 2 * h))
+    return (ahead + f(x + 3 * h) - f(x - 3 * h)) / (60 * h)
+
+
+def test_free_four_bar_swinging_under_gravity():
+    """One degree of freedom, three bodies, four pins: omega^2 = V''(theta) / I(theta).
+
+    Reference from Lagrange's equation in the crank angle theta, with every body's pose
+    written from Freudenstein's closed form: ``I = sum m |dr/dtheta|^2 + J (dphi/dtheta)^2``
+    and the gravity potential ``V``, differentiated numerically to sixth order.
+    """
+    a, b, c, d = 0.03, 0.09, 0.07, 0.10
+    mech = four_bar(
+        ground=d, crank=a, coupler=b, rocker=c, omega=0.0, driven=False, crank_angle=-1.5
+    )
+    modes = linearize(mech)  # statics from crank angle -1.5 rad: the hanging position
+    masses = [LINEAR_DENSITY * s for s in (a, b, c)]
+    inertias = [m * s * s / 12.0 for m, s in zip(masses, (a, b, c), strict=True)]
+
+    def poses(theta):  # (x, y, phi) of crank, coupler, rocker
+        t4 = freudenstein_rocker_angle(theta, a, b, c, d, OPEN)
+        ax, ay = a * math.cos(theta), a * math.sin(theta)
+        bx, by = d + c * math.cos(t4), c * math.sin(t4)
+        t3 = math.atan2(by - ay, bx - ax)
+        return [
+            (ax / 2, ay / 2, theta),
+            ((ax + bx) / 2, (ay + by) / 2, t3),
+            ((d + bx) / 2, by / 2, t4),
+        ]
+
+    def potential(theta):
+        return sum(m * G * p[1] for m, p in zip(masses, poses(theta), strict=True))
+
+    theta = modes.q[2]  # the crank angle statics found
+    assert abs(derivative(potential, theta)) < 1e-9  # it is an equilibrium of V
+    inertia = 0.0
+    for k in range(3):
+        for i, weight in enumerate((masses[k], masses[k], inertias[k])):
+            rate = derivative(lambda t, k=k, i=i: poses(t)[k][i], theta)
+            inertia += weight * rate * rate
+    stiffness = derivative(lambda t: derivative(potential, t), theta)
+    exact = math.sqrt(stiffness / inertia) / (2.0 * math.pi)
+    f = modes.frequencies
+    print(f"\nfree four-bar: {f[0]:.10g} Hz, energy method {exact:.10g}, {f[0] / exact - 1:.1e}")
+    assert modes.stable and f.shape == (1,) and f[0] == pytest.approx(exact, rel=RTOL)
 
 
 def test_given_equilibrium_is_checked():
