@@ -17,6 +17,14 @@ from .errors import CompileError
 
 JIT_DISABLED = os.environ.get("GAPSWEEP_NO_JIT", "") not in ("", "0")
 
+# The cache lives beside the sources; an install there that is read-only (a system
+# site-packages) caches under the user's cache folder instead of compiling in every process.
+_HERE = os.path.dirname(os.path.abspath(__file__))
+if not os.environ.get("NUMBA_CACHE_DIR") and not os.access(_HERE, os.W_OK):
+    os.environ["NUMBA_CACHE_DIR"] = os.path.join(
+        os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "gapsweep", "numba"
+    )
+
 try:  # numba is a hard dependency, but an environment without it still gets a clear message
     import numba as _numba
 except ImportError as exc:  # pragma: no cover - exercised only in broken environments
@@ -58,8 +66,7 @@ def kernels_cached() -> bool:
     """True when the stepping loop's compiled code is already cached on this machine."""
     if JIT_DISABLED:
         return True
-    here = os.path.dirname(os.path.abspath(__file__))
-    cache_dirs = [os.path.join(here, "__pycache__")]
+    cache_dirs = [os.path.join(_HERE, "__pycache__")]
     if _numba is not None and _numba.config.CACHE_DIR:
         cache_dirs.append(_numba.config.CACHE_DIR)
     for folder in cache_dirs:
@@ -69,3 +76,8 @@ def kernels_cached() -> bool:
         ):
             return True
     return False
+
+
+def is_compile_failure(exc: BaseException) -> bool:
+    """True if ``exc`` is numba failing to type or compile a kernel (not a runtime error)."""
+    return _numba is not None and isinstance(exc, _numba.core.errors.NumbaError)

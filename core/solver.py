@@ -19,9 +19,9 @@ import numpy as np
 
 from .assembly import DRIVER, ROWS, CaseArrays, Topology, assemble
 from .dynamics import AUX_ACCEL2, N_AUX
-from .errors import InputError, require_finite
+from .errors import CompileError, InputError, require_finite
 from .integrators import get_integrator
-from .jit import set_threads
+from .jit import is_compile_failure, set_threads
 from .model import Mechanism
 from .result import CaseResult
 from .stepping import (
@@ -276,6 +276,32 @@ def _run_group(part, integrator: str, n_threads: int, results: list) -> None:
     y_end = np.zeros_like(y0)
     status = np.zeros(len(part), dtype=np.int64)
     set_threads(min(n_threads, len(part)))
+    try:
+        _integrate(y0, topo, arrays, opts, method, metrics, series, y_end, status)
+    except Exception as exc:
+        if is_compile_failure(exc):
+            raise CompileError(
+                f"the solver kernels could not be compiled here ({type(exc).__name__}: "
+                f"{str(exc).splitlines()[0]}); check the numba/llvmlite install, or set "
+                "GAPSWEEP_NO_JIT=1 to run them uncompiled (very slow)"
+            ) from exc
+        raise
+    for k, (i, job, _, _) in enumerate(part):
+        rows = series[k, : job.options.n_output]
+        result = CaseResult(
+            job.model,
+            dict(job.params),
+            metrics=named_metrics(job.options, metrics[k], y_end[k], n),
+            series={name: rows[:, j].copy() for j, name in enumerate(SERIES_NAMES)},
+        )
+        result.series["final_state"] = y_end[k].copy()
+        if status[k] != OK:
+            result.status = "failed"
+            result.reason = f"{STATUS_TEXT[status[k]]} at t = {metrics[k, M_T_REACHED]:.6g} s"
+        results[i] = result
+
+
+def _integrate(y0, topo, arrays, opts, method, metrics, series, y_end, status) -> None:
     integrate_batch(
         y0,
         (topo.joint_int, topo.load_int, topo.clear_int),
@@ -297,19 +323,6 @@ def _run_group(part, integrator: str, n_threads: int, results: list) -> None:
         y_end,
         status,
     )
-    for k, (i, job, _, _) in enumerate(part):
-        rows = series[k, : job.options.n_output]
-        result = CaseResult(
-            job.model,
-            dict(job.params),
-            metrics=named_metrics(job.options, metrics[k], y_end[k], n),
-            series={name: rows[:, j].copy() for j, name in enumerate(SERIES_NAMES)},
-        )
-        result.series["final_state"] = y_end[k].copy()
-        if status[k] != OK:
-            result.status = "failed"
-            result.reason = f"{STATUS_TEXT[status[k]]} at t = {metrics[k, M_T_REACHED]:.6g} s"
-        results[i] = result
 
 
 def named_metrics(options: SolverOptions, m: np.ndarray, y_end: np.ndarray, n: int) -> dict:
