@@ -331,7 +331,9 @@ def _locate(t0, y0, f0, t1, y1, f1, lo, hi, n, model, joint, target, ystage):
             if side == -1:
                 ghi *= 0.5
             side = -1
-        if hi - lo <= 1e-15 * max(1.0, abs(hi)) or abs(g) < 1e-15:
+        if abs(g) < 1e-15:
+            return x  # converged from either side: ``hi`` may be a stale bracket end
+        if hi - lo <= 1e-15 * max(1.0, abs(hi)):
             break
     # end on the far side of the crossing so the new contact state holds from here on
     return hi
@@ -485,6 +487,30 @@ def integrate_case(y0, model, opts, method_kind, a, b, e, c, order, metrics, ser
                     nfev += 2 * n + 3
                     f1[:] = k[2]
                 t1 = t + h
+                # The redone step lands on the interpolant's root only to the cubic dense
+                # output's accuracy (~1e-7 m on a long free-flight step, so an onset could
+                # start at delta < 0): polish the step length by Newton on the RK step's own
+                # end state, with delta_dot as the slope (one or two extra steps per event).
+                # An exit aims 1 nm past separation (no force acts at delta <= 0) so the
+                # projection that follows cannot leave a free journal above the threshold.
+                goal = target if kind == 1 else -eps_ev
+                for _ in range(4):
+                    d1, dd1 = _penetration(y1, n, model, joint)
+                    if abs(d1 - goal) <= 0.1 * eps_on or dd1 == 0.0:
+                        break
+                    h_new = h - (d1 - goal) / dd1
+                    if not 0.0 < h_new <= t_end - t or (not have_ts and t + h_new > t_s):
+                        break  # keep the steady window's start and t_end exact
+                    h = h_new
+                    if method_kind == KIND_EXPLICIT:
+                        erk_step(t, y, f0, h, a, b, e, c, ctx, k, ystage, y1, err)
+                        nfev += b.shape[0] - 1
+                        f1[:] = k[b.shape[0] - 1]
+                    else:
+                        rosenbrock23_step(t, y, f0, h, 2 * n, ctx, k, ystage, y1, err, wmat, piv)
+                        nfev += 2 * n + 3
+                        f1[:] = k[2]
+                    t1 = t + h
 
         # uniform output grid inside (t, t1], with the contact state of this step
         while k_out < n_out and k_out * dt_out <= t1 + 1e-12 * t_end:
@@ -528,9 +554,13 @@ def integrate_case(y0, model, opts, method_kind, a, b, e, c, order, metrics, ser
                 if t1 >= t_s:
                     metrics[M_IMPACTS_S] += 1
                 metrics[M_ONSET_ERR] = max(metrics[M_ONSET_ERR], abs(d_ev - eps_on))
-        # contact time of this step
+        # contact time of this step: the state *during* the step, i.e. before the event at
+        # its end flipped it (an onset step was free flight, an exit step was in contact)
         for j in range(n_clear):
-            if in_contact[j] and not (event_here and joint == j and kind == 1):
+            during = in_contact[j]
+            if event_here and joint == j:
+                during = 1 if kind == -1 else 0
+            if during:
                 metrics[M_CONTACT_TIME] += t1 - t
                 if t >= t_s:
                     metrics[M_CONTACT_TIME_S] += t1 - t
