@@ -2,8 +2,14 @@
 
 ``gamma`` is the right-hand side of the acceleration equation ``Phi_q q'' = gamma``
 (``gamma = -(Phi_q q')_q q' - 2 Phi_qt q' - Phi_tt``). Row order follows the joint table of
-:mod:`assembly`; every array is preallocated by the caller (these run inside the RHS).
-Body index -1 is the ground: position 0, angle 0, its "local" point is a global point.
+:mod:`assembly`. Body index -1 is the ground: position 0, angle 0, its "local" point is a
+global point.
+
+Every row of ``Phi_q`` touches at most two bodies, so the equations of motion use it in
+*row-block* form: ``row_body[r] = (a, b)`` and ``row_coef[r] = (3 coefficients on body a's
+x, y, phi, 3 on body b's)``, -1 for no body. :func:`constraint_jacobian` expands the blocks
+into the dense matrix for the analyses that want one. ``rot`` is the ``[nb, 2]`` table of
+each body's ``(cos phi, sin phi)`` (:func:`rotations`), computed once per evaluation.
 """
 
 from __future__ import annotations
@@ -12,122 +18,156 @@ import math
 
 import numpy as np
 
-from .assembly import FIXED, REVOLUTE, TRANSLATIONAL
+from .assembly import DRIVER, FIXED, REVOLUTE, ROWS, TRANSLATIONAL
 from .jit import kernel
 
 
-@kernel
-def body_point(q: np.ndarray, body: int, sx: float, sy: float) -> tuple[float, float, float, float]:
+@kernel(inline="always")
+def rotations(q, rot):
+    """Fill ``rot[b] = (cos phi_b, sin phi_b)`` for every body."""
+    for b in range(rot.shape[0]):
+        rot[b, 0] = math.cos(q[3 * b + 2])
+        rot[b, 1] = math.sin(q[3 * b + 2])
+
+
+@kernel(inline="always")
+def body_point(q, rot, body, sx, sy):
     """Global position of local point ``s`` of ``body`` and ``B s = dA/dphi s``.
 
-    Returns ``(px, py, bx, by)``; for the ground ``(sx, sy, 0, 0)``.
+    Returns ``(px, py, bx, by)``; for the ground ``(sx, sy, 0, 0)``. Note ``A s = (by, -bx)``.
     """
-    if body < 0:
-        return sx, sy, 0.0, 0.0
-    c = math.cos(q[3 * body + 2])
-    s = math.sin(q[3 * body + 2])
-    ax = c * sx - s * sy
-    ay = s * sx + c * sy
-    return q[3 * body] + ax, q[3 * body + 1] + ay, -ay, ax
+    # single exit: an early return in an inlined kernel keeps numba from pruning the
+    # reference counting of its array arguments, which costs more than the arithmetic
+    px, py, bx, by = sx, sy, 0.0, 0.0
+    if body >= 0:
+        c = rot[body, 0]
+        s = rot[body, 1]
+        ax = c * sx - s * sy
+        ay = s * sx + c * sy
+        px, py, bx, by = q[3 * body] + ax, q[3 * body + 1] + ay, -ay, ax
+    return px, py, bx, by
 
 
-@kernel
-def constraint_values(q, t, joint_int, joint_par, phi):
+@kernel(inline="always")
+def constraint_values_rot(q, rot, t, joint_int, joint_par, phi):
     """Fill ``phi`` [m or rad] with the constraint violations at ``(q, t)``."""
     row = 0
     for k in range(joint_int.shape[0]):
         kind, bi, bj = joint_int[k, 0], joint_int[k, 1], joint_int[k, 2]
         p = joint_par[k]
         if kind == REVOLUTE:
-            xi, yi, _, _ = body_point(q, bi, p[0], p[1])
-            xj, yj, _, _ = body_point(q, bj, p[2], p[3])
+            xi, yi, _, _ = body_point(q, rot, bi, p[0], p[1])
+            xj, yj, _, _ = body_point(q, rot, bj, p[2], p[3])
             phi[row] = xi - xj - p[4]
             phi[row + 1] = yi - yj - p[5]
-            row += 2
         elif kind == TRANSLATIONAL:
-            xi, yi, _, _ = body_point(q, bi, p[0], p[1])
+            xi, yi, _, _ = body_point(q, rot, bi, p[0], p[1])
             phi[row] = -p[5] * (xi - p[2]) + p[4] * (yi - p[3])
             phi[row + 1] = q[3 * bi + 2] - p[6]
-            row += 2
         elif kind == FIXED:
             phi[row] = q[3 * bi] - p[0]
             phi[row + 1] = q[3 * bi + 1] - p[1]
             phi[row + 2] = q[3 * bi + 2] - p[2]
-            row += 3
         else:  # DRIVER
             phi[row] = q[3 * bi + 2] - p[1] - p[0] * t
-            row += 1
+        row += 1 if kind == DRIVER else (3 if kind == FIXED else 2)
 
 
-@kernel
-def constraint_jacobian(q, joint_int, joint_par, jac):
-    """Fill ``jac`` (``[m, 3 nb]``, zeroed here) with ``Phi_q``."""
-    jac[:, :] = 0.0
+@kernel(inline="always")
+def _set_row(row_body, row_coef, r, a, ca0, ca1, ca2, b, cb0, cb1, cb2):
+    row_body[r, 0] = a
+    row_body[r, 1] = b
+    row_coef[r, 0], row_coef[r, 1], row_coef[r, 2] = ca0, ca1, ca2
+    row_coef[r, 3], row_coef[r, 4], row_coef[r, 5] = cb0, cb1, cb2
+
+
+@kernel(inline="always")
+def constraint_rows(q, v, rot, joint_int, joint_par, row_body, row_coef, gamma, phi_t):
+    """Fill the row blocks of ``Phi_q``, ``gamma`` and ``phi_t`` in one pass over the joints."""
     row = 0
     for k in range(joint_int.shape[0]):
         kind, bi, bj = joint_int[k, 0], joint_int[k, 1], joint_int[k, 2]
         p = joint_par[k]
         if kind == REVOLUTE:
-            for body, s0, s1, sign in ((bi, p[0], p[1], 1.0), (bj, p[2], p[3], -1.0)):
-                if body >= 0:
-                    _, _, bx, by = body_point(q, body, s0, s1)
-                    jac[row, 3 * body] += sign
-                    jac[row + 1, 3 * body + 1] += sign
-                    jac[row, 3 * body + 2] += sign * bx
-                    jac[row + 1, 3 * body + 2] += sign * by
-            row += 2
+            _, _, bxi, byi = body_point(q, rot, bi, p[0], p[1])
+            _, _, bxj, byj = body_point(q, rot, bj, p[2], p[3])
+            _set_row(row_body, row_coef, row, bi, 1.0, 0.0, bxi, bj, -1.0, 0.0, -bxj)
+            _set_row(row_body, row_coef, row + 1, bi, 0.0, 1.0, byi, bj, 0.0, -1.0, -byj)
+            # d2/dt2 (A s) = B s phi'' - A s phi'^2: the centripetal part moves to gamma
+            wi2 = v[3 * bi + 2] ** 2 if bi >= 0 else 0.0
+            wj2 = v[3 * bj + 2] ** 2 if bj >= 0 else 0.0
+            gamma[row] = byi * wi2 - byj * wj2
+            gamma[row + 1] = -bxi * wi2 + bxj * wj2
+            phi_t[row] = 0.0
+            phi_t[row + 1] = 0.0
         elif kind == TRANSLATIONAL:
-            _, _, bx, by = body_point(q, bi, p[0], p[1])
-            jac[row, 3 * bi] = -p[5]
-            jac[row, 3 * bi + 1] = p[4]
-            jac[row, 3 * bi + 2] = -p[5] * bx + p[4] * by
-            jac[row + 1, 3 * bi + 2] = 1.0
-            row += 2
+            _, _, bx, by = body_point(q, rot, bi, p[0], p[1])
+            nx, ny = -p[5], p[4]
+            _set_row(row_body, row_coef, row, bi, nx, ny, nx * bx + ny * by, -1, 0.0, 0.0, 0.0)
+            _set_row(row_body, row_coef, row + 1, bi, 0.0, 0.0, 1.0, -1, 0.0, 0.0, 0.0)
+            gamma[row] = (nx * by - ny * bx) * v[3 * bi + 2] ** 2
+            gamma[row + 1] = 0.0
+            phi_t[row] = 0.0
+            phi_t[row + 1] = 0.0
         elif kind == FIXED:
             for d in range(3):
-                jac[row + d, 3 * bi + d] = 1.0
-            row += 3
-        else:
-            jac[row, 3 * bi + 2] = 1.0
-            row += 1
+                _set_row(row_body, row_coef, row + d, bi, 0.0, 0.0, 0.0, -1, 0.0, 0.0, 0.0)
+                row_coef[row + d, d] = 1.0
+                gamma[row + d] = 0.0
+                phi_t[row + d] = 0.0
+        else:  # DRIVER, constant speed
+            _set_row(row_body, row_coef, row, bi, 0.0, 0.0, 1.0, -1, 0.0, 0.0, 0.0)
+            gamma[row] = 0.0
+            phi_t[row] = -p[0]
+        row += 1 if kind == DRIVER else (3 if kind == FIXED else 2)
+
+
+# ---- dense forms for the analyses (kinematics, statics, linearisation) --------------------
+
+
+def n_rows(joint_int: np.ndarray) -> int:
+    """Number of constraint equations of a joint table."""
+    return sum(ROWS[int(kind)] for kind in joint_int[:, 0])
+
+
+@kernel
+def _dense(row_body, row_coef, jac):
+    jac[:, :] = 0.0
+    for r in range(row_body.shape[0]):
+        for side in range(2):
+            b = row_body[r, side]
+            if b >= 0:
+                for d in range(3):
+                    jac[r, 3 * b + d] += row_coef[r, 3 * side + d]
+
+
+@kernel
+def constraint_values(q, t, joint_int, joint_par, phi):
+    """Fill ``phi`` [m or rad] with the constraint violations at ``(q, t)``."""
+    rot = np.empty((q.shape[0] // 3, 2))
+    rotations(q, rot)
+    constraint_values_rot(q, rot, t, joint_int, joint_par, phi)
+
+
+@kernel
+def constraint_jacobian(q, joint_int, joint_par, jac):
+    """Fill the dense ``Phi_q`` (``[m, 3 nb]``)."""
+    m = jac.shape[0]
+    rot = np.empty((q.shape[0] // 3, 2))
+    rotations(q, rot)
+    row_body = np.empty((m, 2), dtype=np.int64)
+    row_coef = np.empty((m, 6))
+    scratch = np.empty(m)
+    constraint_rows(q, q, rot, joint_int, joint_par, row_body, row_coef, scratch, scratch)
+    _dense(row_body, row_coef, jac)
 
 
 @kernel
 def constraint_rates(q, v, joint_int, joint_par, gamma, phi_t):
     """Fill ``gamma`` (acceleration right-hand side) and ``phi_t`` (explicit time rate)."""
-    row = 0
-    for k in range(joint_int.shape[0]):
-        kind, bi, bj = joint_int[k, 0], joint_int[k, 1], joint_int[k, 2]
-        p = joint_par[k]
-        if kind == REVOLUTE:
-            gx = 0.0
-            gy = 0.0
-            # d2/dt2 (A s) = B s phi'' - A s phi'^2: the centripetal part moves to gamma
-            for body, s0, s1, sign in ((bi, p[0], p[1], 1.0), (bj, p[2], p[3], -1.0)):
-                if body >= 0:
-                    _, _, bx, by = body_point(q, body, s0, s1)
-                    w2 = v[3 * body + 2] ** 2
-                    gx += sign * by * w2  # A s = (by, -bx)
-                    gy -= sign * bx * w2
-            gamma[row] = gx
-            gamma[row + 1] = gy
-            phi_t[row] = 0.0
-            phi_t[row + 1] = 0.0
-            row += 2
-        elif kind == TRANSLATIONAL:
-            _, _, bx, by = body_point(q, bi, p[0], p[1])
-            w2 = v[3 * bi + 2] ** 2
-            gamma[row] = -p[5] * by * w2 - p[4] * bx * w2
-            gamma[row + 1] = 0.0
-            phi_t[row] = 0.0
-            phi_t[row + 1] = 0.0
-            row += 2
-        elif kind == FIXED:
-            for d in range(3):
-                gamma[row + d] = 0.0
-                phi_t[row + d] = 0.0
-            row += 3
-        else:
-            gamma[row] = 0.0
-            phi_t[row] = -p[0]
-            row += 1
+    m = gamma.shape[0]
+    rot = np.empty((q.shape[0] // 3, 2))
+    rotations(q, rot)
+    row_body = np.empty((m, 2), dtype=np.int64)
+    row_coef = np.empty((m, 6))
+    constraint_rows(q, v, rot, joint_int, joint_par, row_body, row_coef, gamma, phi_t)

@@ -129,7 +129,7 @@ def conformal_stiffness(
     return 4.0 / 3.0 * e_eff * math.sqrt(r_eff)
 
 
-@kernel
+@kernel(inline="always")
 def step_function(x: float, x0: float, h0: float, x1: float, h1: float) -> float:
     """ADAMS STEP: cubic from ``h0`` at ``x0`` to ``h1`` at ``x1``, flat outside."""
     if x <= x0:
@@ -140,7 +140,7 @@ def step_function(x: float, x0: float, h0: float, x1: float, h1: float) -> float
     return h0 + (h1 - h0) * d * d * (3.0 - 2.0 * d)
 
 
-@kernel
+@kernel(inline="always")
 def normal_force(
     shape: int,
     stiffness: float,
@@ -160,7 +160,8 @@ def normal_force(
     """
     if delta <= 0.0:
         return 0.0, 0.0
-    elastic = stiffness * delta**exponent
+    # the Hertz exponent 1.5 as a square root: pow() would cost as much as the rest of the law
+    elastic = stiffness * (delta * math.sqrt(delta) if exponent == 1.5 else delta**exponent)
     if shape == SHAPE_HYSTERESIS:
         v0 = max(abs(delta_dot0), MIN_APPROACH_VELOCITY)
         total = elastic * (1.0 + chi * delta_dot / v0)

@@ -1,6 +1,7 @@
 """Compiled kernels for the generalized forces: gravity, applied loads, springs, and the
 revolute clearance joint's contact and friction (design.md 1.2).
 
+``rot`` is the ``[nb, 2]`` table of ``(cos phi, sin phi)`` (:func:`constraints.rotations`).
 Forces are projected on ``q = [x, y, phi]`` per body: a force ``F`` at global point ``p`` of
 body ``b`` adds ``F`` to the body's ``(x, y)`` rows and ``(p - r_b) x F`` to its ``phi`` row.
 """
@@ -41,27 +42,28 @@ D_DELTA, D_DELTA_DOT, D_FN, D_FT, D_EX, D_EY, D_VT, D_FEL = range(8)
 N_DIAG = 8
 
 
-@kernel
+@kernel(inline="always")
 def _apply(Q, body, px, py, fx, fy, q):
     """Add force ``(fx, fy)`` acting at global point ``(px, py)`` to body ``body``."""
-    if body < 0:
-        return
-    Q[3 * body] += fx
-    Q[3 * body + 1] += fy
-    Q[3 * body + 2] += (px - q[3 * body]) * fy - (py - q[3 * body + 1]) * fx
+    if body >= 0:  # the ground takes it
+        Q[3 * body] += fx
+        Q[3 * body + 1] += fy
+        Q[3 * body + 2] += (px - q[3 * body]) * fy - (py - q[3 * body + 1]) * fx
 
 
-@kernel
+@kernel(inline="always")
 def _point_velocity(q, v, body, px, py):
     """Velocity of the material point of ``body`` now at global ``(px, py)``."""
-    if body < 0:
-        return 0.0, 0.0
-    w = v[3 * body + 2]
-    return v[3 * body] - w * (py - q[3 * body + 1]), v[3 * body + 1] + w * (px - q[3 * body])
+    vx, vy = 0.0, 0.0
+    if body >= 0:
+        w = v[3 * body + 2]
+        vx = v[3 * body] - w * (py - q[3 * body + 1])
+        vy = v[3 * body + 1] + w * (px - q[3 * body])
+    return vx, vy
 
 
-@kernel
-def applied_forces(q, v, mass, gravity, load_int, load_par, Q):
+@kernel(inline="always")
+def applied_forces(q, v, rot, mass, gravity, load_int, load_par, Q):
     """Fill ``Q`` with gravity and the applied loads; return the springs' damping power [W]."""
     nb = mass.shape[0]
     for b in range(nb):
@@ -75,11 +77,11 @@ def applied_forces(q, v, mass, gravity, load_int, load_par, Q):
         if kind == TORQUE:
             Q[3 * bi + 2] += p[0]
         elif kind == POINT_FORCE:
-            px, py, _, _ = body_point(q, bi, p[0], p[1])
+            px, py, _, _ = body_point(q, rot, bi, p[0], p[1])
             _apply(Q, bi, px, py, p[2], p[3], q)
         elif kind == SPRING:
-            xi, yi, _, _ = body_point(q, bi, p[0], p[1])
-            xj, yj, _, _ = body_point(q, bj, p[2], p[3])
+            xi, yi, _, _ = body_point(q, rot, bi, p[0], p[1])
+            xj, yj, _, _ = body_point(q, rot, bj, p[2], p[3])
             dx, dy = xj - xi, yj - yi
             length = math.sqrt(dx * dx + dy * dy)
             ux, uy = dx / length, dy / length
@@ -94,21 +96,21 @@ def applied_forces(q, v, mass, gravity, load_int, load_par, Q):
 
 
 @kernel
-def spring_energy(q, load_int, load_par):
+def spring_energy(q, rot, load_int, load_par):
     """Elastic energy [J] stored in the springs."""
     energy = 0.0
     for k in range(load_int.shape[0]):
         if load_int[k, 0] == SPRING:
             p = load_par[k]
-            xi, yi, _, _ = body_point(q, load_int[k, 1], p[0], p[1])
-            xj, yj, _, _ = body_point(q, load_int[k, 2], p[2], p[3])
+            xi, yi, _, _ = body_point(q, rot, load_int[k, 1], p[0], p[1])
+            xj, yj, _, _ = body_point(q, rot, load_int[k, 2], p[2], p[3])
             stretch = math.sqrt((xj - xi) ** 2 + (yj - yi) ** 2) - p[6]
             energy += 0.5 * p[4] * stretch * stretch
     return energy
 
 
-@kernel
-def clearance_kinematics(q, v, bearing, journal, c):
+@kernel(inline="always")
+def clearance_kinematics(q, v, rot, bearing, journal, c):
     """Eccentricity, penetration and contact-point velocities of one clearance joint.
 
     Returns ``(ex, ey, nx, ny, delta, delta_dot, vt, qbx, qby, qjx, qjy)``: ``e = r_J - r_B``
@@ -116,8 +118,8 @@ def clearance_kinematics(q, v, bearing, journal, c):
     ``vt = (v_QJ - v_QB) . t`` with ``t = (-ny, nx)`` [m/s] (including the bodies' rotation),
     and the contact points Q_B, Q_J [m].
     """
-    bx, by, _, _ = body_point(q, bearing, c[CP_SBX], c[CP_SBY])
-    jx, jy, _, _ = body_point(q, journal, c[CP_SJX], c[CP_SJY])
+    bx, by, _, _ = body_point(q, rot, bearing, c[CP_SBX], c[CP_SBY])
+    jx, jy, _, _ = body_point(q, rot, journal, c[CP_SJX], c[CP_SJY])
     ex, ey = jx - bx, jy - by
     dist = math.sqrt(ex * ex + ey * ey)
     if dist > 1e-300:
@@ -135,8 +137,8 @@ def clearance_kinematics(q, v, bearing, journal, c):
     return ex, ey, nx, ny, delta, delta_dot, vt, qbx, qby, qjx, qjy
 
 
-@kernel
-def clearance_forces(q, v, clear_int, clear_par, in_contact, approach_velocity, Q, diag):
+@kernel(inline="always")
+def clearance_forces(q, v, rot, clear_int, clear_par, in_contact, approach_velocity, Q, diag):
     """Add the contact forces of joints in contact to ``Q``; fill ``diag`` ``[n_joints, 8]``.
 
     A joint that is not ``in_contact`` (free flight) carries no force even if its penetration
@@ -150,7 +152,7 @@ def clearance_forces(q, v, clear_int, clear_par, in_contact, approach_velocity, 
         c = clear_par[k]
         bearing, journal = clear_int[k, 0], clear_int[k, 1]
         ex, ey, nx, ny, delta, ddot, vt, qbx, qby, qjx, qjy = clearance_kinematics(
-            q, v, bearing, journal, c
+            q, v, rot, bearing, journal, c
         )
         fn = 0.0
         fel = 0.0

@@ -64,7 +64,7 @@ def get_friction_law(name: str) -> FrictionLaw:
         raise InputError("friction_law", name, "one of " + ", ".join(FRICTION_LAWS)) from None
 
 
-@kernel
+@kernel(inline="always")
 def friction_force(
     kind: int, mu: float, v0: float, v1: float, mu_static: float, fn: float, vt: float
 ) -> float:

@@ -36,6 +36,7 @@ class Integrator:
     b: np.ndarray  # [s] solution weights
     e: np.ndarray  # [s] error weights (b - b_hat)
     c: np.ndarray  # [s] stage times
+    dense: np.ndarray  # [s] weights of the 4th-order dense-output term (0: cubic Hermite)
     fsal: bool
     reference: str
 
@@ -53,8 +54,20 @@ def _dopri5() -> Integrator:
         [5179 / 57600, 0, 7571 / 16695, 393 / 640, -92097 / 339200, 187 / 2100, 1 / 40]
     )
     c = np.array([0, 1 / 5, 3 / 10, 4 / 5, 8 / 9, 1, 1])
+    # Hairer's continuous extension (dopri5.f, CONTD5): 4th order at no extra evaluation
+    dense = np.array(
+        [
+            -12715105075 / 11282082432,
+            0,
+            87487479700 / 32700410799,
+            -10690763975 / 1880347072,
+            701980252875 / 199316789632,
+            -1453857185 / 822651844,
+            69997945 / 29380423,
+        ]
+    )
     ref = "Dormand & Prince 1980, J. Comput. Appl. Math. 6:19 (MATLAB ode45)"
-    return Integrator("dopri5", KIND_EXPLICIT, 4, a, b, b - b_hat, c, True, ref)
+    return Integrator("dopri5", KIND_EXPLICIT, 4, a, b, b - b_hat, c, dense, True, ref)
 
 
 def _bs32() -> Integrator:
@@ -66,13 +79,13 @@ def _bs32() -> Integrator:
     b_hat = np.array([7 / 24, 1 / 4, 1 / 3, 1 / 8])
     c = np.array([0, 1 / 2, 3 / 4, 1])
     ref = "Bogacki & Shampine 1989, Appl. Math. Lett. 2:321 (MATLAB ode23)"
-    return Integrator("bs32", KIND_EXPLICIT, 2, a, b, b - b_hat, c, True, ref)
+    return Integrator("bs32", KIND_EXPLICIT, 2, a, b, b - b_hat, c, np.zeros(4), True, ref)
 
 
 def _rosenbrock23() -> Integrator:
     z = np.zeros(1)
     ref = "Shampine & Reichelt 1997, SIAM J. Sci. Comput. 18:1 (MATLAB ode23s)"
-    return Integrator("rosenbrock23", KIND_ROSENBROCK, 2, z.reshape(1, 1), z, z, z, True, ref)
+    return Integrator("rosenbrock23", KIND_ROSENBROCK, 2, z.reshape(1, 1), z, z, z, z, True, ref)
 
 
 INTEGRATORS: dict[str, Integrator] = {i.name: i for i in (_dopri5(), _bs32(), _rosenbrock23())}
@@ -86,7 +99,7 @@ def get_integrator(name: str) -> Integrator:
         raise InputError("integrator", name, "one of " + ", ".join(INTEGRATORS)) from None
 
 
-@kernel
+@kernel(inline="always")
 def rhs(t, y, ctx, out):
     """``out = f(t, y)`` for the case context ``ctx``; False if the constraints are singular."""
     model, in_contact, approach, alpha, beta, probe, inv_mass, ws = ctx
@@ -104,12 +117,14 @@ def error_norm(err, y0, y1, rtol, atol):
 
 
 @kernel
-def erk_step(t, y, f0, h, a, b, e, c, ctx, k, ystage, y1, err):
-    """One explicit embedded RK step; ``k[s, ny]`` stage derivatives, ``k[0] = f0``.
+def erk_step(t, y, f0, h, tableau, ctx, k, ystage, y1, err, r5):
+    """One explicit embedded RK step; ``tableau = (a, b, e, c, dense)``, ``k[s, ny]`` stage
+    derivatives with ``k[0] = f0``.
 
-    Writes ``y1`` and ``err``; for FSAL tableaux ``k[-1]`` is ``f(t + h, y1)``. Returns False
-    if an evaluation failed.
+    Writes ``y1``, ``err`` and the dense-output term ``r5`` (see :func:`dense_output`); for
+    FSAL tableaux ``k[-1]`` is ``f(t + h, y1)``. Returns False if an evaluation failed.
     """
+    a, b, e, c, dense = tableau
     s = b.shape[0]
     ny = y.shape[0]
     k[0, :] = f0
@@ -124,11 +139,14 @@ def erk_step(t, y, f0, h, a, b, e, c, ctx, k, ystage, y1, err):
     for j in range(ny):
         acc = 0.0
         ea = 0.0
+        da = 0.0
         for m in range(s):
             acc += b[m] * k[m, j]
             ea += e[m] * k[m, j]
+            da += dense[m] * k[m, j]
         y1[j] = y[j] + h * acc
         err[j] = h * ea
+        r5[j] = h * da
     return True
 
 
@@ -231,13 +249,18 @@ def rosenbrock23_step(t, y, f0, h, n_dynamic, ctx, k, ystage, y1, err, w, piv):
 
 
 @kernel
-def hermite(t0, y0, f0, t1, y1, f1, t, out):
-    """Cubic Hermite interpolation of the state inside a step (dense output)."""
+def dense_output(t0, y0, f0, t1, y1, f1, r5, t, out):
+    """The state at ``t`` inside the step ``[t0, t1]``.
+
+    Cubic Hermite from the step's ends plus the method's 4th-order term ``r5`` (Hairer's
+    form: ``y0 + s(D + (1-s)(h f0 - D + s(D - h f1 - (h f0 - D) + (1-s) r5)))`` with
+    ``D = y1 - y0``); ``r5 = 0`` gives plain cubic Hermite for methods without one.
+    """
     h = t1 - t0
     s = (t - t0) / h
-    h00 = (1.0 + 2.0 * s) * (1.0 - s) ** 2
-    h10 = s * (1.0 - s) ** 2
-    h01 = s * s * (3.0 - 2.0 * s)
-    h11 = s * s * (s - 1.0)
+    s1 = 1.0 - s
     for i in range(y0.shape[0]):
-        out[i] = h00 * y0[i] + h * h10 * f0[i] + h01 * y1[i] + h * h11 * f1[i]
+        d = y1[i] - y0[i]
+        c3 = h * f0[i] - d
+        c4 = d - h * f1[i] - c3
+        out[i] = y0[i] + s * (d + s1 * (c3 + s * (c4 + s1 * r5[i])))

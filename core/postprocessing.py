@@ -83,11 +83,24 @@ def series_spectrum(
     )
 
 
+SPECTRAL_SERIES = (("slider_acceleration", "accel"), ("contact_normal_force", "force"))
+SPECTRAL_METRICS = tuple(
+    name
+    for _, key in SPECTRAL_SERIES
+    for name in (f"dominant_frequency_{key}_hz", f"high_frequency_ratio_{key}")
+)
+
+
 def spectral_metrics(result: CaseResult, rotation_hz: float, t_start: float) -> dict[str, float]:
     """Dominant frequency [Hz] and high-frequency ratio of the slider acceleration and the
-    contact force over ``[t_start, t_end]`` - scalar summaries for study-level trends."""
+    contact force over ``[t_start, t_end]`` - scalar summaries for study-level trends.
+
+    Keys: ``dominant_frequency_{accel,force}_hz`` and ``high_frequency_ratio_{accel,force}``.
+    """
+    if not rotation_hz > 0.0:
+        return dict.fromkeys(SPECTRAL_METRICS, math.nan)
     out: dict[str, float] = {}
-    for name, key in (("slider_acceleration", "accel"), ("contact_normal_force", "force")):
+    for name, key in SPECTRAL_SERIES:
         s = series_spectrum(result, name, rotation_hz, t_start=t_start, peaks=1)
         out[f"dominant_frequency_{key}_hz"] = s.peaks[0][0] if s.peaks else math.nan
         out[f"high_frequency_ratio_{key}"] = s.high_frequency_ratio

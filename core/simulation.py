@@ -16,11 +16,11 @@ import numpy as np
 
 from .assembly import CaseArrays, Topology, assemble
 from .cases import SliderCrankCase
-from .dynamics import N_AUX, derivative, inverse_mass, make_workspace
+from .dynamics import N_AUX, WS_LAMBDA, derivative, inverse_mass, make_workspace
 from .errors import InputError
 from .kinematics import initial_guess, solve_positions, solve_velocities
 from .model import ContactModel, Mechanism
-from .postprocessing import spectral_metrics
+from .postprocessing import SPECTRAL_METRICS, spectral_metrics
 from .result import CaseResult
 from .solver import Job, Progress, constraint_row, run_jobs
 from .templates.slider_crank import FLORES, SEED002, slider_crank
@@ -86,7 +86,7 @@ def joint_reactions(topo: Topology, arrays: CaseArrays, y: np.ndarray) -> np.nda
     no_contact = np.zeros(0, np.int64)
     if not derivative(0.0, state, model, no_contact, np.zeros(0), 0.0, 0.0, -1, inv_mass, ws, dydt):
         raise InputError("mechanism", "singular constraints", "independent constraints")
-    return ws[5].copy()
+    return ws[WS_LAMBDA].copy()
 
 
 def initial_state(case: SliderCrankCase) -> np.ndarray:
@@ -169,12 +169,21 @@ def simulate_batch(
             params = dict(raw) if isinstance(raw, Mapping) else raw.overrides()
             jobs.append(CaseResult(MODEL, params, status="failed", reason=str(exc)))
     results = run_jobs(jobs, threads=threads, progress=progress)
-    for raw, result in zip(cases, results, strict=True):
-        if result.ok:
-            case = _parse(raw)
-            options = case.solver_options()
-            result.metrics.update(spectral_metrics(result, case.speed_rpm / 60.0, options.t_steady))
+    for job, result in zip(jobs, results, strict=True):
+        if isinstance(job, Job) and result.ok:
+            result.metrics.update(_spectral(job, result))
     return results
+
+
+def _spectral(job: Job, result: CaseResult) -> dict[str, float]:
+    """Spectral metrics over the steady window, NaN when it holds too few samples."""
+    rotation_hz = (
+        abs(job.mechanism.drivers[0].omega) / (2 * math.pi) if job.mechanism.drivers else 0.0
+    )
+    try:
+        return spectral_metrics(result, rotation_hz, job.options.t_steady)
+    except InputError:  # e.g. n_output = 2: no spectrum, the case itself is fine
+        return dict.fromkeys(SPECTRAL_METRICS, math.nan)
 
 
 def with_ideal(case: SliderCrankCase) -> SliderCrankCase:

@@ -11,9 +11,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import brentq
-from scipy.signal import find_peaks
-from scipy.special import diric
 
 from .errors import InputError, require_range
 
@@ -104,6 +101,8 @@ def _window_lobe(name: str, n: int, theta: float) -> float:
     Each cosine term shifts the rectangular window's transform (a Dirichlet kernel) by
     ``+-2 pi m / n``; the terms are summed as complex numbers since their phases differ.
     """
+    from scipy.special import diric  # imported on use: scipy's import costs every process
+
     total = 0.0j
     for m, a in enumerate(WINDOW_COEFFICIENTS[name]):
         shifts = (0.0,) if m == 0 else (-2 * np.pi * m / n, 2 * np.pi * m / n)
@@ -176,6 +175,8 @@ def _refine_peak(spectrum: Spectrum, k: int) -> tuple[float, float]:
 
     g_lo, g_hi = mismatch(-0.5), mismatch(0.5)
     if g_lo * g_hi < 0.0:
+        from scipy.optimize import brentq
+
         d = brentq(mismatch, -0.5, 0.5, xtol=1e-7)  # [bins], far below the leakage
     else:  # noise pushed the ratio past the lobe's range: the nearer end is the best fit
         d = -0.5 if abs(g_lo) < abs(g_hi) else 0.5
@@ -199,7 +200,9 @@ def dominant_frequencies(
         bins = 2 * len(WINDOW_COEFFICIENTS[spectrum.window]) * spectrum.n_fft / spectrum.n_samples
         min_separation_hz = bins * spectrum.bin_width_hz
     min_sep = require_range("min_separation_hz", min_separation_hz, 0.0, math.inf)
-    candidates, _ = find_peaks(spectrum.amplitude)
+    a = spectrum.amplitude
+    # local maxima (a plateau counts once, at its first bin)
+    candidates = np.flatnonzero((a[1:-1] > a[:-2]) & (a[1:-1] >= a[2:])) + 1
     peaks: list[tuple[float, float]] = []
 
     def clear_of_kept(f: float) -> bool:

@@ -1,0 +1,47 @@
+"""The mechanical energy of a state, for the energy balance (design.md 2).
+
+``T + V + U_contact + E_damping + E_friction - W_driver`` stays at its initial value for an
+exact solution; its deviation is the balance residual the stepping loop tracks.
+"""
+
+from __future__ import annotations
+
+from .constraints import rotations
+from .dynamics import AUX_DAMPING, AUX_DRIVER_WORK, AUX_FRICTION, WS_DIAG, WS_ROT
+from .forces import contact_energy, spring_energy
+from .jit import kernel
+
+
+@kernel
+def state_energy(y, n, model, in_contact, ws):
+    """Kinetic, potential (gravity + springs) and contact energy [J] of state ``y``.
+
+    The contact diagnostics in ``ws[WS_DIAG]`` must belong to ``y`` (its last evaluation).
+    """
+    load_int, load_par, clear_par, mass, inertia, gravity = (
+        model[2],
+        model[3],
+        model[5],
+        model[6],
+        model[7],
+        model[8],
+    )
+    kinetic = 0.0
+    potential = 0.0
+    for b in range(mass.shape[0]):
+        vx, vy, w = y[n + 3 * b], y[n + 3 * b + 1], y[n + 3 * b + 2]
+        kinetic += 0.5 * mass[b] * (vx * vx + vy * vy) + 0.5 * inertia[b] * w * w
+        potential -= mass[b] * (gravity[0] * y[3 * b] + gravity[1] * y[3 * b + 1])
+    if load_int.shape[0] > 0:
+        rot = ws[WS_ROT]
+        rotations(y[:n], rot)
+        potential += spring_energy(y[:n], rot, load_int, load_par)
+    return kinetic, potential, contact_energy(clear_par, in_contact, ws[WS_DIAG])
+
+
+@kernel
+def balance_residual(y, n, model, in_contact, ws, e0):
+    """``T + V + U + E_damping + E_friction - W_driver - e0`` [J] at state ``y``."""
+    kinetic, potential, contact = state_energy(y, n, model, in_contact, ws)
+    dissipated = y[2 * n + AUX_DAMPING] + y[2 * n + AUX_FRICTION]
+    return kinetic + potential + contact + dissipated - y[2 * n + AUX_DRIVER_WORK] - e0

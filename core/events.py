@@ -1,0 +1,92 @@
+"""Contact onset and exit as events of the stepping loop (design.md 1.4, seed 003).
+
+Each clearance joint is *free* or *in contact*. A step is classified by the signs of the
+penetration ``delta`` at its start, middle and end (seed 003's continuous contact /
+continuous separation / separation -> contact / contact -> separation): a free joint whose
+``delta`` rises above the onset threshold, or a joint in contact whose ``delta`` drops
+below 0, has an event inside the step. The crossing is then located on the step's dense
+output by Illinois root finding (the stepping loop redoes the step exactly to it).
+"""
+
+from __future__ import annotations
+
+from .constraints import rotations
+from .forces import clearance_kinematics
+from .integrators import dense_output
+from .jit import kernel
+
+ONSET, EXIT, NONE = 1, -1, 0
+
+
+@kernel
+def penetration(y, n, model, rot, k):
+    """Penetration [m] and its rate [m/s] of clearance joint ``k`` in state ``y``."""
+    q = y[:n]
+    rotations(q, rot)
+    out = clearance_kinematics(q, y[n : 2 * n], rot, model[4][k, 0], model[4][k, 1], model[5][k])
+    return out[4], out[5]
+
+
+@kernel
+def find_event(t0, y0, f0, t1, y1, f1, r5, n, model, in_contact, eps_onset, rot, ystage):
+    """Earliest contact event inside the step ``[t0, t1]``.
+
+    Returns ``(joint, kind, t_lo, t_hi)``: kind ONSET, EXIT or NONE and a bracket of the
+    crossing. A free joint is also checked at mid-step so a grazing contact that enters and
+    leaves within one step is not missed.
+    """
+    best_joint, best_kind, best_lo, best_hi = -1, NONE, t0, t1
+    n_clear = model[4].shape[0]
+    if n_clear == 0:
+        return best_joint, best_kind, best_lo, best_hi
+    tm = 0.5 * (t0 + t1)
+    dense_output(t0, y0, f0, t1, y1, f1, r5, tm, ystage)
+    for k in range(n_clear):
+        d1 = penetration(y1, n, model, rot, k)[0]
+        dm = penetration(ystage, n, model, rot, k)[0]
+        kind, lo, hi = NONE, t0, t1
+        if in_contact[k] == 0:
+            if dm > eps_onset:
+                kind, hi = ONSET, tm
+            elif d1 > eps_onset:
+                kind, lo = ONSET, tm
+        else:
+            if dm < 0.0:
+                kind, hi = EXIT, tm
+            elif d1 < 0.0:
+                kind, lo = EXIT, tm
+        if kind != NONE and (best_kind == NONE or hi < best_hi):
+            best_joint, best_kind, best_lo, best_hi = k, kind, lo, hi
+    return best_joint, best_kind, best_lo, best_hi
+
+
+@kernel
+def locate_event(t0, y0, f0, t1, y1, f1, r5, lo, hi, n, model, joint, target, rot, ystage):
+    """Time in ``[lo, hi]`` where ``delta = target`` on the dense output (Illinois)."""
+    dense_output(t0, y0, f0, t1, y1, f1, r5, lo, ystage)
+    glo = penetration(ystage, n, model, rot, joint)[0] - target
+    dense_output(t0, y0, f0, t1, y1, f1, r5, hi, ystage)
+    ghi = penetration(ystage, n, model, rot, joint)[0] - target
+    side = 0
+    for _ in range(60):
+        if ghi == glo:
+            break
+        x = hi - ghi * (hi - lo) / (ghi - glo)
+        dense_output(t0, y0, f0, t1, y1, f1, r5, x, ystage)
+        g = penetration(ystage, n, model, rot, joint)[0] - target
+        if abs(g) < 1e-15:
+            return x  # converged from either side: ``hi`` may be a stale bracket end
+        if (g > 0.0) == (ghi > 0.0):
+            hi, ghi = x, g
+            if side == 1:
+                glo *= 0.5
+            side = 1
+        else:
+            lo, glo = x, g
+            if side == -1:
+                ghi *= 0.5
+            side = -1
+        if hi - lo <= 1e-15 * max(1.0, abs(hi)):
+            break
+    # end on the far side of the crossing so the new contact state holds from here on
+    return hi
