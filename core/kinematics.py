@@ -66,17 +66,25 @@ def solve_positions(
     )
 
 
-def solve_velocities(
-    topo: Topology, arrays: CaseArrays, q: np.ndarray, v_guess: np.ndarray | None = None
-) -> np.ndarray:
-    """Velocities satisfying ``Phi_q v = -Phi_t`` closest (least squares) to ``v_guess``."""
+def _linear_terms(
+    topo: Topology, arrays: CaseArrays, q: np.ndarray, v: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``Phi_q`` ``[m, n]``, ``gamma`` and ``Phi_t`` ``[m]`` at ``(q, v)``."""
     jint, jpar = _case(topo, arrays)
     m, n = topo.n_constraints, topo.n_coordinates
     jac = np.zeros((m, n))
     gamma, phi_t = np.zeros(m), np.zeros(m)
     constraint_jacobian(q, jint, jpar, jac)
-    constraint_rates(q, np.zeros(n), jint, jpar, gamma, phi_t)
-    v0 = np.zeros(n) if v_guess is None else np.asarray(v_guess, float)
+    constraint_rates(q, v, jint, jpar, gamma, phi_t)
+    return jac, gamma, phi_t
+
+
+def solve_velocities(
+    topo: Topology, arrays: CaseArrays, q: np.ndarray, v_guess: np.ndarray | None = None
+) -> np.ndarray:
+    """Velocities satisfying ``Phi_q v = -Phi_t`` closest (least squares) to ``v_guess``."""
+    v0 = np.zeros(topo.n_coordinates) if v_guess is None else np.asarray(v_guess, float)
+    jac, _, phi_t = _linear_terms(topo, arrays, q, v0)
     dv = np.linalg.lstsq(jac, -phi_t - jac @ v0, rcond=None)[0]
     return v0 + dv
 
@@ -85,12 +93,7 @@ def solve_accelerations(
     topo: Topology, arrays: CaseArrays, q: np.ndarray, v: np.ndarray
 ) -> np.ndarray:
     """Accelerations from ``Phi_q a = gamma`` (minimum norm if not fully driven)."""
-    jint, jpar = _case(topo, arrays)
-    m, n = topo.n_constraints, topo.n_coordinates
-    jac = np.zeros((m, n))
-    gamma, phi_t = np.zeros(m), np.zeros(m)
-    constraint_jacobian(q, jint, jpar, jac)
-    constraint_rates(q, v, jint, jpar, gamma, phi_t)
+    jac, gamma, _ = _linear_terms(topo, arrays, q, v)
     return np.linalg.lstsq(jac, gamma, rcond=None)[0]
 
 
