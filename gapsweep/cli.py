@@ -26,20 +26,25 @@ from gapsweep.core.result import CaseResult
 
 EXIT_FAILED, EXIT_BAD_INPUT = 1, 2
 
-# units shown next to metrics in the human-readable output
-UNITS = {
-    "error": "",
-    "fraction": "",
-    "accel": "m/s^2",
-    "force": "N",
-    "penetration": "m",
-    "torque": "N m",
-    "deflection": "m",
-    "frequency_hz": "Hz",
-    "wall_time_s": "s",
-    "drift": "m",
-    "energy": "J",
-}
+# units shown next to metrics in the human-readable output: the first pattern found in the
+# metric's name wins (relative figures first, so "energy_drift" is not read as metres)
+UNITS = (
+    ("error", ""),
+    ("fraction", ""),
+    ("ratio", ""),
+    ("energy_drift", ""),
+    ("_hz", "Hz"),
+    ("accel", "m/s^2"),
+    ("force", "N"),
+    ("torque", "N m"),
+    ("penetration", "m"),
+    ("deflection", "m"),
+    ("shortening", "m"),
+    ("drift", "m"),
+    ("energy", "J"),
+    ("wall_time_s", "s"),
+    ("dt", "s"),
+)
 
 
 def _parse_assignment(text: str, option: str) -> tuple[str, str]:
@@ -73,7 +78,7 @@ def sweep_values(text: str) -> tuple[str, list[str]]:
 
 
 def _format_value(key: str, value: Any) -> str:
-    unit = next((u for k, u in UNITS.items() if k in key), "")  # first match wins
+    unit = next((u for pattern, u in UNITS if pattern in key), "")
     text = f"{value:.6g}" if isinstance(value, float) else str(value)
     return f"{text} {unit}".rstrip()
 
