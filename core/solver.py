@@ -292,7 +292,8 @@ def _run_group(part, integrator: str, n_threads: int, results: list) -> None:
             job.model,
             dict(job.params),
             metrics=named_metrics(job.options, metrics[k], y_end[k], n),
-            series={name: rows[:, j].copy() for j, name in enumerate(SERIES_NAMES)},
+            # views into the batch array: a copy per column would double the memory per case
+            series={name: rows[:, j] for j, name in enumerate(SERIES_NAMES)},
         )
         result.series["final_state"] = y_end[k].copy()
         if status[k] != OK:
