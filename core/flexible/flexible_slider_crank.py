@@ -234,8 +234,15 @@ def simulate_flexible_slider_crank(case: FlexibleSliderCrankCase) -> CaseResult:
     Metrics (SI): ``peak_slider_accel`` and ``rms_slider_accel`` [m/s^2],
     ``peak_contact_force`` [N], ``max_penetration`` [m], ``impacts`` (separation -> contact
     transitions), the same five with ``_steady`` over the last crank revolution,
-    ``max_rod_deflection`` [m] (mid-span distance from the chord), ``dt`` [s], ``steps``,
-    ``wall_time_s``. Series (time base ``t``): the OUT_COLUMNS plus ``crank_angle``.
+    ``max_rod_deflection`` [m] (mid-span distance from the chord), ``energy_balance_error``
+    (the largest |energy_residual| over every step / ``peak_kinetic_energy`` [J], as the rigid
+    solver's), ``dt`` [s], ``steps``, ``wall_time_s``. Series (time base ``t``): the
+    OUT_COLUMNS plus ``crank_angle``; energies [J]: ``energy_kinetic``, ``energy_strain``,
+    ``energy_gravity``, ``energy_contact``, ``driver_work`` (work of the crank pin on the rod;
+    the crank is not modelled, its kinetic energy is constant), ``damping_dissipation``
+    (contact damping plus ``material_dissipation``, the rod's Kelvin-Voigt damping),
+    ``friction_dissipation`` and ``energy_residual`` = their balance minus its initial value
+    (see :mod:`.flexible_crank_loop`).
     """
     start = time.perf_counter()
     beam = case.beam()
@@ -331,7 +338,14 @@ def simulate_flexible_slider_crank(case: FlexibleSliderCrankCase) -> CaseResult:
         metrics[name + "_steady"] = float(met[5 + k])
     metrics["impacts"] = int(met[4])
     metrics["impacts_steady"] = int(met[9])
-    metrics.update(max_rod_deflection=float(met[10]), dt=dt, steps=n_steps)
+    peak_ke = float(met[12])
+    metrics.update(
+        max_rod_deflection=float(met[10]),
+        energy_balance_error=float(met[11]) / peak_ke if peak_ke > 0.0 else 0.0,
+        peak_kinetic_energy=peak_ke,
+        dt=dt,
+        steps=n_steps,
+    )
     t = np.arange(out.shape[0]) * out_every * dt
     series = {"t": t, "crank_angle": omega * t}
     series.update({name: out[:, c] for c, name in enumerate(OUT_COLUMNS)})
