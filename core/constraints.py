@@ -36,15 +36,18 @@ def body_point(q, rot, body, sx, sy):
 
     Returns ``(px, py, bx, by)``; for the ground ``(sx, sy, 0, 0)``. Note ``A s = (by, -bx)``.
     """
-    # single exit: an early return in an inlined kernel keeps numba from pruning the
-    # reference counting of its array arguments, which costs more than the arithmetic
+    # Read the arrays unconditionally (the ground reads body 0 and discards it): numba drops
+    # an array's reference after its last use, and a last use inside a branch leaves an
+    # atomic incref/decref pair that its reference-count pruning cannot remove - in the
+    # RHS those pairs cost more than the arithmetic.
+    g = max(body, 0)
+    c, s = rot[g, 0], rot[g, 1]
+    x, y = q[3 * g], q[3 * g + 1]
     px, py, bx, by = sx, sy, 0.0, 0.0
     if body >= 0:
-        c = rot[body, 0]
-        s = rot[body, 1]
         ax = c * sx - s * sy
         ay = s * sx + c * sy
-        px, py, bx, by = q[3 * body] + ax, q[3 * body + 1] + ay, -ay, ax
+        px, py, bx, by = x + ax, y + ay, -ay, ax
     return px, py, bx, by
 
 
@@ -54,22 +57,23 @@ def constraint_values_rot(q, rot, t, joint_int, joint_par, phi):
     row = 0
     for k in range(joint_int.shape[0]):
         kind, bi, bj = joint_int[k, 0], joint_int[k, 1], joint_int[k, 2]
-        p = joint_par[k]
         if kind == REVOLUTE:
-            xi, yi, _, _ = body_point(q, rot, bi, p[0], p[1])
-            xj, yj, _, _ = body_point(q, rot, bj, p[2], p[3])
-            phi[row] = xi - xj - p[4]
-            phi[row + 1] = yi - yj - p[5]
+            xi, yi, _, _ = body_point(q, rot, bi, joint_par[k, 0], joint_par[k, 1])
+            xj, yj, _, _ = body_point(q, rot, bj, joint_par[k, 2], joint_par[k, 3])
+            phi[row] = xi - xj - joint_par[k, 4]
+            phi[row + 1] = yi - yj - joint_par[k, 5]
         elif kind == TRANSLATIONAL:
-            xi, yi, _, _ = body_point(q, rot, bi, p[0], p[1])
-            phi[row] = -p[5] * (xi - p[2]) + p[4] * (yi - p[3])
-            phi[row + 1] = q[3 * bi + 2] - p[6]
+            xi, yi, _, _ = body_point(q, rot, bi, joint_par[k, 0], joint_par[k, 1])
+            phi[row] = -joint_par[k, 5] * (xi - joint_par[k, 2]) + joint_par[k, 4] * (
+                yi - joint_par[k, 3]
+            )
+            phi[row + 1] = q[3 * bi + 2] - joint_par[k, 6]
         elif kind == FIXED:
-            phi[row] = q[3 * bi] - p[0]
-            phi[row + 1] = q[3 * bi + 1] - p[1]
-            phi[row + 2] = q[3 * bi + 2] - p[2]
+            phi[row] = q[3 * bi] - joint_par[k, 0]
+            phi[row + 1] = q[3 * bi + 1] - joint_par[k, 1]
+            phi[row + 2] = q[3 * bi + 2] - joint_par[k, 2]
         else:  # DRIVER
-            phi[row] = q[3 * bi + 2] - p[1] - p[0] * t
+            phi[row] = q[3 * bi + 2] - joint_par[k, 1] - joint_par[k, 0] * t
         row += 1 if kind == DRIVER else (3 if kind == FIXED else 2)
 
 
@@ -86,11 +90,12 @@ def constraint_rows(q, v, rot, joint_int, joint_par, row_body, row_coef, gamma, 
     """Fill the row blocks of ``Phi_q``, ``gamma`` and ``phi_t`` in one pass over the joints."""
     row = 0
     for k in range(joint_int.shape[0]):
+        # joint_par[k, i], not a row view p = joint_par[k]: each view is one more atomic
+        # reference-count pair per joint and evaluation (see body_point)
         kind, bi, bj = joint_int[k, 0], joint_int[k, 1], joint_int[k, 2]
-        p = joint_par[k]
         if kind == REVOLUTE:
-            _, _, bxi, byi = body_point(q, rot, bi, p[0], p[1])
-            _, _, bxj, byj = body_point(q, rot, bj, p[2], p[3])
+            _, _, bxi, byi = body_point(q, rot, bi, joint_par[k, 0], joint_par[k, 1])
+            _, _, bxj, byj = body_point(q, rot, bj, joint_par[k, 2], joint_par[k, 3])
             _set_row(row_body, row_coef, row, bi, 1.0, 0.0, bxi, bj, -1.0, 0.0, -bxj)
             _set_row(row_body, row_coef, row + 1, bi, 0.0, 1.0, byi, bj, 0.0, -1.0, -byj)
             # d2/dt2 (A s) = B s phi'' - A s phi'^2: the centripetal part moves to gamma
@@ -101,8 +106,8 @@ def constraint_rows(q, v, rot, joint_int, joint_par, row_body, row_coef, gamma, 
             phi_t[row] = 0.0
             phi_t[row + 1] = 0.0
         elif kind == TRANSLATIONAL:
-            _, _, bx, by = body_point(q, rot, bi, p[0], p[1])
-            nx, ny = -p[5], p[4]
+            _, _, bx, by = body_point(q, rot, bi, joint_par[k, 0], joint_par[k, 1])
+            nx, ny = -joint_par[k, 5], joint_par[k, 4]
             _set_row(row_body, row_coef, row, bi, nx, ny, nx * bx + ny * by, -1, 0.0, 0.0, 0.0)
             _set_row(row_body, row_coef, row + 1, bi, 0.0, 0.0, 1.0, -1, 0.0, 0.0, 0.0)
             gamma[row] = (nx * by - ny * bx) * v[3 * bi + 2] ** 2
@@ -118,7 +123,7 @@ def constraint_rows(q, v, rot, joint_int, joint_par, row_body, row_coef, gamma, 
         else:  # DRIVER, constant speed
             _set_row(row_body, row_coef, row, bi, 0.0, 0.0, 1.0, -1, 0.0, 0.0, 0.0)
             gamma[row] = 0.0
-            phi_t[row] = -p[0]
+            phi_t[row] = -joint_par[k, 0]
         row += 1 if kind == DRIVER else (3 if kind == FIXED else 2)
 
 

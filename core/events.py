@@ -23,7 +23,7 @@ def penetration(y, n, model, rot, k):
     """Penetration [m] and its rate [m/s] of clearance joint ``k`` in state ``y``."""
     q = y[:n]
     rotations(q, rot)
-    out = clearance_kinematics(q, y[n : 2 * n], rot, model[4][k, 0], model[4][k, 1], model[5][k])
+    out = clearance_kinematics(q, y[n : 2 * n], rot, model[4][k, 0], model[4][k, 1], model[5], k)
     return out[4], out[5]
 
 

@@ -45,20 +45,28 @@ N_DIAG = 8
 @kernel(inline="always")
 def _apply(Q, body, px, py, fx, fy, q):
     """Add force ``(fx, fy)`` acting at global point ``(px, py)`` to body ``body``."""
-    if body >= 0:  # the ground takes it
-        Q[3 * body] += fx
-        Q[3 * body + 1] += fy
-        Q[3 * body + 2] += (px - q[3 * body]) * fy - (py - q[3 * body + 1]) * fx
+    # Unconditional read-modify-write (the ground rewrites body 0's entries unchanged): a
+    # last use of an array inside a branch keeps an atomic reference-count pair alive (see
+    # constraints.body_point).
+    g = max(body, 0)
+    ground = body < 0
+    x, y = q[3 * g], q[3 * g + 1]
+    q0, q1, q2 = Q[3 * g], Q[3 * g + 1], Q[3 * g + 2]
+    Q[3 * g] = q0 if ground else q0 + fx
+    Q[3 * g + 1] = q1 if ground else q1 + fy
+    Q[3 * g + 2] = q2 if ground else q2 + ((px - x) * fy - (py - y) * fx)
 
 
 @kernel(inline="always")
 def _point_velocity(q, v, body, px, py):
     """Velocity of the material point of ``body`` now at global ``(px, py)``."""
+    g = max(body, 0)  # unconditional reads, see _apply
+    w, vbx, vby = v[3 * g + 2], v[3 * g], v[3 * g + 1]
+    x, y = q[3 * g], q[3 * g + 1]
     vx, vy = 0.0, 0.0
     if body >= 0:
-        w = v[3 * body + 2]
-        vx = v[3 * body] - w * (py - q[3 * body + 1])
-        vy = v[3 * body + 1] + w * (px - q[3 * body])
+        vx = vbx - w * (py - y)
+        vy = vby + w * (px - x)
     return vx, vy
 
 
@@ -72,26 +80,27 @@ def applied_forces(q, v, rot, mass, gravity, load_int, load_par, Q):
         Q[3 * b + 2] = 0.0
     dissipation = 0.0
     for k in range(load_int.shape[0]):
+        # load_par[k, i], not a row view: each view is one more atomic reference-count
+        # pair per load and evaluation (see constraints.body_point)
         kind, bi, bj = load_int[k, 0], load_int[k, 1], load_int[k, 2]
-        p = load_par[k]
         if kind == TORQUE:
-            Q[3 * bi + 2] += p[0]
+            Q[3 * bi + 2] += load_par[k, 0]
         elif kind == POINT_FORCE:
-            px, py, _, _ = body_point(q, rot, bi, p[0], p[1])
-            _apply(Q, bi, px, py, p[2], p[3], q)
+            px, py, _, _ = body_point(q, rot, bi, load_par[k, 0], load_par[k, 1])
+            _apply(Q, bi, px, py, load_par[k, 2], load_par[k, 3], q)
         elif kind == SPRING:
-            xi, yi, _, _ = body_point(q, rot, bi, p[0], p[1])
-            xj, yj, _, _ = body_point(q, rot, bj, p[2], p[3])
+            xi, yi, _, _ = body_point(q, rot, bi, load_par[k, 0], load_par[k, 1])
+            xj, yj, _, _ = body_point(q, rot, bj, load_par[k, 2], load_par[k, 3])
             dx, dy = xj - xi, yj - yi
             length = math.sqrt(dx * dx + dy * dy)
             ux, uy = dx / length, dy / length
             vix, viy = _point_velocity(q, v, bi, xi, yi)
             vjx, vjy = _point_velocity(q, v, bj, xj, yj)
             rate = ux * (vjx - vix) + uy * (vjy - viy)
-            f = p[4] * (length - p[6]) + p[5] * rate
+            f = load_par[k, 4] * (length - load_par[k, 6]) + load_par[k, 5] * rate
             _apply(Q, bi, xi, yi, f * ux, f * uy, q)
             _apply(Q, bj, xj, yj, -f * ux, -f * uy, q)
-            dissipation += p[5] * rate * rate
+            dissipation += load_par[k, 5] * rate * rate
     return dissipation
 
 
@@ -110,25 +119,25 @@ def spring_energy(q, rot, load_int, load_par):
 
 
 @kernel(inline="always")
-def clearance_kinematics(q, v, rot, bearing, journal, c):
-    """Eccentricity, penetration and contact-point velocities of one clearance joint.
+def clearance_kinematics(q, v, rot, bearing, journal, clear_par, k):
+    """Eccentricity, penetration and contact-point velocities of clearance joint ``k``.
 
     Returns ``(ex, ey, nx, ny, delta, delta_dot, vt, qbx, qby, qjx, qjy)``: ``e = r_J - r_B``
     [m], ``n = e/|e|``, ``delta = |e| - c`` [m], its rate [m/s], the tangential slip
     ``vt = (v_QJ - v_QB) . t`` with ``t = (-ny, nx)`` [m/s] (including the bodies' rotation),
     and the contact points Q_B, Q_J [m].
     """
-    bx, by, _, _ = body_point(q, rot, bearing, c[CP_SBX], c[CP_SBY])
-    jx, jy, _, _ = body_point(q, rot, journal, c[CP_SJX], c[CP_SJY])
+    bx, by, _, _ = body_point(q, rot, bearing, clear_par[k, CP_SBX], clear_par[k, CP_SBY])
+    jx, jy, _, _ = body_point(q, rot, journal, clear_par[k, CP_SJX], clear_par[k, CP_SJY])
     ex, ey = jx - bx, jy - by
     dist = math.sqrt(ex * ex + ey * ey)
     if dist > 1e-300:
         nx, ny = ex / dist, ey / dist
     else:  # journal exactly centred: the direction is irrelevant, the force is zero
         nx, ny = 1.0, 0.0
-    delta = dist - (c[CP_RB] - c[CP_RJ])
-    qbx, qby = bx + c[CP_RB] * nx, by + c[CP_RB] * ny
-    qjx, qjy = jx + c[CP_RJ] * nx, jy + c[CP_RJ] * ny
+    delta = dist - (clear_par[k, CP_RB] - clear_par[k, CP_RJ])
+    qbx, qby = bx + clear_par[k, CP_RB] * nx, by + clear_par[k, CP_RB] * ny
+    qjx, qjy = jx + clear_par[k, CP_RJ] * nx, jy + clear_par[k, CP_RJ] * ny
     vbx, vby = _point_velocity(q, v, bearing, qbx, qby)
     vjx, vjy = _point_velocity(q, v, journal, qjx, qjy)
     rx, ry = vjx - vbx, vjy - vby
@@ -149,27 +158,35 @@ def clearance_forces(q, v, rot, clear_int, clear_par, in_contact, approach_veloc
     damping_power = 0.0
     friction_power = 0.0
     for k in range(clear_int.shape[0]):
-        c = clear_par[k]
+        # clear_par[k, i] and diag[k, i] rather than row views (see applied_forces)
         bearing, journal = clear_int[k, 0], clear_int[k, 1]
         ex, ey, nx, ny, delta, ddot, vt, qbx, qby, qjx, qjy = clearance_kinematics(
-            q, v, rot, bearing, journal, c
+            q, v, rot, bearing, journal, clear_par, k
         )
         fn = 0.0
         fel = 0.0
         ft = 0.0
         if in_contact[k] and delta > 0.0:
             fn, fel = normal_force(
-                int(c[CP_SHAPE]),
-                c[CP_K],
-                c[CP_EXP],
-                c[CP_CHI],
-                c[CP_CMAX],
-                c[CP_DEPTH],
+                int(clear_par[k, CP_SHAPE]),
+                clear_par[k, CP_K],
+                clear_par[k, CP_EXP],
+                clear_par[k, CP_CHI],
+                clear_par[k, CP_CMAX],
+                clear_par[k, CP_DEPTH],
                 delta,
                 ddot,
                 approach_velocity[k],
             )
-            ft = friction_force(int(c[CP_FKIND]), c[CP_MU], c[CP_V0], c[CP_V1], c[CP_MUS], fn, vt)
+            ft = friction_force(
+                int(clear_par[k, CP_FKIND]),
+                clear_par[k, CP_MU],
+                clear_par[k, CP_V0],
+                clear_par[k, CP_V1],
+                clear_par[k, CP_MUS],
+                fn,
+                vt,
+            )
             # on the journal: normal push back towards the bearing centre plus friction
             fx = -fn * nx - ft * ny
             fy = -fn * ny + ft * nx
@@ -177,9 +194,8 @@ def clearance_forces(q, v, rot, clear_int, clear_par, in_contact, approach_veloc
             _apply(Q, bearing, qbx, qby, -fx, -fy, q)
             damping_power += (fn - fel) * ddot
             friction_power -= ft * vt
-        d = diag[k]
-        d[D_DELTA], d[D_DELTA_DOT], d[D_FN], d[D_FT] = delta, ddot, fn, ft
-        d[D_EX], d[D_EY], d[D_VT], d[D_FEL] = ex, ey, vt, fel
+        diag[k, D_DELTA], diag[k, D_DELTA_DOT], diag[k, D_FN], diag[k, D_FT] = delta, ddot, fn, ft
+        diag[k, D_EX], diag[k, D_EY], diag[k, D_VT], diag[k, D_FEL] = ex, ey, vt, fel
     return damping_power, friction_power
 
 

@@ -1,14 +1,16 @@
 """The one place the core meets numba.
 
 Every compiled kernel is declared with :func:`kernel`. It is ``numba.njit(cache=True)``: the
-machine code is cached next to the sources, so only the very first run on a machine pays the
-compile (tens of seconds for the stepping loop; ``gapsweep warmup`` does it on purpose with a
-message). ``GAPSWEEP_NO_JIT=1`` runs the same Python source uncompiled - the same physics,
-about three orders of magnitude slower - for debugging or where numba cannot compile.
+machine code is cached next to the sources (one folder per version of the core sources), so
+only the very first run on a machine pays the compile (minutes for all models on 2 cores;
+``gapsweep warmup`` does it on purpose with a message). ``GAPSWEEP_NO_JIT=1`` runs the same
+Python source uncompiled - the same physics, about three orders of magnitude slower - for
+debugging or where numba cannot compile.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Callable
 from typing import Any
@@ -17,13 +19,39 @@ from .errors import CompileError
 
 JIT_DISABLED = os.environ.get("GAPSWEEP_NO_JIT", "") not in ("", "0")
 
-# The cache lives beside the sources; an install there that is read-only (a system
-# site-packages) caches under the user's cache folder instead of compiling in every process.
 _HERE = os.path.dirname(os.path.abspath(__file__))
-if not os.environ.get("NUMBA_CACHE_DIR") and not os.access(_HERE, os.W_OK):
-    os.environ["NUMBA_CACHE_DIR"] = os.path.join(
-        os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "gapsweep", "numba"
-    )
+
+
+def _sources_digest() -> str:
+    """Hash of every source file of the core.
+
+    numba keys a function's cache on its own file only, but the stepping loop inlines kernels
+    from a dozen modules: after an edit (or an upgrade) elsewhere it would load stale machine
+    code. One cache folder per version of the whole core rules that out.
+    """
+    digest = hashlib.sha256()
+    for root, dirs, files in os.walk(_HERE):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        for name in sorted(files):
+            if name.endswith(".py"):
+                with open(os.path.join(root, name), "rb") as handle:
+                    digest.update(name.encode() + handle.read())
+    return digest.hexdigest()[:16]
+
+
+def _cache_root() -> str:
+    """Beside the sources; under the user's cache folder when that is read-only."""
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        base = os.environ["NUMBA_CACHE_DIR"]
+    elif os.access(_HERE, os.W_OK):
+        base = os.path.join(_HERE, "__pycache__", "numba")
+    else:
+        home = os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache"))
+        base = os.path.join(home, "gapsweep", "numba")
+    return os.path.join(base, _sources_digest())
+
+
+CACHE_ROOT = _cache_root()
 
 try:  # numba is a hard dependency, but an environment without it still gets a clear message
     import numba as _numba
@@ -32,6 +60,8 @@ except ImportError as exc:  # pragma: no cover - exercised only in broken enviro
     _IMPORT_ERROR: Exception | None = exc
 else:
     _IMPORT_ERROR = None
+    # read by numba when each cached kernel is declared, i.e. after this module ran
+    _numba.config.CACHE_DIR = CACHE_ROOT
 
 
 def kernel(func: Callable[..., Any] | None = None, **options: Any) -> Any:
@@ -63,17 +93,11 @@ def set_threads(n: int) -> None:
 
 
 def kernels_cached() -> bool:
-    """True when the stepping loop's compiled code is already cached on this machine."""
+    """True when the stepping loop's compiled code is already cached for these sources."""
     if JIT_DISABLED:
         return True
-    cache_dirs = [os.path.join(_HERE, "__pycache__")]
-    if _numba is not None and _numba.config.CACHE_DIR:
-        cache_dirs.append(_numba.config.CACHE_DIR)
-    for folder in cache_dirs:
-        if os.path.isdir(folder) and any(
-            name.startswith("stepping.integrate_batch") and name.endswith(".nbi")
-            for name in os.listdir(folder)
-        ):
+    for _, _, files in os.walk(CACHE_ROOT):
+        if any(f.startswith("stepping.integrate_batch") and f.endswith(".nbi") for f in files):
             return True
     return False
 
