@@ -61,6 +61,7 @@ class SliderCrankCase:
     rtol: float = 1e-6
     atol: float = 1e-10  # positions [m]; velocities get atol / 1e-3 s
     max_step: float = math.inf  # [s]
+    contact_max_step: float = math.inf  # [s], only while in contact (seed 002)
     initial_step: float = 1e-6  # [s]
     event_location: str = "root"  # root (Illinois on dense output) | bisect (seed 003)
     stabilization: str = "projection"  # projection | baumgarte | none
@@ -85,8 +86,9 @@ class SliderCrankCase:
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready dict of every field."""
         out = dataclasses.asdict(self)
-        if math.isinf(out["max_step"]):
-            out["max_step"] = None
+        for name in ("max_step", "contact_max_step"):
+            if math.isinf(out[name]):
+                out[name] = None
         return out
 
     def overrides(self) -> dict[str, Any]:
@@ -160,6 +162,7 @@ class SliderCrankCase:
             rtol=self.rtol,
             atol=self.atol,
             max_step=self.max_step,
+            contact_max_step=self.contact_max_step,
             initial_step=self.initial_step,
             event_location=self.event_location,
             stabilization=self.stabilization,

@@ -107,6 +107,14 @@ def rhs(t, y, ctx, out):
 
 
 @kernel
+def evaluate(t, y, ctx, out):
+    """:func:`rhs` as a plain call for the paths off the stage loop (events, output samples,
+    peak refinement, the Rosenbrock method): inlining it at every site multiplied the
+    compile time, for no gain where it runs a few times per step."""
+    return rhs(t, y, ctx, out)
+
+
+@kernel
 def error_norm(err, y0, y1, rtol, atol):
     """RMS of the error scaled by ``atol_i + rtol max(|y0_i|, |y1_i|)`` (Hairer's norm)."""
     s = 0.0
@@ -206,14 +214,14 @@ def rosenbrock23_step(t, y, f0, h, n_dynamic, ctx, k, ystage, y1, err, w, piv):
         step = 1e-8 * max(abs(y[j]), 1e-5)
         ystage[:] = y
         ystage[j] += step
-        if not rhs(t, ystage, ctx, fd):
+        if not evaluate(t, ystage, ctx, fd):
             return False
         for i in range(ny):
             w[i, j] = -h * d * (fd[i] - f0[i]) / step
     for i in range(ny):
         w[i, i] += 1.0
     tstep = 1e-8 * max(abs(t), 1e-5)
-    if not rhs(t + tstep, y, ctx, fd):
+    if not evaluate(t + tstep, y, ctx, fd):
         return False
     dt = np.empty(ny)
     for i in range(ny):
@@ -229,7 +237,7 @@ def rosenbrock23_step(t, y, f0, h, n_dynamic, ctx, k, ystage, y1, err, w, piv):
     _lu_solve(w, piv, k1)
     for i in range(ny):
         ystage[i] = y[i] + 0.5 * h * k1[i]
-    if not rhs(t + 0.5 * h, ystage, ctx, f1):
+    if not evaluate(t + 0.5 * h, ystage, ctx, f1):
         return False
     for i in range(ny):
         k2[i] = f1[i] - k1[i]
@@ -237,7 +245,7 @@ def rosenbrock23_step(t, y, f0, h, n_dynamic, ctx, k, ystage, y1, err, w, piv):
     for i in range(ny):
         k2[i] += k1[i]
         y1[i] = y[i] + h * k2[i]
-    if not rhs(t + h, y1, ctx, f2):
+    if not evaluate(t + h, y1, ctx, f2):
         return False
     k3 = k[5]
     for i in range(ny):

@@ -10,7 +10,7 @@ import numpy as np
 
 from .dynamics import WS_DIAG
 from .forces import D_DELTA, D_FN
-from .integrators import dense_output, rhs
+from .integrators import dense_output, evaluate
 from .jit import kernel
 
 ACCELERATION, CONTACT_FORCE, PENETRATION = 0, 1, 2
@@ -37,7 +37,7 @@ def _value_at(x, steps, ctx, n, probe, quantity, ystage, fst):
         dense_output(ta, ya, fa, tb, yb, fb, ra, x, ystage)
     else:
         dense_output(tb, yb, fb, tc, yc, fc, rb, x, ystage)
-    rhs(x, ystage, ctx, fst)
+    evaluate(x, ystage, ctx, fst)
     return observe(fst, n, probe, ctx[7], quantity)
 
 

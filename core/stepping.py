@@ -36,6 +36,7 @@ from .integrators import (
     dense_output,
     erk_step,
     error_norm,
+    evaluate,
     rhs,
     rosenbrock23_step,
 )
@@ -65,8 +66,9 @@ from .projection import drift, project
     OPT_REFINE,
     OPT_N_OUT,
     OPT_PROBE,
-) = range(20)
-N_OPT = 20
+    OPT_CONTACT_HMAX,
+) = range(21)
+N_OPT = 21
 
 # metrics
 (
@@ -153,7 +155,7 @@ def _step(kind, t, y, f0, h, tableau, ctx, n, k, ystage, y1, err, r5, f1, wmat, 
 @kernel
 def _sample(row, tk, ystage, fst, n, probe, driver_row, in_contact, model, ws, e0, ctx):
     """One row of the uniform output grid from the state ``ystage`` at time ``tk``."""
-    rhs(tk, ystage, ctx, fst)
+    rhs(tk, ystage, ctx, fst)  # inlined: the output grid is ~15 % of all evaluations
     row[S_T] = tk
     if probe >= 0:
         row[S_POS] = ystage[probe]
@@ -232,7 +234,7 @@ def integrate_case(y0, model, opts, method_kind, tableau, order, metrics, series
             in_contact[j] = 1
             approach[j] = dd
     nfev = 1
-    if not rhs(0.0, y, ctx, f0):
+    if not evaluate(0.0, y, ctx, f0):
         metrics[M_T_FAIL] = 0.0
         return FAIL_SINGULAR
     kin, pot, ucon = state_energy(y, n, model, in_contact, ws)
@@ -257,6 +259,9 @@ def integrate_case(y0, model, opts, method_kind, tableau, order, metrics, series
             status = FAIL_MAX_STEPS
             break
         h = min(h, h_max, t_end - t)
+        for j in range(n_clear):  # seed 002's cap inside contact (off: t_end)
+            if in_contact[j]:
+                h = min(h, opts[OPT_CONTACT_HMAX])
         if not have_ts and t + h > t_s:
             h = t_s - t
         if h < h_min:
@@ -413,7 +418,7 @@ def integrate_case(y0, model, opts, method_kind, tableau, order, metrics, series
         # The projection moves y1 by ~1e-9 m: f1 from the step stays accurate to that, so
         # the next step reuses it. A contact event changes the forces: evaluate afresh.
         if event_here:
-            if not rhs(t1, y1, ctx, f1):
+            if not evaluate(t1, y1, ctx, f1):
                 status = FAIL_SINGULAR
                 t = t1
                 break
