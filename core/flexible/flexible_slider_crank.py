@@ -41,16 +41,18 @@ from ..contact_laws import conformal_stiffness, get_contact_law
 from ..errors import InputError, SolverError, require_positive, require_range
 from ..friction_laws import get_friction_law
 from ..result import CaseResult
+from ..templates.slider_crank import FLORES
 from .ancf_beam import AncfBeam, hermite
 from .cantilever import parse_fields
 from .central_difference import banded_cholesky, stable_time_step
 from .flexible_crank_loop import METRICS, OUT_COLUMNS, crank_loop
 from .statics import solve_static
 
-CRANK_LENGTH = 0.05  # m
-ROD_LENGTH = 0.12  # m
-ROD_MASS = 0.21  # kg
-SLIDER_MASS = 0.14  # kg
+# the reference mechanism's links and masses (design.md 1.3), shared with the rigid template
+CRANK_LENGTH = FLORES.crank_length  # m
+ROD_LENGTH = FLORES.rod_length  # m
+ROD_MASS = FLORES.rod_mass  # kg
+SLIDER_MASS = FLORES.slider_mass  # kg
 BEARING_RADIUS = 0.01  # m
 STEEL_DENSITY = 7850.0  # kg/m^3
 STEEL_MODULUS = 207e9  # Pa
