@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-from .assembly import DRIVER, FIXED, REVOLUTE, ROWS, TRANSLATIONAL
+from .assembly import DRIVER, FIXED, REVOLUTE, TRANSLATIONAL
 from .jit import kernel
 
 
@@ -128,11 +128,6 @@ def constraint_rows(q, v, rot, joint_int, joint_par, row_body, row_coef, gamma, 
 
 
 # ---- dense forms for the analyses (kinematics, statics, linearisation) --------------------
-
-
-def n_rows(joint_int: np.ndarray) -> int:
-    """Number of constraint equations of a joint table."""
-    return sum(ROWS[int(kind)] for kind in joint_int[:, 0])
 
 
 @kernel

@@ -184,8 +184,3 @@ def _spectral(job: Job, result: CaseResult) -> dict[str, float]:
         return spectral_metrics(result, rotation_hz, job.options.t_steady)
     except InputError:  # e.g. n_output = 2: no spectrum, the case itself is fine
         return dict.fromkeys(SPECTRAL_METRICS, math.nan)
-
-
-def with_ideal(case: SliderCrankCase) -> SliderCrankCase:
-    """The same case with the clearance joint ideal (the baseline)."""
-    return replace(case, ideal=True)
