@@ -40,8 +40,8 @@ def state_energy(y, n, model, in_contact, ws):
 
 
 @kernel
-def balance_residual(y, n, model, in_contact, ws, e0):
-    """``T + V + U + E_damping + E_friction - W_driver - e0`` [J] at state ``y``."""
-    kinetic, potential, contact = state_energy(y, n, model, in_contact, ws)
+def balance_residual(y, n, kinetic, potential, contact, e0):
+    """``T + V + U + E_damping + E_friction - W_driver - e0`` [J] at state ``y``, from the
+    energies :func:`state_energy` gave for it (computed once, used for both records)."""
     dissipated = y[2 * n + AUX_DAMPING] + y[2 * n + AUX_FRICTION]
     return kinetic + potential + contact + dissipated - y[2 * n + AUX_DRIVER_WORK] - e0

@@ -172,7 +172,7 @@ def _sample(row, tk, ystage, fst, n, probe, driver_row, in_contact, model, ws, e
     row[S_DAMPING] = ystage[2 * n + AUX_DAMPING]
     row[S_FRICTION] = ystage[2 * n + AUX_FRICTION]
     row[S_DRIVER_WORK] = ystage[2 * n + AUX_DRIVER_WORK]
-    row[S_RESIDUAL] = balance_residual(ystage, n, model, in_contact, ws, e0)
+    row[S_RESIDUAL] = balance_residual(ystage, n, kin, pot, ucon, e0)
     row[S_DRIFT] = drift(ystage, tk, n, model, ws)
 
 
@@ -354,9 +354,9 @@ def integrate_case(y0, model, opts, method_kind, tableau, order, metrics, series
             metrics[M_PEAK_TORQUE] = max(metrics[M_PEAK_TORQUE], tq)
             if steady:
                 metrics[M_PEAK_TORQUE_S] = max(metrics[M_PEAK_TORQUE_S], tq)
-        kin = state_energy(y1, n, model, in_contact, ws)[0]
+        kin, pot, ucon = state_energy(y1, n, model, in_contact, ws)
         metrics[M_PEAK_KE] = max(metrics[M_PEAK_KE], kin)
-        resid = balance_residual(y1, n, model, in_contact, ws, e0)
+        resid = balance_residual(y1, n, kin, pot, ucon, e0)
         metrics[M_MAX_RESIDUAL] = max(metrics[M_MAX_RESIDUAL], abs(resid))
 
         # --- uniform output grid inside (t, t1], with the contact state of this step ----
