@@ -93,8 +93,8 @@ class SliderCrankCase:
 
     def overrides(self) -> dict[str, Any]:
         """Only the fields that differ from the defaults."""
-        base = SliderCrankCase()
-        return {k: v for k, v in self.to_dict().items() if v != base.to_dict()[k]}
+        base = SliderCrankCase().to_dict()
+        return {k: v for k, v in self.to_dict().items() if v != base[k]}
 
     def replace(self, **changes: Any) -> SliderCrankCase:
         case = dataclasses.replace(self, **changes)

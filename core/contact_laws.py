@@ -170,7 +170,7 @@ def normal_force(
     return max(total, 0.0), elastic
 
 
-@kernel
+@kernel(runtime=False)
 def elastic_energy(stiffness: float, exponent: float, delta: float) -> float:
     """Potential energy [J] stored in the elastic part ``K delta^n``: ``K delta^(n+1)/(n+1)``."""
     if delta <= 0.0:

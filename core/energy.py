@@ -12,7 +12,7 @@ from .forces import contact_energy, spring_energy
 from .jit import kernel
 
 
-@kernel
+@kernel(runtime=False)
 def state_energy(y, n, model, in_contact, ws):
     """Kinetic, potential (gravity + springs) and contact energy [J] of state ``y``.
 
@@ -39,7 +39,7 @@ def state_energy(y, n, model, in_contact, ws):
     return kinetic, potential, contact_energy(clear_par, in_contact, ws[WS_DIAG])
 
 
-@kernel
+@kernel(runtime=False)
 def balance_residual(y, n, kinetic, potential, contact, e0):
     """``T + V + U + E_damping + E_friction - W_driver - e0`` [J] at state ``y``, from the
     energies :func:`state_energy` gave for it (computed once, used for both records)."""

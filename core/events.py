@@ -18,7 +18,7 @@ from .jit import kernel
 ONSET, EXIT, NONE = 1, -1, 0
 
 
-@kernel
+@kernel(runtime=False)
 def penetration(y, n, model, rot, k):
     """Penetration [m] and its rate [m/s] of clearance joint ``k`` in state ``y``."""
     q = y[:n]
@@ -27,7 +27,7 @@ def penetration(y, n, model, rot, k):
     return out[4], out[5]
 
 
-@kernel
+@kernel(runtime=False)
 def find_event(t0, y0, f0, t1, y1, f1, r5, n, model, in_contact, eps_onset, rot, ystage):
     """Earliest contact event inside the step ``[t0, t1]``.
 
@@ -60,7 +60,7 @@ def find_event(t0, y0, f0, t1, y1, f1, r5, n, model, in_contact, eps_onset, rot,
     return best_joint, best_kind, best_lo, best_hi
 
 
-@kernel
+@kernel(runtime=False)
 def locate_event(t0, y0, f0, t1, y1, f1, r5, lo, hi, n, model, joint, target, rot, ystage):
     """Time in ``[lo, hi]`` where ``delta = target`` on the dense output (Illinois)."""
     dense_output(t0, y0, f0, t1, y1, f1, r5, lo, ystage)

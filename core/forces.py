@@ -104,7 +104,7 @@ def applied_forces(q, v, rot, mass, gravity, load_int, load_par, Q):
     return dissipation
 
 
-@kernel
+@kernel(runtime=False)
 def spring_energy(q, rot, load_int, load_par):
     """Elastic energy [J] stored in the springs."""
     energy = 0.0
@@ -199,7 +199,7 @@ def clearance_forces(q, v, rot, clear_int, clear_par, in_contact, approach_veloc
     return damping_power, friction_power
 
 
-@kernel
+@kernel(runtime=False)
 def contact_energy(clear_par, in_contact, diag):
     """Elastic energy [J] stored in the contacts described by ``diag``."""
     energy = 0.0

@@ -106,7 +106,7 @@ def rhs(t, y, ctx, out):
     return derivative(t, y, model, in_contact, approach, alpha, beta, probe, inv_mass, ws, out)
 
 
-@kernel
+@kernel(runtime=False)
 def evaluate(t, y, ctx, out):
     """:func:`rhs` as a plain call for the paths off the stage loop (events, output samples,
     peak refinement, the Rosenbrock method): inlining it at every site multiplied the
@@ -114,7 +114,7 @@ def evaluate(t, y, ctx, out):
     return rhs(t, y, ctx, out)
 
 
-@kernel
+@kernel(runtime=False)
 def error_norm(err, y0, y1, rtol, atol):
     """RMS of the error scaled by ``atol_i + rtol max(|y0_i|, |y1_i|)`` (Hairer's norm)."""
     s = 0.0
@@ -124,7 +124,7 @@ def error_norm(err, y0, y1, rtol, atol):
     return np.sqrt(s / err.shape[0])
 
 
-@kernel
+@kernel(runtime=False)
 def erk_step(t, y, f0, h, tableau, ctx, k, ystage, y1, err, r5):
     """One explicit embedded RK step; ``tableau = (a, b, e, c, dense)``, ``k[s, ny]`` stage
     derivatives with ``k[0] = f0``.
@@ -135,7 +135,8 @@ def erk_step(t, y, f0, h, tableau, ctx, k, ystage, y1, err, r5):
     a, b, e, c, dense = tableau
     s = b.shape[0]
     ny = y.shape[0]
-    k[0, :] = f0
+    for j in range(ny):  # element-wise: a slice copy may allocate (no NRT here)
+        k[0, j] = f0[j]
     for i in range(1, s):
         for j in range(ny):
             acc = 0.0
@@ -158,7 +159,7 @@ def erk_step(t, y, f0, h, tableau, ctx, k, ystage, y1, err, r5):
     return True
 
 
-@kernel
+@kernel(runtime=False)
 def _lu_factor(a, piv):
     n = a.shape[0]
     for j in range(n):
@@ -179,7 +180,7 @@ def _lu_factor(a, piv):
     return True
 
 
-@kernel
+@kernel(runtime=False)
 def _lu_solve(a, piv, b):
     n = a.shape[0]
     for j in range(n):
@@ -195,9 +196,9 @@ def _lu_solve(a, piv, b):
         b[i] /= a[i, i]
 
 
-@kernel
+@kernel(runtime=False)
 def rosenbrock23_step(t, y, f0, h, n_dynamic, ctx, k, ystage, y1, err, w, piv):
-    """One step of the L-stable Rosenbrock 2(3) pair of ode23s; ``k[3+, ny]`` scratch.
+    """One step of the L-stable Rosenbrock 2(3) pair of ode23s; ``k[3:7, ny]`` scratch.
 
     The Jacobian is taken by forward differences over the ``n_dynamic`` first states (the
     quadratures that follow them do not feed back). Writes ``y1``, ``err`` and
@@ -212,7 +213,8 @@ def rosenbrock23_step(t, y, f0, h, n_dynamic, ctx, k, ystage, y1, err, w, piv):
             w[i, j] = 0.0
     for j in range(n_dynamic):
         step = 1e-8 * max(abs(y[j]), 1e-5)
-        ystage[:] = y
+        for i in range(ny):
+            ystage[i] = y[i]
         ystage[j] += step
         if not evaluate(t, ystage, ctx, fd):
             return False
@@ -223,7 +225,7 @@ def rosenbrock23_step(t, y, f0, h, n_dynamic, ctx, k, ystage, y1, err, w, piv):
     tstep = 1e-8 * max(abs(t), 1e-5)
     if not evaluate(t + tstep, y, ctx, fd):
         return False
-    dt = np.empty(ny)
+    dt = k[6]
     for i in range(ny):
         dt[i] = h * d * (fd[i] - f0[i]) / tstep
     if not _lu_factor(w, piv):
@@ -256,7 +258,7 @@ def rosenbrock23_step(t, y, f0, h, n_dynamic, ctx, k, ystage, y1, err, w, piv):
     return True
 
 
-@kernel
+@kernel(runtime=False)
 def dense_output(t0, y0, f0, t1, y1, f1, r5, t, out):
     """The state at ``t`` inside the step ``[t0, t1]``.
 

@@ -64,8 +64,16 @@ else:
     _numba.config.CACHE_DIR = CACHE_ROOT
 
 
-def kernel(func: Callable[..., Any] | None = None, **options: Any) -> Any:
-    """Decorate a numeric function as a compiled, cached kernel (or leave it as Python)."""
+def kernel(
+    func: Callable[..., Any] | None = None, *, runtime: bool = True, **options: Any
+) -> Any:
+    """Decorate a numeric function as a compiled, cached kernel (or leave it as Python).
+
+    ``runtime=False`` compiles it without numba's runtime: it may not allocate (numba
+    refuses to compile it if it does), and in exchange the arrays it touches are not
+    reference-counted. Those atomic increments were a fifth of the stepping loop's time,
+    so every kernel of the loop works on buffers its caller allocated.
+    """
 
     def wrap(f: Callable[..., Any]) -> Any:
         if JIT_DISABLED:
@@ -76,6 +84,8 @@ def kernel(func: Callable[..., Any] | None = None, **options: Any) -> Any:
                 "or set GAPSWEEP_NO_JIT=1 to run the kernels uncompiled (very slow)"
             )
         opts = {"cache": True, "nogil": True}
+        if not runtime:
+            opts["_nrt"] = False
         opts.update(options)
         return _numba.njit(**opts)(f)
 

@@ -6,8 +6,6 @@ RHS on the dense output - a few hundred extra evaluations per case.
 
 from __future__ import annotations
 
-import numpy as np
-
 from .dynamics import WS_DIAG
 from .forces import D_DELTA, D_FN
 from .integrators import dense_output, evaluate
@@ -18,7 +16,7 @@ GOLDEN = 0.6180339887498949
 ITERATIONS = 16  # bracket 0.618^16 = 5e-4 of two steps: the peak's error is its square
 
 
-@kernel
+@kernel(runtime=False)
 def observe(f, n, probe, ws, quantity):
     """The refined quantities after an evaluation: |probe acceleration|, max Fn, max delta."""
     if quantity == ACCELERATION:
@@ -30,7 +28,7 @@ def observe(f, n, probe, ws, quantity):
     return best
 
 
-@kernel
+@kernel(runtime=False)
 def _value_at(x, steps, ctx, n, probe, quantity, ystage, fst):
     (ta, ya, fa, ra), (tb, yb, fb, rb), (tc, yc, fc) = steps
     if x <= tb:
@@ -41,7 +39,7 @@ def _value_at(x, steps, ctx, n, probe, quantity, ystage, fst):
     return observe(fst, n, probe, ctx[7], quantity)
 
 
-@kernel
+@kernel(runtime=False)
 def refine_peak(steps, lo, quantity, ctx, n, probe, ystage, fst):
     """Maximum of ``quantity`` on ``[max(t_a, lo), t_c]`` around the step end ``t_b``.
 
@@ -50,20 +48,16 @@ def refine_peak(steps, lo, quantity, ctx, n, probe, ystage, fst):
     """
     x0 = max(steps[0][0], lo)
     x3 = steps[2][0]
-    pts = np.array([x3 - GOLDEN * (x3 - x0), x0 + GOLDEN * (x3 - x0)])
-    vals = np.zeros(2)
-    for j in range(2):
-        vals[j] = _value_at(pts[j], steps, ctx, n, probe, quantity, ystage, fst)
+    p0, p1 = x3 - GOLDEN * (x3 - x0), x0 + GOLDEN * (x3 - x0)  # the two inner points
+    v0 = _value_at(p0, steps, ctx, n, probe, quantity, ystage, fst)
+    v1 = _value_at(p1, steps, ctx, n, probe, quantity, ystage, fst)
     for _ in range(ITERATIONS):
-        if vals[0] > vals[1]:
-            x3 = pts[1]
-            pts[1], vals[1] = pts[0], vals[0]
-            pts[0] = x3 - GOLDEN * (x3 - x0)
-            j = 0
+        if v0 > v1:
+            x3, p1, v1 = p1, p0, v0
+            p0 = x3 - GOLDEN * (x3 - x0)
+            v0 = _value_at(p0, steps, ctx, n, probe, quantity, ystage, fst)
         else:
-            x0 = pts[0]
-            pts[0], vals[0] = pts[1], vals[1]
-            pts[1] = x0 + GOLDEN * (x3 - x0)
-            j = 1
-        vals[j] = _value_at(pts[j], steps, ctx, n, probe, quantity, ystage, fst)
-    return max(vals[0], vals[1]), ITERATIONS + 2
+            x0, p0, v0 = p0, p1, v1
+            p1 = x0 + GOLDEN * (x3 - x0)
+            v1 = _value_at(p1, steps, ctx, n, probe, quantity, ystage, fst)
+    return max(v0, v1), ITERATIONS + 2

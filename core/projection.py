@@ -31,7 +31,7 @@ from .dynamics import (
 from .jit import kernel
 
 
-@kernel
+@kernel(runtime=False)
 def drift(y, t, n, model, ws):
     """Largest constraint violation |Phi| [m or rad] at ``(t, y)``."""
     phi, rot = ws[WS_PHI], ws[WS_ROT]
@@ -44,7 +44,7 @@ def drift(y, t, n, model, ws):
     return worst
 
 
-@kernel
+@kernel(runtime=False)
 def project(y, t, n, model, inv_mass, ws, tol):
     """Project ``y = [q, v, ...]`` in place onto the constraint manifold at time ``t``.
 

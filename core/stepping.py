@@ -135,7 +135,14 @@ STATUS_TEXT = (
 )
 
 
-@kernel
+@kernel(inline="always")
+def _copy(dst, src):
+    """``dst[:] = src`` without the temporary numba's slice copy may allocate."""
+    for i in range(dst.shape[0]):
+        dst[i] = src[i]
+
+
+@kernel(runtime=False)
 def _step(kind, t, y, f0, h, tableau, ctx, n, k, ystage, y1, err, r5, f1, wmat, piv):
     """One step of the chosen method; fills ``y1``, ``err``, ``r5`` and ``f1 = f(t+h, y1)``.
 
@@ -144,15 +151,15 @@ def _step(kind, t, y, f0, h, tableau, ctx, n, k, ystage, y1, err, r5, f1, wmat, 
     if kind == KIND_EXPLICIT:
         good = erk_step(t, y, f0, h, tableau, ctx, k, ystage, y1, err, r5)
         s = tableau[1].shape[0]
-        f1[:] = k[s - 1]
+        _copy(f1, k[s - 1])
         return good, s - 1
     good = rosenbrock23_step(t, y, f0, h, 2 * n, ctx, k, ystage, y1, err, wmat, piv)
     r5[:] = 0.0
-    f1[:] = k[2]
+    _copy(f1, k[2])
     return good, 2 * n + 3
 
 
-@kernel
+@kernel(runtime=False)
 def _sample(row, tk, ystage, fst, n, probe, driver_row, in_contact, model, ws, e0, ctx):
     """One row of the uniform output grid from the state ``ystage`` at time ``tk``."""
     rhs(tk, ystage, ctx, fst)  # inlined: the output grid is ~15 % of all evaluations
@@ -180,16 +187,49 @@ def _sample(row, tk, ystage, fst, n, probe, driver_row, in_contact, model, ws, e
 def integrate_case(y0, model, opts, method_kind, tableau, order, metrics, series, y_end):
     """Integrate one case; fill ``metrics``, ``series`` ``[n_out, N_SER]`` and ``y_end``.
 
-    Returns a status code (``OK`` or one of the ``FAIL_*``).
+    Returns a status code (``OK`` or one of the ``FAIL_*``). Allocates the case's buffers
+    here, once, so that the stepping loop (:func:`_march`) can run without numba's runtime.
     """
-    clear_int, clear_par = model[4], model[5]
     n = 3 * model[6].shape[0]
     ny = y0.shape[0]
     m = 0
     for r in range(model[0].shape[0]):
         kind = model[0][r, 0]
         m += 1 if kind == 3 else (3 if kind == 2 else 2)
-    n_clear = clear_int.shape[0]
+    n_clear = model[4].shape[0]
+    atol = np.empty(ny)
+    for i in range(ny):
+        atol[i] = opts[OPT_ATOL_Q] if i < n else (opts[OPT_ATOL_V] if i < 2 * n else 1e-12)
+    inv_mass = np.empty(n)
+    inverse_mass(model[6], model[7], inv_mass)
+    buffers = (
+        atol,
+        inv_mass,
+        make_workspace(n, m, n_clear),
+        np.zeros(n_clear, dtype=np.int64),  # in contact (0/1) per clearance joint
+        np.zeros(n_clear),  # approach velocity of its current impact
+        np.zeros((max(tableau[1].shape[0], 7), ny)),  # stage derivatives (+ scratch)
+        np.zeros((13, ny)),  # state vectors: ystage, fst, err, y, y1, ... (see _march)
+        np.zeros((3, 3)),  # observed peak quantities at the last three step ends
+        np.zeros((ny, ny)),  # Rosenbrock matrix
+        np.zeros(ny, dtype=np.int64),  # its pivots
+    )
+    # copies: the topology and tableau are shared by the batch, and cases running on other
+    # cores would otherwise share their cache lines
+    model = (model[0].copy(), *model[1:4], model[4].copy(), *model[5:])
+    tableau = (tableau[0].copy(), tableau[1].copy(), tableau[2].copy(), tableau[3].copy(),
+               tableau[4].copy())  # fmt: skip
+    return _march(y0, model, opts, method_kind, tableau, order, metrics, series, y_end, buffers)
+
+
+@kernel(runtime=False)
+def _march(y0, model, opts, method_kind, tableau, order, metrics, series, y_end, buffers):
+    """The stepping loop of :func:`integrate_case`, on the buffers it allocated."""
+    atol, inv_mass, ws, in_contact, approach, k, vec, peaks, wmat, piv = buffers
+    clear_par = model[5]
+    n = inv_mass.shape[0]
+    ny = y0.shape[0]
+    n_clear = in_contact.shape[0]
     t_end, t_s = opts[OPT_T_END], opts[OPT_T_STEADY]
     rtol, h_max, h_min = opts[OPT_RTOL], opts[OPT_HMAX], opts[OPT_HMIN]
     eps_on, eps_ev = opts[OPT_EPS_ONSET], opts[OPT_EPS_EVENT]
@@ -201,29 +241,15 @@ def integrate_case(y0, model, opts, method_kind, tableau, order, metrics, series
     n_out = int(opts[OPT_N_OUT])
     probe = int(opts[OPT_PROBE])
     metrics[:] = 0.0
-
-    atol = np.empty(ny)
-    for i in range(ny):
-        atol[i] = opts[OPT_ATOL_Q] if i < n else (opts[OPT_ATOL_V] if i < 2 * n else 1e-12)
-    inv_mass = np.empty(n)
-    inverse_mass(model[6], model[7], inv_mass)
-    ws = make_workspace(n, m, n_clear)
     rot = ws[WS_ROT]
-    in_contact = np.zeros(n_clear, dtype=np.int64)
-    approach = np.zeros(n_clear)
     ctx = (model, in_contact, approach, opts[OPT_ALPHA], opts[OPT_BETA], probe, inv_mass, ws)
-
-    k = np.zeros((max(tableau[1].shape[0], 6), ny))
-    ystage, fst, err = np.zeros(ny), np.zeros(ny), np.zeros(ny)
-    y, y1 = y0.copy(), np.zeros(ny)
-    f0, f1 = np.zeros(ny), np.zeros(ny)
-    r5 = np.zeros(ny)  # dense-output term of the current step
-    wmat = np.zeros((ny, ny))
-    piv = np.zeros(ny, dtype=np.int64)
+    ystage, fst, err, y, y1, f0, f1 = vec[0], vec[1], vec[2], vec[3], vec[4], vec[5], vec[6]
+    r5 = vec[7]  # dense-output term of the current step
     # the two previous accepted step ends and the step between them, for peak refinement
+    yp2, yp1, fp2, fp1, rp = vec[8], vec[9], vec[10], vec[11], vec[12]
+    xp2, xp1, xc = peaks[0], peaks[1], peaks[2]
+    _copy(y, y0)
     tp2, tp1 = 0.0, 0.0
-    yp2, yp1, fp2, fp1, rp = np.zeros(ny), np.zeros(ny), np.zeros(ny), np.zeros(ny), np.zeros(ny)
-    xp2, xp1, xc = np.zeros(3), np.zeros(3), np.zeros(3)
     ev_p1 = True  # an event at the previous step end (no refinement across it)
     history = 0
 
@@ -240,7 +266,7 @@ def integrate_case(y0, model, opts, method_kind, tableau, order, metrics, series
     kin, pot, ucon = state_energy(y, n, model, in_contact, ws)
     e0 = kin + pot + ucon
     metrics[M_PEAK_KE] = kin
-    _sample(series[0], 0.0, y.copy(), fst, n, probe, driver_row, in_contact, model, ws, e0, ctx)
+    _sample(series[0], 0.0, y, fst, n, probe, driver_row, in_contact, model, ws, e0, ctx)
     nfev += 1
 
     dt_out = t_end / (n_out - 1) if n_out > 1 else t_end
@@ -430,17 +456,17 @@ def integrate_case(y0, model, opts, method_kind, tableau, order, metrics, series
 
         # shift history and advance
         tp2, tp1 = tp1, t1
-        yp2[:] = yp1
-        yp1[:] = y1
-        fp2[:] = fp1
-        fp1[:] = f1
-        rp[:] = r5
-        xp2[:] = xp1
-        xp1[:] = xc
+        _copy(yp2, yp1)
+        _copy(yp1, y1)
+        _copy(fp2, fp1)
+        _copy(fp1, f1)
+        _copy(rp, r5)
+        _copy(xp2, xp1)
+        _copy(xp1, xc)
         ev_p1 = event_here
         history += 1
-        y[:] = y1
-        f0[:] = f1
+        _copy(y, y1)
+        _copy(f0, f1)
         t = t1
         metrics[M_NACCEPT] += 1
         if event_here:
@@ -456,7 +482,7 @@ def integrate_case(y0, model, opts, method_kind, tableau, order, metrics, series
     metrics[M_NFEV] = nfev
     metrics[M_T_REACHED] = t
     metrics[M_T_FAIL] = t if status != OK else -1.0
-    y_end[:] = y
+    _copy(y_end, y)
     return status
 
 
