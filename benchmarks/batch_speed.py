@@ -223,7 +223,8 @@ def rhs_cost_ns(n_calls: int = 1_000_000) -> dict:
     from gapsweep.core.dynamics import N_AUX, derivative, inverse_mass, make_workspace
     from gapsweep.core.simulation import build_mechanism, initial_state
 
-    @numba.njit(cache=True)
+    # compiled like the stepping loop's kernels: without numba's runtime (core/jit.py)
+    @numba.njit(cache=True, _nrt=False)
     def drive(n_calls, y, model, in_contact, approach, probe, inv_mass, ws, dydt):
         acc = 0.0
         for i in range(n_calls):
