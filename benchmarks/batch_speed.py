@@ -247,9 +247,10 @@ def rhs_cost_ns(n_calls: int = 1_000_000) -> dict:
         arr.mass[0],
         arr.inertia[0],
         arr.gravity[0],
+        topo.prescribed,
     )
     inv = np.empty(n)
-    inverse_mass(arr.mass[0], arr.inertia[0], inv)
+    inverse_mass(arr.mass[0], arr.inertia[0], topo.prescribed, inv)
     ws = make_workspace(n, topo.n_constraints, topo.clear_int.shape[0])
     y = np.zeros(2 * n + N_AUX)
     y[: 2 * n] = initial_state(case)

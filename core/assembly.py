@@ -18,6 +18,14 @@ Layouts (``nb`` bodies, state ``q = [x0, y0, phi0, x1, ...]`` of length ``3 nb``
   TORQUE tau; POINT_FORCE s(2), f(2); SPRING s_i(2), s_j(2), k, c, free length
 ``clear_int[k] = (bearing body, journal body)``; ``clear_par[case, k, :]`` indexed by the
 ``CP_*`` constants below.
+
+*Prescribed bodies*: a body held to the ground by a FIXED joint, or by a revolute to the
+ground plus an angle driver (a driven crank), has its motion fixed by these three rows alone.
+The equations of motion eliminate it (:mod:`dynamics`): its acceleration comes from its own
+3 x 3 block and only the other rows enter the Schur complement (4 instead of 7 rows for the
+slider-crank, a third of the RHS cost). For that the joint table puts the prescribing joints
+last, three rows per prescribed body in the order of ``Topology.prescribed``;
+``Topology.joint_slot`` maps the model's joint order to the table's.
 """
 
 from __future__ import annotations
@@ -79,6 +87,8 @@ class Topology:
     clear_int: np.ndarray  # int64 [n_clearance, 2]
     n_constraints: int
     probe: int  # index into q of the output coordinate, -1 if none
+    prescribed: np.ndarray  # int64 [n_prescribed] bodies, their rows last (module docstring)
+    joint_slot: np.ndarray  # int64: row of joint_int of the model's k-th joint (then drivers)
 
     @property
     def n_coordinates(self) -> int:
@@ -92,6 +102,7 @@ class Topology:
             self.load_int.tobytes(),
             self.clear_int.tobytes(),
             self.probe,
+            self.prescribed.tobytes(),
         )
 
 
@@ -171,6 +182,12 @@ def assemble(mech: Mechanism) -> tuple[Topology, CaseArrays]:
             row[:7] = (*ld.point_i, *ld.point_j, ld.stiffness, ld.damping, ld.free_length)
         lpar.append(row)
 
+    prescribed, order = _prescribed_order(jint, len(mech.bodies))
+    jint = [jint[k] for k in order]
+    jpar = [jpar[k] for k in order]
+    joint_slot = np.empty(len(order), dtype=np.int64)
+    joint_slot[np.array(order, dtype=np.int64)] = np.arange(len(order))
+
     cint = [(idx(c.bearing_body), idx(c.journal_body)) for c in clearance]
     cpar = [clearance_parameters(c) for c in clearance]
 
@@ -185,6 +202,8 @@ def assemble(mech: Mechanism) -> tuple[Topology, CaseArrays]:
         clear_int=np.array(cint, dtype=np.int64).reshape(-1, 2),
         n_constraints=sum(ROWS[int(t)] for t in joint_int[:, 0]),
         probe=probe,
+        prescribed=np.array(prescribed, dtype=np.int64),
+        joint_slot=joint_slot,
     )
     arrays = CaseArrays(
         mass=np.array([[b.mass for b in mech.bodies]]),
@@ -195,6 +214,30 @@ def assemble(mech: Mechanism) -> tuple[Topology, CaseArrays]:
         gravity=np.array([mech.gravity], dtype=float),
     )
     return topo, arrays
+
+
+def _prescribed_order(jint: list[tuple[int, int, int]], n_bodies: int) -> tuple[list, list]:
+    """The prescribed bodies and the joint order that puts their joints last.
+
+    A body is prescribed when the joints between it and the ground alone are a FIXED joint,
+    or a revolute plus a driver (three independent rows). Returns ``(bodies, order)``:
+    ``order`` lists the joint indices, free joints first, then per prescribed body its
+    revolute (or fixed) joint and its driver.
+    """
+    grounded: dict[int, list[int]] = {b: [] for b in range(n_bodies)}
+    for k, (_, bi, bj) in enumerate(jint):
+        if bi >= 0 and bj < 0:
+            grounded[bi].append(k)
+        elif bj >= 0 and bi < 0:
+            grounded[bj].append(k)
+    bodies, last = [], []
+    for b, ks in grounded.items():
+        kinds = sorted(jint[k][0] for k in ks)
+        if kinds in ([FIXED], [REVOLUTE, DRIVER]):
+            bodies.append(b)
+            last.extend(sorted(ks, key=lambda k: jint[k][0] == DRIVER))
+    order = [k for k in range(len(jint)) if k not in last] + last
+    return bodies, order
 
 
 def clearance_parameters(cj: ClearanceJoint) -> np.ndarray:

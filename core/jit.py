@@ -64,9 +64,7 @@ else:
     _numba.config.CACHE_DIR = CACHE_ROOT
 
 
-def kernel(
-    func: Callable[..., Any] | None = None, *, runtime: bool = True, **options: Any
-) -> Any:
+def kernel(func: Callable[..., Any] | None = None, *, runtime: bool = True, **options: Any) -> Any:
     """Decorate a numeric function as a compiled, cached kernel (or leave it as Python).
 
     ``runtime=False`` compiles it without numba's runtime: it may not allocate (numba

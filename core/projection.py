@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from .constraints import constraint_rows, constraint_values_rot, rotations
 from .dynamics import (
+    WS_ACC_PRESCRIBED,
     WS_GAMMA,
     WS_LAMBDA,
     WS_N_PATTERN,
@@ -23,6 +24,7 @@ from .dynamics import (
     WS_ROW_COEF,
     WS_SCHUR,
     WS_WEIGHTED,
+    prescribed_solve,
     row_dot,
     schur_solve,
     subtract_transpose,
@@ -48,8 +50,12 @@ def drift(y, t, n, model, ws):
 def project(y, t, n, model, inv_mass, ws, tol):
     """Project ``y = [q, v, ...]`` in place onto the constraint manifold at time ``t``.
 
+    Prescribed bodies (:mod:`assembly`) are projected by their own 3 x 3 blocks, the free
+    bodies by the Schur complement of the free rows, whose right-hand side takes the
+    prescribed bodies' correction (one Newton step of the block-triangular system).
     Returns the drift |Phi| found before the projection, or -1 if it did not converge.
     """
+    prescribed = model[9]
     row_body, row_coef, weighted = ws[WS_ROW_BODY], ws[WS_ROW_COEF], ws[WS_WEIGHTED]
     schur, phi, gamma, phi_t, lam, rot = (
         ws[WS_SCHUR],
@@ -59,6 +65,8 @@ def project(y, t, n, model, inv_mass, ws, tol):
         ws[WS_LAMBDA],
         ws[WS_ROT],
     )
+    pattern, count, shift = ws[WS_PATTERN], ws[WS_N_PATTERN], ws[WS_ACC_PRESCRIBED]
+    m_free = phi.shape[0] - 3 * prescribed.shape[0]
     q = y[:n]
     v = y[n : 2 * n]
     before = -1.0
@@ -75,17 +83,39 @@ def project(y, t, n, model, inv_mass, ws, tol):
             converged = True
             break
         constraint_rows(q, v, rot, model[0], model[1], row_body, row_coef, gamma, phi_t)
-        weigh_rows(row_body, row_coef, inv_mass, weighted)
-        if not schur_solve(row_coef, weighted, schur, phi, ws[WS_PATTERN], ws[WS_N_PATTERN]):
+        if not _correct(row_body, row_coef, weighted, schur, phi, q, inv_mass, prescribed,
+                        pattern, count, m_free, shift):  # fmt: skip
             return -1.0
-        subtract_transpose(row_body, weighted, phi, q)
     if not converged:
         return -1.0
     constraint_rows(q, v, rot, model[0], model[1], row_body, row_coef, gamma, phi_t)
-    weigh_rows(row_body, row_coef, inv_mass, weighted)
     for i in range(lam.shape[0]):
         lam[i] = phi_t[i] + row_dot(row_body, row_coef, i, v)
-    if not schur_solve(row_coef, weighted, schur, lam, ws[WS_PATTERN], ws[WS_N_PATTERN]):
+    if not _correct(row_body, row_coef, weighted, schur, lam, v, inv_mass, prescribed,
+                    pattern, count, m_free, shift):  # fmt: skip
         return -1.0
-    subtract_transpose(row_body, weighted, lam, v)
     return before
+
+
+@kernel(inline="always")
+def _correct(row_body, row_coef, weighted, schur, resid, x, inv_mass, prescribed, pattern,
+             count, m_free, shift):  # fmt: skip
+    """``x -= dx`` with ``Phi_q dx = resid``, ``dx`` smallest in the M metric on the free
+    bodies; the prescribed bodies take their own blocks' solution. False if singular."""
+    for k in range(x.shape[0]):
+        shift[k] = 0.0
+    for kp in range(prescribed.shape[0]):
+        b, r0 = prescribed[kp], m_free + 3 * kp
+        d0, d1, d2 = prescribed_solve(
+            row_body, row_coef, r0, b, resid[r0], resid[r0 + 1], resid[r0 + 2], False
+        )
+        shift[3 * b], shift[3 * b + 1], shift[3 * b + 2] = d0, d1, d2
+    for r in range(m_free):
+        resid[r] -= row_dot(row_body, row_coef, r, shift)
+    weigh_rows(row_body, row_coef, inv_mass, weighted)
+    if not schur_solve(row_coef, weighted, schur, resid, pattern, count, m_free):
+        return False
+    subtract_transpose(row_body, weighted, resid, x, m_free)
+    for k in range(x.shape[0]):
+        x[k] -= shift[k]
+    return True

@@ -67,7 +67,7 @@ def joint_reactions(topo: Topology, arrays: CaseArrays, y: np.ndarray) -> np.nda
     """Lagrange multipliers of the ideal joints at state ``y = [q, v]`` (no contacts)."""
     n, m = topo.n_coordinates, topo.n_constraints
     inv_mass = np.empty(n)
-    inverse_mass(arrays.mass[0], arrays.inertia[0], inv_mass)
+    inverse_mass(arrays.mass[0], arrays.inertia[0], topo.prescribed, inv_mass)
     ws = make_workspace(n, m, 0)
     model = (
         topo.joint_int,
@@ -79,6 +79,7 @@ def joint_reactions(topo: Topology, arrays: CaseArrays, y: np.ndarray) -> np.nda
         arrays.mass[0],
         arrays.inertia[0],
         arrays.gravity[0],
+        topo.prescribed,
     )
     state = np.zeros(2 * n + N_AUX)
     state[: 2 * n] = y[: 2 * n]
@@ -102,7 +103,7 @@ def initial_state(case: SliderCrankCase) -> np.ndarray:
     v = solve_velocities(topo, arrays, q)
     if case.initial == "wall" and not case.ideal:
         # the ideal clearance joint is the revolute appended after the template's joints
-        joint = len(ic_mech.joints)
+        joint = int(topo.joint_slot[len(ic_mech.joints)])
         row = constraint_row(topo, joint)
         reaction = joint_reactions(topo, arrays, np.concatenate([q, v]))[row : row + 2]
         norm = float(np.hypot(*reaction))

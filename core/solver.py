@@ -313,7 +313,7 @@ def _run_group(part, integrator: str, n_threads: int, results: list) -> None:
 def _integrate(y0, topo, arrays, opts, method, metrics, series, y_end, status) -> None:
     integrate_batch(
         y0,
-        (topo.joint_int, topo.load_int, topo.clear_int),
+        (topo.joint_int, topo.load_int, topo.clear_int, topo.prescribed),
         arrays.joint_par,
         arrays.load_par,
         arrays.clear_par,

@@ -201,7 +201,7 @@ def integrate_case(y0, model, opts, method_kind, tableau, order, metrics, series
     for i in range(ny):
         atol[i] = opts[OPT_ATOL_Q] if i < n else (opts[OPT_ATOL_V] if i < 2 * n else 1e-12)
     inv_mass = np.empty(n)
-    inverse_mass(model[6], model[7], inv_mass)
+    inverse_mass(model[6], model[7], model[9], inv_mass)
     buffers = (
         atol,
         inv_mass,
@@ -216,7 +216,7 @@ def integrate_case(y0, model, opts, method_kind, tableau, order, metrics, series
     )
     # copies: the topology and tableau are shared by the batch, and cases running on other
     # cores would otherwise share their cache lines
-    model = (model[0].copy(), *model[1:4], model[4].copy(), *model[5:])
+    model = (model[0].copy(), *model[1:4], model[4].copy(), *model[5:9], model[9].copy())
     tableau = (tableau[0].copy(), tableau[1].copy(), tableau[2].copy(), tableau[3].copy(),
                tableau[4].copy())  # fmt: skip
     return _march(y0, model, opts, method_kind, tableau, order, metrics, series, y_end, buffers)
@@ -493,11 +493,11 @@ def integrate_batch(
 ):  # fmt: skip
     """Integrate ``n_cases`` cases (leading axis of every per-case array) in parallel.
 
-    ``topo = (joint_int, load_int, clear_int)`` is shared, ``tableau = (a, b, e, c, dense)``
-    the method's coefficients. Each case writes only its own rows of ``metrics``,
-    ``series``, ``y_end`` and ``status``.
+    ``topo = (joint_int, load_int, clear_int, prescribed)`` is shared,
+    ``tableau = (a, b, e, c, dense)`` the method's coefficients. Each case writes only its
+    own rows of ``metrics``, ``series``, ``y_end`` and ``status``.
     """
-    joint_int, load_int, clear_int = topo
+    joint_int, load_int, clear_int, prescribed = topo
     for i in prange(y0.shape[0]):
         model = (
             joint_int,
@@ -509,6 +509,7 @@ def integrate_batch(
             mass[i],
             inertia[i],
             gravity[i],
+            prescribed,
         )
         status[i] = integrate_case(
             y0[i], model, opts[i], method_kind, tableau, order, metrics[i], series[i], y_end[i]
