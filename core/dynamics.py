@@ -79,12 +79,10 @@ def make_workspace(n, m, n_clear):
 
 
 @kernel(inline="always")
-def cholesky_solve(a, b, m):
-    """Solve ``a x = b`` in place (``b`` becomes x) for the leading ``m x m`` block of a
-    small SPD ``a`` (lower triangle read and overwritten).
-
-    Returns False when ``a`` is not positive definite (redundant or singular constraints).
-    """
+def cholesky_factor(a, m):
+    """Factor the leading ``m x m`` block of a small SPD ``a`` in place (lower triangle
+    read, ``L`` written there). False when it is not positive definite (redundant or
+    singular constraints)."""
     ok = True
     for j in range(m):
         d = a[j, j]
@@ -100,18 +98,22 @@ def cholesky_solve(a, b, m):
             for k in range(j):
                 s -= a[i, k] * a[j, k]
             a[i, j] = s / d
-    if ok:
-        for i in range(m):
-            s = b[i]
-            for k in range(i):
-                s -= a[i, k] * b[k]
-            b[i] = s / a[i, i]
-        for i in range(m - 1, -1, -1):
-            s = b[i]
-            for k in range(i + 1, m):
-                s -= a[k, i] * b[k]
-            b[i] = s / a[i, i]
     return ok
+
+
+@kernel(inline="always")
+def cholesky_substitute(a, b, m):
+    """Solve ``L L^T x = b`` in place (``b`` becomes x) with ``L`` from :func:`cholesky_factor`."""
+    for i in range(m):
+        s = b[i]
+        for k in range(i):
+            s -= a[i, k] * b[k]
+        b[i] = s / a[i, i]
+    for i in range(m - 1, -1, -1):
+        s = b[i]
+        for k in range(i + 1, m):
+            s -= a[k, i] * b[k]
+        b[i] = s / a[i, i]
 
 
 @kernel(inline="always")
@@ -171,9 +173,9 @@ def _is_prescribed(prescribed, body):
 
 
 @kernel(inline="always")
-def schur_solve(row_coef, weighted, schur, rhs, pattern, count, m_free):
-    """Solve ``(Phi_q M^-1 Phi_q^T) x = rhs`` over the first ``m_free`` rows in place;
-    False if singular."""
+def schur_factor(row_coef, weighted, schur, pattern, count, m_free):
+    """Assemble ``S = Phi_q M^-1 Phi_q^T`` over the first ``m_free`` rows and factor it in
+    place; False if singular."""
     for i in range(m_free):
         for j in range(i + 1):
             schur[i, j] = 0.0
@@ -184,7 +186,7 @@ def schur_solve(row_coef, weighted, schur, rhs, pattern, count, m_free):
             + weighted[i, ci + 1] * row_coef[j, cj + 1]
             + weighted[i, ci + 2] * row_coef[j, cj + 2]
         )
-    return cholesky_solve(schur, rhs, m_free)
+    return cholesky_factor(schur, m_free)
 
 
 @kernel(inline="always")
@@ -291,8 +293,9 @@ def derivative(t, y, model, in_contact, approach_velocity, alpha, beta, probe, i
         g = gamma[r] - row_dot(row_body, row_coef, r, acc_p)
         lam[r] = row_dot(row_body, weighted, r, Q) - g
     # single exit (see constraints.body_point): a singular system leaves dydt untouched
-    ok = schur_solve(row_coef, weighted, schur, lam, pattern, count, m_free)
+    ok = schur_factor(row_coef, weighted, schur, pattern, count, m_free)
     if ok:
+        cholesky_substitute(schur, lam, m_free)
         subtract_transpose(row_body, row_coef, lam, Q, m_free)  # Q - Phi_F^T lambda_F
         for k in range(n):
             dydt[k] = v[k]
