@@ -7,6 +7,7 @@ force). The solver's accepted steps are not uniform: call :func:`resample_unifor
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -89,10 +90,14 @@ def resample_uniform(
     return t_u, np.interp(t_u, t, x)
 
 
+@functools.lru_cache(maxsize=16)
 def _window(name: str, n: int) -> np.ndarray:
-    """The periodic (DFT-even) window, shape (n,): the spectral-analysis form."""
+    """The periodic (DFT-even) window, shape (n,): the spectral-analysis form. Cached (a
+    study takes every case's spectra on the same grid), hence read-only."""
     phase = 2 * np.pi * np.arange(n) / n
-    return sum((-1) ** m * a * np.cos(m * phase) for m, a in enumerate(WINDOW_COEFFICIENTS[name]))
+    w = sum((-1) ** m * a * np.cos(m * phase) for m, a in enumerate(WINDOW_COEFFICIENTS[name]))
+    w.flags.writeable = False
+    return w
 
 
 def _window_lobe(name: str, n: int, theta: float) -> float:

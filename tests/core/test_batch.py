@@ -213,3 +213,21 @@ def test_a_valid_case_with_few_stored_samples_does_not_break_the_batch(mixed_cas
     _assert_same(batch[0], mixed_single[0])
     assert batch[1].ok
     assert math.isnan(batch[1].metrics["dominant_frequency_accel_hz"])
+
+
+def test_initial_state_is_shared_only_where_the_start_cannot_differ():
+    from gapsweep.core.simulation import _initial_state, initial_state
+
+    _initial_state.cache_clear()
+    base = initial_state(_case(initial="wall", clearance_mm=0.05))
+    # contact and solver settings do not move the start: one assembly serves them all
+    same = initial_state(_case(initial="wall", clearance_mm=0.05, stiffness_scale=1.3, rtol=1e-8))
+    assert np.array_equal(base, same)
+    assert _initial_state.cache_info().hits == 1
+    # the clearance and the start angle do (the wall start sits at e = c)
+    for changed in ({"clearance_mm": 0.1}, {"clearance_mm": 0.05, "crank_angle_deg": 30}):
+        other = _case(initial="wall", **changed)
+        assert not np.allclose(initial_state(other), base, rtol=0, atol=1e-9)
+    # each caller gets its own array: the cached one cannot be edited through it
+    base[:] = 0.0
+    assert np.array_equal(initial_state(_case(initial="wall", clearance_mm=0.05)), same)
