@@ -8,8 +8,8 @@ global point.
 Every row of ``Phi_q`` touches at most two bodies, so the equations of motion use it in
 *row-block* form: ``row_body[r] = (a, b)`` and ``row_coef[r] = (3 coefficients on body a's
 x, y, phi, 3 on body b's)``, -1 for no body. :func:`constraint_jacobian` expands the blocks
-into the dense matrix for the analyses that want one. ``rot`` is the ``[nb, 2]`` table of
-each body's ``(cos phi, sin phi)`` (:func:`rotations`), computed once per evaluation.
+into the dense matrix for the analyses that want one. ``rot`` is the ``[nb, 3]`` table of
+each body's ``(cos phi, sin phi, phi)`` (:func:`rotations`), computed once per state.
 """
 
 from __future__ import annotations
@@ -22,12 +22,26 @@ from .assembly import DRIVER, FIXED, REVOLUTE, TRANSLATIONAL
 from .jit import kernel
 
 
+@kernel
+def rotation_table(n_bodies):
+    """An empty table for :func:`rotations`, shape ``[n_bodies, 3]``."""
+    return np.full((n_bodies, 3), np.nan)
+
+
 @kernel(inline="always")
 def rotations(q, rot):
-    """Fill ``rot[b] = (cos phi_b, sin phi_b)`` for every body."""
+    """Fill ``rot[b] = (cos phi_b, sin phi_b, phi_b)`` for every body.
+
+    A body whose angle equals the one the table holds keeps its entries: cos and sin were a
+    seventh of the run time, and the same state is rotated by the RHS, the events, the
+    projection and the energy in turn (a slider never turns at all).
+    """
     for b in range(rot.shape[0]):
-        rot[b, 0] = math.cos(q[3 * b + 2])
-        rot[b, 1] = math.sin(q[3 * b + 2])
+        phi = q[3 * b + 2]
+        if phi != rot[b, 2]:  # NaN at first: always computed
+            rot[b, 0] = math.cos(phi)
+            rot[b, 1] = math.sin(phi)
+            rot[b, 2] = phi
 
 
 @kernel(inline="always")
@@ -144,7 +158,7 @@ def _dense(row_body, row_coef, jac):
 @kernel
 def constraint_values(q, t, joint_int, joint_par, phi):
     """Fill ``phi`` [m or rad] with the constraint violations at ``(q, t)``."""
-    rot = np.empty((q.shape[0] // 3, 2))
+    rot = rotation_table(q.shape[0] // 3)
     rotations(q, rot)
     constraint_values_rot(q, rot, t, joint_int, joint_par, phi)
 
@@ -153,7 +167,7 @@ def constraint_values(q, t, joint_int, joint_par, phi):
 def constraint_jacobian(q, joint_int, joint_par, jac):
     """Fill the dense ``Phi_q`` (``[m, 3 nb]``)."""
     m = jac.shape[0]
-    rot = np.empty((q.shape[0] // 3, 2))
+    rot = rotation_table(q.shape[0] // 3)
     rotations(q, rot)
     row_body = np.empty((m, 2), dtype=np.int64)
     row_coef = np.empty((m, 6))
@@ -166,7 +180,7 @@ def constraint_jacobian(q, joint_int, joint_par, jac):
 def constraint_rates(q, v, joint_int, joint_par, gamma, phi_t):
     """Fill ``gamma`` (acceleration right-hand side) and ``phi_t`` (explicit time rate)."""
     m = gamma.shape[0]
-    rot = np.empty((q.shape[0] // 3, 2))
+    rot = rotation_table(q.shape[0] // 3)
     rotations(q, rot)
     row_body = np.empty((m, 2), dtype=np.int64)
     row_coef = np.empty((m, 6))

@@ -32,7 +32,7 @@ import math
 
 import numpy as np
 
-from .constraints import constraint_rows, constraint_values_rot, rotations
+from .constraints import constraint_rows, constraint_values_rot, rotation_table, rotations
 from .forces import N_DIAG, applied_forces, clearance_forces
 from .jit import kernel
 
@@ -72,7 +72,7 @@ def make_workspace(n, m, n_clear):
         np.zeros(n),  # generalized forces Q
         np.zeros((n_clear, N_DIAG)),  # contact diagnostics
         np.zeros(n),  # accelerations of the prescribed bodies (zero elsewhere)
-        np.zeros((n // 3, 2)),  # (cos, sin) of each body
+        rotation_table(n // 3),  # (cos, sin, angle) of each body
         np.zeros((2 * m * (m + 1), 4), dtype=np.int64),  # Schur sparsity (schur_pattern)
         np.zeros(1, dtype=np.int64),  # its length, 0 until built
     )

@@ -18,7 +18,7 @@ from .jit import kernel
 ONSET, EXIT, NONE = 1, -1, 0
 
 
-@kernel(runtime=False)
+@kernel(inline="always")
 def penetration(y, n, model, rot, k):
     """Penetration [m] and its rate [m/s] of clearance joint ``k`` in state ``y``."""
     q = y[:n]

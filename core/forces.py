@@ -1,7 +1,7 @@
 """Compiled kernels for the generalized forces: gravity, applied loads, springs, and the
 revolute clearance joint's contact and friction (design.md 1.2).
 
-``rot`` is the ``[nb, 2]`` table of ``(cos phi, sin phi)`` (:func:`constraints.rotations`).
+``rot`` is the ``[nb, 3]`` table of ``(cos phi, sin phi, phi)`` (:func:`constraints.rotations`).
 Forces are projected on ``q = [x, y, phi]`` per body: a force ``F`` at global point ``p`` of
 body ``b`` adds ``F`` to the body's ``(x, y)`` rows and ``(p - r_b) x F`` to its ``phi`` row.
 """

@@ -114,7 +114,7 @@ def evaluate(t, y, ctx, out):
     return rhs(t, y, ctx, out)
 
 
-@kernel(runtime=False)
+@kernel(inline="always")
 def error_norm(err, y0, y1, rtol, atol):
     """RMS of the error scaled by ``atol_i + rtol max(|y0_i|, |y1_i|)`` (Hairer's norm)."""
     s = 0.0
@@ -262,7 +262,7 @@ def rosenbrock23_step(t, y, f0, h, n_dynamic, ctx, k, ystage, y1, err, w, piv):
     return True
 
 
-@kernel(runtime=False)
+@kernel(inline="always")
 def dense_output(t0, y0, f0, t1, y1, f1, r5, t, out):
     """The state at ``t`` inside the step ``[t0, t1]``.
 

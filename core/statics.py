@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .assembly import assemble
-from .constraints import constraint_jacobian, constraint_values, rotations
+from .constraints import constraint_jacobian, constraint_values, rotation_table, rotations
 from .errors import InputError
 from .forces import applied_forces
 from .kinematics import initial_guess
@@ -65,7 +65,7 @@ class StaticSystem:
     def loads(self, q: np.ndarray) -> np.ndarray:
         """Generalized applied forces ``Q(q)`` at rest ``[n]`` (N for x, y; N m for phi)."""
         out = np.zeros(self.n)
-        rot = np.empty((self.n // 3, 2))
+        rot = rotation_table(self.n // 3)
         rotations(q, rot)
         applied_forces(q, np.zeros(self.n), rot, *self._loads, out)
         return out
