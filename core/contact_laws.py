@@ -175,4 +175,6 @@ def elastic_energy(stiffness: float, exponent: float, delta: float) -> float:
     """Potential energy [J] stored in the elastic part ``K delta^n``: ``K delta^(n+1)/(n+1)``."""
     if delta <= 0.0:
         return 0.0
+    if exponent == 1.5:  # as in normal_force: the stepping loop takes this at every step
+        return stiffness * delta * delta * math.sqrt(delta) / 2.5
     return stiffness * delta ** (exponent + 1.0) / (exponent + 1.0)

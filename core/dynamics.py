@@ -117,9 +117,10 @@ def cholesky_substitute(a, b, m):
 
 
 @kernel(inline="always")
-def weigh_rows(row_body, row_coef, inv_mass, weighted):
-    """``weighted = Phi_q M^-1`` in row-block form."""
-    for r in range(row_body.shape[0]):
+def weigh_rows(row_body, row_coef, inv_mass, weighted, m_rows):
+    """``weighted = Phi_q M^-1`` in row-block form, for the first ``m_rows`` rows (the free
+    rows: a prescribed body's own rows never enter the Schur complement)."""
+    for r in range(m_rows):
         for side in range(2):
             b = row_body[r, side]
             for d in range(3):
@@ -288,7 +289,7 @@ def derivative(t, y, model, in_contact, approach_velocity, alpha, beta, probe, i
             row_body, row_coef, r0, b, gamma[r0], gamma[r0 + 1], gamma[r0 + 2], False
         )
         acc_p[3 * b], acc_p[3 * b + 1], acc_p[3 * b + 2] = a0, a1, a2
-    weigh_rows(row_body, row_coef, inv_mass, weighted)
+    weigh_rows(row_body, row_coef, inv_mass, weighted, m_free)
     for r in range(m_free):
         g = gamma[r] - row_dot(row_body, row_coef, r, acc_p)
         lam[r] = row_dot(row_body, weighted, r, Q) - g

@@ -2,7 +2,7 @@
 
 Every compiled kernel is declared with :func:`kernel`. It is ``numba.njit(cache=True)``: the
 machine code is cached next to the sources (one folder per version of the core sources), so
-only the very first run on a machine pays the compile (about 2 min for all models on 2 cores;
+only the very first run on a machine pays the compile (about 2.5 min for all models on 2 cores;
 ``gapsweep warmup`` does it on purpose with a message). ``GAPSWEEP_NO_JIT=1`` runs the same
 Python source uncompiled - the same physics, about three orders of magnitude slower - for
 debugging or where numba cannot compile.

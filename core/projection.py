@@ -88,7 +88,7 @@ def project(y, t, n, model, inv_mass, ws, tol):
             # Newton's chord: the Jacobian of the first iteration throughout. The drift is
             # ~1e-9 m, so each iteration still gains ~8 digits, at a third of the cost.
             constraint_rows(q, v, rot, model[0], model[1], row_body, row_coef, gamma, phi_t)
-            weigh_rows(row_body, row_coef, inv_mass, weighted)
+            weigh_rows(row_body, row_coef, inv_mass, weighted, m_free)
             if not schur_factor(row_coef, weighted, schur, pattern, count, m_free):
                 return -1.0
             factored = True
@@ -99,7 +99,7 @@ def project(y, t, n, model, inv_mass, ws, tol):
     # along the factored one (they differ by the ~1e-9 position correction)
     constraint_rows(q, v, rot, model[0], model[1], row_body, row_coef, gamma, phi_t)
     if not factored:
-        weigh_rows(row_body, row_coef, inv_mass, weighted)
+        weigh_rows(row_body, row_coef, inv_mass, weighted, m_free)
         if not schur_factor(row_coef, weighted, schur, pattern, count, m_free):
             return -1.0
     for i in range(lam.shape[0]):

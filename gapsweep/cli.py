@@ -102,7 +102,7 @@ def _warm_notice() -> None:
     if not kernels_cached():
         print(
             "note: compiling the solver kernels for this machine (first run only, about "
-            "about 2 min on 2 cores; `gapsweep warmup` does this ahead of time)...",
+            "about 2.5 min on 2 cores; `gapsweep warmup` does this ahead of time)...",
             file=sys.stderr,
             flush=True,
         )
@@ -149,7 +149,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
 
 def cmd_warmup(args: argparse.Namespace) -> int:
-    print("Compiling and caching the solver kernels (about 2 min on 2 cores)...", flush=True)
+    print("Compiling and caching the solver kernels (about 2.5 min on 2 cores)...", flush=True)
     for name in args.models or list(MODELS):
         t0 = time.perf_counter()
         model = get_model(name)
