@@ -122,14 +122,15 @@ def worker_project(mode: str, threads: int) -> dict:
     }
 
 
-def peak_rss_kb() -> int:
-    """Peak resident set of this process [kB]: the kernel's VmHWM, which starts afresh at
-    exec. (``ru_maxrss`` carries the parent's peak across fork and exec, so a worker
-    started by a big benchmark process would report the parent's memory.)"""
+def memory_kb(field: str) -> int:
+    """A field of ``/proc/self/status`` [kB]: ``VmHWM`` (peak resident set; unlike
+    ``ru_maxrss`` it starts afresh at exec, so a worker does not report its parent's peak) or
+    ``RssAnon`` (private memory now; the rest of the resident set is shared libraries'
+    pages, chiefly LLVM's, shared by every process). ``ru_maxrss`` where there is no /proc."""
     try:
         with open("/proc/self/status") as status:
             for line in status:
-                if line.startswith("VmHWM:"):
+                if line.startswith(field + ":"):
                     return int(line.split()[1])
     except OSError:
         pass
@@ -141,10 +142,11 @@ def worker_scale(n: int, threads: int) -> dict:
 
     from gapsweep.core.simulation import simulate_batch
 
-    rss_import = peak_rss_kb()
+    rss_import = memory_kb("VmHWM")
     simulate_batch(random_cases(1, seed=1), threads=1)  # load the cache, warm the code
     cases = random_cases(n)
-    rss_before = peak_rss_kb()
+    rss_before = memory_kb("VmHWM")
+    anon_before = memory_kb("RssAnon")
     repeats = max(1, min(5, 64 // n))
     best, cpu = math.inf, math.nan
     for _ in range(repeats):
@@ -153,7 +155,8 @@ def worker_scale(n: int, threads: int) -> dict:
         wall = time.perf_counter() - t0
         if wall < best:
             best, cpu = wall, time.process_time() - c0
-    rss_after = peak_rss_kb()
+    rss_after = memory_kb("VmHWM")
+    anon_after = memory_kb("RssAnon")  # with the last batch's results held
     tracemalloc.start()
     results = simulate_batch(cases, threads=threads)
     traced_peak = tracemalloc.get_traced_memory()[1]
@@ -166,6 +169,8 @@ def worker_scale(n: int, threads: int) -> dict:
         "maxrss_mb": rss_after / 1024,
         "maxrss_before_mb": rss_before / 1024,
         "maxrss_after_import_mb": rss_import / 1024,
+        "anon_mb": anon_after / 1024,
+        "anon_before_mb": anon_before / 1024,
         "tracemalloc_peak_mb": traced_peak / 2**20,
         "failed": sum(not r.ok for r in results),
         "rhs_evaluations": sum(int(r.metrics.get("rhs_evaluations", 0)) for r in results),
@@ -561,19 +566,21 @@ def print_report(r: dict) -> None:
     )
     print(
         f"{'cases':>6s} {'s':>8s} {'ms/case':>8s} {'cpu/wall':>8s} {'maxrss MB':>10s}"
-        f" {'before MB':>10s}"
+        f" {'before MB':>10s} {'private MB':>10s} {'before MB':>10s}"
         f" {'traced MB':>10s} {'failed':>6s}"
     )
     for row in r["scaling"]:
         print(
             f"{row['n']:6d} {row['seconds']:8.3f} {row['per_case_ms']:8.2f}"
             f" {row['cpu_over_wall']:8.2f} {row['maxrss_mb']:10.1f} {row['maxrss_before_mb']:10.1f}"
+            f" {row['anon_mb']:10.1f} {row['anon_before_mb']:10.1f}"
             f" {row['tracemalloc_peak_mb']:10.1f} {row['failed']:6d}"
         )
     print(
-        "maxrss: peak resident set (VmHWM) of the process after the batch; before: after the "
-        "warm-up; traced: tracemalloc peak during one batch call; after import only: "
-        f"{r['scaling'][0]['maxrss_after_import_mb']:.0f} MB"
+        "maxrss: peak resident set (VmHWM) of the process after the batch; private: its "
+        "anonymous memory (RssAnon) with the batch's results held, the rest being shared "
+        "libraries' pages (LLVM); before: after the warm-up; traced: tracemalloc peak during "
+        f"one batch call; after import only: {r['scaling'][0]['maxrss_after_import_mb']:.0f} MB"
     )
     la = r["machine"]["load_average_end"]
     print(f"load average at the end: {la[0]:.2f} {la[1]:.2f} {la[2]:.2f}")
