@@ -238,7 +238,7 @@ def rhs_cost_ns(n_calls: int = 1_000_000) -> dict:
     friction branch taken) and in free flight.
     """
     import numba
-    from gapsweep.core.assembly import assemble
+    from gapsweep.core.assembly import assemble, case_model
     from gapsweep.core.dynamics import N_AUX, derivative, inverse_mass, make_workspace
     from gapsweep.core.simulation import build_mechanism, initial_state
 
@@ -256,18 +256,7 @@ def rhs_cost_ns(n_calls: int = 1_000_000) -> dict:
     case = study()[7]
     topo, arr = assemble(build_mechanism(case))
     n = topo.n_coordinates
-    model = (
-        topo.joint_int,
-        arr.joint_par[0],
-        topo.load_int,
-        arr.load_par[0],
-        topo.clear_int,
-        arr.clear_par[0],
-        arr.mass[0],
-        arr.inertia[0],
-        arr.gravity[0],
-        topo.prescribed,
-    )
+    model = case_model(topo, arr)
     inv = np.empty(n)
     inverse_mass(arr.mass[0], arr.inertia[0], topo.prescribed, inv)
     ws = make_workspace(n, topo.n_constraints, topo.clear_int.shape[0])

@@ -128,6 +128,26 @@ class CaseArrays:
         )
 
 
+def case_model(
+    topo: Topology, arrays: CaseArrays, case: int = 0, *, contacts: bool = True
+) -> tuple:
+    """The ``model`` tuple the compiled kernels take (:func:`dynamics.derivative`) for one
+    case of ``arrays``; ``contacts=False`` leaves the clearance joints out."""
+    k = slice(None) if contacts else slice(0, 0)
+    return (
+        topo.joint_int,
+        arrays.joint_par[case],
+        topo.load_int,
+        arrays.load_par[case],
+        topo.clear_int[k],
+        arrays.clear_par[case, k],
+        arrays.mass[case],
+        arrays.inertia[case],
+        arrays.gravity[case],
+        topo.prescribed,
+    )
+
+
 def _ideal_or_clearance(mech: Mechanism) -> tuple[list, list[ClearanceJoint]]:
     joints = list(mech.joints)
     clearance = []

@@ -234,6 +234,23 @@ def prescribed_solve(row_body, row_coef, r0, body, r0_, r1_, r2_, transpose):
     return x0, x1, x2
 
 
+@kernel(inline="always")
+def solve_prescribed(row_body, row_coef, prescribed, m_free, rhs, out):
+    """Solve each prescribed body's own rows ``A_p x_p = rhs_P`` into ``out`` (zero on the
+    free bodies), then move that part to the free rows' right-hand side:
+    ``rhs_F -= Phi_F,p x_p``. ``rhs`` is an acceleration or a correction right-hand side."""
+    for k in range(out.shape[0]):
+        out[k] = 0.0
+    for kp in range(prescribed.shape[0]):
+        b, r0 = prescribed[kp], m_free + 3 * kp
+        x0, x1, x2 = prescribed_solve(
+            row_body, row_coef, r0, b, rhs[r0], rhs[r0 + 1], rhs[r0 + 2], False
+        )
+        out[3 * b], out[3 * b + 1], out[3 * b + 2] = x0, x1, x2
+    for r in range(m_free):
+        rhs[r] -= row_dot(row_body, row_coef, r, out)
+
+
 @kernel
 def inverse_mass(mass, inertia, prescribed, out):
     """Fill ``out`` (length 3 nb) with the diagonal of M^-1, zero on prescribed bodies
@@ -281,18 +298,10 @@ def derivative(t, y, model, in_contact, approach_velocity, alpha, beta, probe, i
             rate = phi_t[r] + row_dot(row_body, row_coef, r, v)
             gamma[r] -= 2.0 * alpha * rate + beta * beta * phi[r]
     # prescribed bodies: the acceleration their own rows fix (zero for the free bodies)
-    for k in range(n):
-        acc_p[k] = 0.0
-    for kp in range(prescribed.shape[0]):
-        b, r0 = prescribed[kp], m_free + 3 * kp
-        a0, a1, a2 = prescribed_solve(
-            row_body, row_coef, r0, b, gamma[r0], gamma[r0 + 1], gamma[r0 + 2], False
-        )
-        acc_p[3 * b], acc_p[3 * b + 1], acc_p[3 * b + 2] = a0, a1, a2
+    solve_prescribed(row_body, row_coef, prescribed, m_free, gamma, acc_p)
     weigh_rows(row_body, row_coef, inv_mass, weighted, m_free)
     for r in range(m_free):
-        g = gamma[r] - row_dot(row_body, row_coef, r, acc_p)
-        lam[r] = row_dot(row_body, weighted, r, Q) - g
+        lam[r] = row_dot(row_body, weighted, r, Q) - gamma[r]
     # single exit (see constraints.body_point): a singular system leaves dydt untouched
     ok = schur_factor(row_coef, weighted, schur, pattern, count, m_free)
     if ok:

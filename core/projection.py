@@ -25,9 +25,9 @@ from .dynamics import (
     WS_SCHUR,
     WS_WEIGHTED,
     cholesky_substitute,
-    prescribed_solve,
     row_dot,
     schur_factor,
+    solve_prescribed,
     subtract_transpose,
     weigh_rows,
 )
@@ -112,16 +112,7 @@ def project(y, t, n, model, inv_mass, ws, tol):
 def _correct(row_body, row_coef, weighted, schur, resid, x, prescribed, m_free, shift):
     """``x -= dx`` with ``Phi_q dx = resid``, ``dx`` smallest in the M metric on the free
     bodies (``schur`` factored); the prescribed bodies take their own blocks' solution."""
-    for k in range(x.shape[0]):
-        shift[k] = 0.0
-    for kp in range(prescribed.shape[0]):
-        b, r0 = prescribed[kp], m_free + 3 * kp
-        d0, d1, d2 = prescribed_solve(
-            row_body, row_coef, r0, b, resid[r0], resid[r0 + 1], resid[r0 + 2], False
-        )
-        shift[3 * b], shift[3 * b + 1], shift[3 * b + 2] = d0, d1, d2
-    for r in range(m_free):
-        resid[r] -= row_dot(row_body, row_coef, r, shift)
+    solve_prescribed(row_body, row_coef, prescribed, m_free, resid, shift)
     cholesky_substitute(schur, resid, m_free)
     subtract_transpose(row_body, weighted, resid, x, m_free)
     for k in range(x.shape[0]):

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from .assembly import CaseArrays, Topology, assemble
+from .assembly import CaseArrays, Topology, assemble, case_model
 from .cases import SliderCrankCase
 from .dynamics import N_AUX, WS_LAMBDA, derivative, inverse_mass, make_workspace
 from .errors import InputError
@@ -70,18 +70,7 @@ def joint_reactions(topo: Topology, arrays: CaseArrays, y: np.ndarray) -> np.nda
     inv_mass = np.empty(n)
     inverse_mass(arrays.mass[0], arrays.inertia[0], topo.prescribed, inv_mass)
     ws = make_workspace(n, m, 0)
-    model = (
-        topo.joint_int,
-        arrays.joint_par[0],
-        topo.load_int,
-        arrays.load_par[0],
-        topo.clear_int[:0],
-        arrays.clear_par[0, :0],
-        arrays.mass[0],
-        arrays.inertia[0],
-        arrays.gravity[0],
-        topo.prescribed,
-    )
+    model = case_model(topo, arrays, contacts=False)
     state = np.zeros(2 * n + N_AUX)
     state[: 2 * n] = y[: 2 * n]
     dydt = np.empty_like(state)

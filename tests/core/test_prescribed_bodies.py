@@ -9,28 +9,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from gapsweep.core.assembly import DRIVER, FIXED, REVOLUTE, TRANSLATIONAL, assemble
+from gapsweep.core.assembly import DRIVER, FIXED, REVOLUTE, TRANSLATIONAL, assemble, case_model
 from gapsweep.core.cases import SliderCrankCase
 from gapsweep.core.constraints import constraint_jacobian, constraint_rates
 from gapsweep.core.dynamics import N_AUX, WS_LAMBDA, derivative, inverse_mass, make_workspace
 from gapsweep.core.model import Body, ClearanceJoint, ContactModel, Fixed, Mechanism, Probe
 from gapsweep.core.simulation import build_mechanism, initial_state
 from gapsweep.core.solver import Job, SolverOptions, run_jobs
-
-
-def _model(topo, arr, prescribed):
-    return (
-        topo.joint_int,
-        arr.joint_par[0],
-        topo.load_int,
-        arr.load_par[0],
-        topo.clear_int,
-        arr.clear_par[0],
-        arr.mass[0],
-        arr.inertia[0],
-        arr.gravity[0],
-        prescribed,
-    )
 
 
 def _evaluate(topo, arr, y, prescribed):
@@ -40,7 +25,7 @@ def _evaluate(topo, arr, y, prescribed):
     inverse_mass(arr.mass[0], arr.inertia[0], prescribed, inv)
     ws = make_workspace(n, topo.n_constraints, topo.clear_int.shape[0])
     dydt = np.zeros_like(y)
-    model = _model(topo, arr, prescribed)
+    model = (*case_model(topo, arr)[:9], prescribed)
     contact, approach = np.ones(1, np.int64), np.full(1, 0.3)
     assert derivative(0.0, y, model, contact, approach, 0.0, 0.0, topo.probe, inv, ws, dydt)
     return dydt, ws[WS_LAMBDA].copy()
