@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 from collections.abc import Callable
 from typing import Any
 
@@ -98,6 +99,29 @@ def set_threads(n: int) -> None:
     """Limit numba's parallel kernels to ``n`` threads (never more than the cores)."""
     if not JIT_DISABLED and _numba is not None:
         _numba.set_num_threads(max(1, min(n, _numba.config.NUMBA_NUM_THREADS)))
+
+
+def prune_stale_caches() -> tuple[int, int]:
+    """Remove the compiled caches of earlier versions of the core's sources.
+
+    Each version of the sources compiles into a folder of its own (about 6 MB), so an
+    edited or upgraded tree accumulates them. Only the in-tree folder is pruned: one under
+    ``NUMBA_CACHE_DIR`` or the user's cache folder may belong to other installs. Returns
+    ``(folders, bytes)`` removed.
+    """
+    base = os.path.dirname(CACHE_ROOT)
+    if base != os.path.join(_HERE, "__pycache__", "numba") or not os.path.isdir(base):
+        return 0, 0
+    folders = size = 0
+    for name in os.listdir(base):
+        path = os.path.join(base, name)
+        if path == CACHE_ROOT or not os.path.isdir(path):
+            continue
+        for root, _, files in os.walk(path):
+            size += sum(os.path.getsize(os.path.join(root, f)) for f in files)
+        shutil.rmtree(path, ignore_errors=True)
+        folders += 1
+    return folders, size
 
 
 def kernels_cached() -> bool:

@@ -21,7 +21,7 @@ from typing import Any
 
 from gapsweep.core.api import MODELS, get_model
 from gapsweep.core.errors import GapsweepError, InputError
-from gapsweep.core.jit import kernels_cached
+from gapsweep.core.jit import kernels_cached, prune_stale_caches
 from gapsweep.core.result import CaseResult
 
 EXIT_FAILED, EXIT_BAD_INPUT = 1, 2
@@ -156,6 +156,9 @@ def cmd_warmup(args: argparse.Namespace) -> int:
         tiny = {"t_end": "0.001"}
         result = model.run(tiny)
         print(f"  {name}: ready in {time.perf_counter() - t0:.1f} s ({result.status})", flush=True)
+    folders, size = prune_stale_caches()
+    if folders:
+        print(f"  removed {folders} cache(s) of earlier sources ({size / 2**20:.1f} MB)")
     return 0
 
 
