@@ -80,8 +80,9 @@ def make_workspace(n, m, n_clear):
 
 @kernel(inline="always")
 def cholesky_factor(a, m):
-    """Factor the leading ``m x m`` block of a small SPD ``a`` in place (lower triangle
-    read, ``L`` written there). False when it is not positive definite (redundant or
+    """Factor the leading ``m x m`` block of a small SPD ``a`` in place: ``L`` below the
+    diagonal, ``1 / L_jj`` on it (the substitutions then multiply: one division per column
+    instead of one per entry). False when it is not positive definite (redundant or
     singular constraints)."""
     ok = True
     for j in range(m):
@@ -91,29 +92,30 @@ def cholesky_factor(a, m):
         if d <= 0.0:
             ok = False
             break
-        d = math.sqrt(d)
-        a[j, j] = d
+        inv = 1.0 / math.sqrt(d)
+        a[j, j] = inv
         for i in range(j + 1, m):
             s = a[i, j]
             for k in range(j):
                 s -= a[i, k] * a[j, k]
-            a[i, j] = s / d
+            a[i, j] = s * inv
     return ok
 
 
 @kernel(inline="always")
 def cholesky_substitute(a, b, m):
-    """Solve ``L L^T x = b`` in place (``b`` becomes x) with ``L`` from :func:`cholesky_factor`."""
+    """Solve ``L L^T x = b`` in place (``b`` becomes x) with ``a`` from
+    :func:`cholesky_factor`."""
     for i in range(m):
         s = b[i]
         for k in range(i):
             s -= a[i, k] * b[k]
-        b[i] = s / a[i, i]
+        b[i] = s * a[i, i]
     for i in range(m - 1, -1, -1):
         s = b[i]
         for k in range(i + 1, m):
             s -= a[k, i] * b[k]
-        b[i] = s / a[i, i]
+        b[i] = s * a[i, i]
 
 
 @kernel(inline="always")
