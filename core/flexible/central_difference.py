@@ -159,25 +159,33 @@ def central_difference_loop(
     return -1, q_out, energies, wmin, wmax
 
 
-def stable_time_step(
+def highest_frequency(
     beam: AncfBeam, q_ref: np.ndarray, free: np.ndarray, mass: np.ndarray
 ) -> float:
-    """Largest stable step ``2 / omega_max`` [s] of the undamped mesh linearised at ``q_ref``.
-
-    ``free``: integrated coordinate indices; ``mass``: the full mass matrix (n, n).
-    ``omega_max`` is the top eigenvalue of ``K_ff x = omega^2 M_ff x`` (one eigenvalue of a
-    dense symmetric pencil: milliseconds up to a few hundred elements). Kelvin-Voigt damping,
-    which the loop applies with the lagged velocity ``v_{n-1/2}``, adds the condition
-    ``eta omega^2 dt < 2`` (the amplification of ``q_{n+1} = (2 - W^2 - eta W^2 / dt) q_n -
-    (1 - eta W^2 / dt) q_{n-1}``, ``W = omega dt``): it damps the stiffest mode hardest, so it
-    suits high-frequency noise, not the first mode.
-    """
+    """``omega_max`` [rad/s], the top eigenvalue of ``K_ff x = omega^2 M_ff x`` of the mesh
+    linearised at ``q_ref`` (one eigenvalue of a dense symmetric pencil: milliseconds up to
+    a few hundred elements). ``free``: integrated coordinate indices; ``mass``: the full
+    mass matrix (n, n)."""
     k = beam.stiffness(q_ref)[np.ix_(free, free)]
     k = 0.5 * (k + k.T)
     m = mass[np.ix_(free, free)]
     n = free.size
     lam = scipy.linalg.eigh(k, m, eigvals_only=True, subset_by_index=[n - 1, n - 1])[0]
-    omega = float(np.sqrt(lam))
+    return float(np.sqrt(lam))
+
+
+def stable_time_step(
+    beam: AncfBeam, q_ref: np.ndarray, free: np.ndarray, mass: np.ndarray
+) -> float:
+    """Largest stable step ``2 / omega_max`` [s] of this loop on the undamped mesh linearised
+    at ``q_ref`` (:func:`highest_frequency`).
+
+    Kelvin-Voigt damping, which the loop applies with the lagged velocity ``v_{n-1/2}``, adds
+    the condition ``eta omega^2 dt < 2`` (the amplification of ``q_{n+1} = (2 - W^2 - eta W^2
+    / dt) q_n - (1 - eta W^2 / dt) q_{n-1}``, ``W = omega dt``): it damps the stiffest mode
+    hardest, so it suits high-frequency noise, not the first mode.
+    """
+    omega = highest_frequency(beam, q_ref, free, mass)
     return 2.0 / omega * min(1.0, 1.0 / max(beam.damping_time * omega, 1e-300))
 
 

@@ -126,3 +126,32 @@ def test_from_mapping_converts_strings():
     )
     assert case.clearance == pytest.approx(1e-4)
     assert case.ideal is True and case.elements == 6 and case.contact_law == "hertz"
+
+
+def test_the_loops_stable_step_against_its_closed_forms():
+    from gapsweep.core.flexible.flexible_crank_loop import stable_step
+
+    omega = 1.6e6  # rad/s
+    assert stable_step(omega, 0.0) == pytest.approx(2.0 / omega, rel=1e-12)  # undamped
+    # damping alone: the map (v, a) has eigenvalue -1 at c dt = 1 (trace 1 - 3z/2, det -z/2)
+    assert stable_step(0.0, 1e6) == pytest.approx(1e-6, rel=1e-9)
+    # damping seen through the predictor lowers the limit below the undamped one
+    assert stable_step(omega, 1e-6 * omega**2) < 0.5 * 2.0 / omega
+
+
+def test_a_damped_rod_runs_at_its_automatic_step_and_a_larger_one_is_refused():
+    # Kelvin-Voigt eta = 1e-6 s: the lagged-velocity estimate (7.5e-7 s) blew up within 20 us
+    case = FlexibleSliderCrankCase(damping_time=1e-6, t_end=0.006)
+    rod, _ = case.step_limits()
+    assert case.time_step() == pytest.approx(0.8 * rod)
+    damped = simulate_flexible_slider_crank(case)
+    assert damped.ok, damped.reason
+    assert damped.metrics["energy_balance_error"] < 1e-5
+    finer = simulate_flexible_slider_crank(
+        FlexibleSliderCrankCase(damping_time=1e-6, t_end=0.006, dt=0.5 * rod)
+    )
+    peak = finer.metrics["peak_slider_accel"]
+    assert damped.metrics["peak_slider_accel"] == pytest.approx(peak, rel=1e-3)
+    assert damped.metrics["impacts"] == finer.metrics["impacts"] > 0
+    with pytest.raises(InputError, match="dt"):
+        FlexibleSliderCrankCase(damping_time=1e-6, dt=1.05 * rod)
