@@ -1,9 +1,11 @@
-"""The compiled-kernel cache: one folder per version of the core's sources, old ones pruned."""
+"""The compiled kernels: their cache (one folder per version of the core's sources, old ones
+pruned) and the uncompiled fallback."""
 
 from __future__ import annotations
 
 import os
 
+import pytest
 from gapsweep.core import jit
 
 
@@ -42,3 +44,28 @@ def test_the_cache_folder_is_keyed_on_the_core_sources():
     # every module of the core feeds the key: an edit anywhere gives a new folder
     assert os.path.basename(jit.CACHE_ROOT) == jit._sources_digest()
     assert len(jit._sources_digest()) == 16
+
+
+def test_the_uncompiled_kernels_give_the_compiled_numbers():
+    # GAPSWEEP_NO_JIT runs the same Python source uncompiled: one physics, two speeds
+    import json
+    import subprocess
+    import sys
+
+    from gapsweep.core.simulation import simulate
+
+    case = {"t_end": 0.0005, "clearance_mm": 0.05, "n_output": 11}
+    script = (
+        "import json; from gapsweep.core.simulation import simulate; "
+        f"r = simulate({case!r}); print(json.dumps([r.status, r.metrics]))"
+    )
+    env = {**os.environ, "GAPSWEEP_NO_JIT": "1"}
+    out = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True
+    )
+    status, metrics = json.loads(out.stdout)
+    compiled = simulate(case)
+    assert status == compiled.status == "ok"
+    assert metrics["rhs_evaluations"] == compiled.metrics["rhs_evaluations"] > 100
+    for name in ("peak_slider_accel", "peak_contact_force", "max_penetration"):
+        assert metrics[name] == pytest.approx(compiled.metrics[name], rel=1e-12)
