@@ -22,6 +22,12 @@ from .assembly import DRIVER, FIXED, REVOLUTE, TRANSLATIONAL
 from .jit import kernel
 
 
+@kernel(inline="always")
+def joint_rows(kind):
+    """Constraint rows of a joint of this kind (:data:`assembly.ROWS`)."""
+    return 1 if kind == DRIVER else (3 if kind == FIXED else 2)
+
+
 @kernel
 def rotation_table(n_bodies):
     """An empty table for :func:`rotations`, shape ``[n_bodies, 3]``."""
@@ -50,19 +56,12 @@ def body_point(q, rot, body, sx, sy):
 
     Returns ``(px, py, bx, by)``; for the ground ``(sx, sy, 0, 0)``. Note ``A s = (by, -bx)``.
     """
-    # Read the arrays unconditionally (the ground reads body 0 and discards it): numba drops
-    # an array's reference after its last use, and a last use inside a branch leaves an
-    # atomic incref/decref pair that its reference-count pruning cannot remove - in the
-    # RHS those pairs cost more than the arithmetic.
-    g = max(body, 0)
-    c, s = rot[g, 0], rot[g, 1]
-    x, y = q[3 * g], q[3 * g + 1]
-    px, py, bx, by = sx, sy, 0.0, 0.0
-    if body >= 0:
-        ax = c * sx - s * sy
-        ay = s * sx + c * sy
-        px, py, bx, by = x + ax, y + ay, -ay, ax
-    return px, py, bx, by
+    if body < 0:
+        return sx, sy, 0.0, 0.0
+    c, s = rot[body, 0], rot[body, 1]
+    ax = c * sx - s * sy
+    ay = s * sx + c * sy
+    return q[3 * body] + ax, q[3 * body + 1] + ay, -ay, ax
 
 
 @kernel(inline="always")
@@ -88,7 +87,7 @@ def constraint_values_rot(q, rot, t, joint_int, joint_par, phi):
             phi[row + 2] = q[3 * bi + 2] - joint_par[k, 2]
         else:  # DRIVER
             phi[row] = q[3 * bi + 2] - joint_par[k, 1] - joint_par[k, 0] * t
-        row += 1 if kind == DRIVER else (3 if kind == FIXED else 2)
+        row += joint_rows(kind)
 
 
 @kernel(inline="always")
@@ -104,8 +103,6 @@ def constraint_rows(q, v, rot, joint_int, joint_par, row_body, row_coef, gamma, 
     """Fill the row blocks of ``Phi_q``, ``gamma`` and ``phi_t`` in one pass over the joints."""
     row = 0
     for k in range(joint_int.shape[0]):
-        # joint_par[k, i], not a row view p = joint_par[k]: each view is one more atomic
-        # reference-count pair per joint and evaluation (see body_point)
         kind, bi, bj = joint_int[k, 0], joint_int[k, 1], joint_int[k, 2]
         if kind == REVOLUTE:
             _, _, bxi, byi = body_point(q, rot, bi, joint_par[k, 0], joint_par[k, 1])
@@ -138,7 +135,7 @@ def constraint_rows(q, v, rot, joint_int, joint_par, row_body, row_coef, gamma, 
             _set_row(row_body, row_coef, row, bi, 0.0, 0.0, 1.0, -1, 0.0, 0.0, 0.0)
             gamma[row] = 0.0
             phi_t[row] = -joint_par[k, 0]
-        row += 1 if kind == DRIVER else (3 if kind == FIXED else 2)
+        row += joint_rows(kind)
 
 
 # ---- dense forms for the analyses (kinematics, statics, linearisation) --------------------

@@ -304,7 +304,7 @@ def derivative(t, y, model, in_contact, approach_velocity, alpha, beta, probe, i
     weigh_rows(row_body, row_coef, inv_mass, weighted, m_free)
     for r in range(m_free):
         lam[r] = row_dot(row_body, weighted, r, Q) - gamma[r]
-    # single exit (see constraints.body_point): a singular system leaves dydt untouched
+    # a singular system leaves dydt untouched
     ok = schur_factor(row_coef, weighted, schur, pattern, count, m_free)
     if ok:
         cholesky_substitute(schur, lam, m_free)

@@ -45,29 +45,19 @@ N_DIAG = 8
 @kernel(inline="always")
 def _apply(Q, body, px, py, fx, fy, q):
     """Add force ``(fx, fy)`` acting at global point ``(px, py)`` to body ``body``."""
-    # Unconditional read-modify-write (the ground rewrites body 0's entries unchanged): a
-    # last use of an array inside a branch keeps an atomic reference-count pair alive (see
-    # constraints.body_point).
-    g = max(body, 0)
-    ground = body < 0
-    x, y = q[3 * g], q[3 * g + 1]
-    q0, q1, q2 = Q[3 * g], Q[3 * g + 1], Q[3 * g + 2]
-    Q[3 * g] = q0 if ground else q0 + fx
-    Q[3 * g + 1] = q1 if ground else q1 + fy
-    Q[3 * g + 2] = q2 if ground else q2 + ((px - x) * fy - (py - y) * fx)
+    if body >= 0:
+        Q[3 * body] += fx
+        Q[3 * body + 1] += fy
+        Q[3 * body + 2] += (px - q[3 * body]) * fy - (py - q[3 * body + 1]) * fx
 
 
 @kernel(inline="always")
 def _point_velocity(q, v, body, px, py):
     """Velocity of the material point of ``body`` now at global ``(px, py)``."""
-    g = max(body, 0)  # unconditional reads, see _apply
-    w, vbx, vby = v[3 * g + 2], v[3 * g], v[3 * g + 1]
-    x, y = q[3 * g], q[3 * g + 1]
-    vx, vy = 0.0, 0.0
-    if body >= 0:
-        vx = vbx - w * (py - y)
-        vy = vby + w * (px - x)
-    return vx, vy
+    if body < 0:
+        return 0.0, 0.0
+    w = v[3 * body + 2]
+    return v[3 * body] - w * (py - q[3 * body + 1]), v[3 * body + 1] + w * (px - q[3 * body])
 
 
 @kernel(inline="always")
@@ -80,8 +70,6 @@ def applied_forces(q, v, rot, mass, gravity, load_int, load_par, Q):
         Q[3 * b + 2] = 0.0
     dissipation = 0.0
     for k in range(load_int.shape[0]):
-        # load_par[k, i], not a row view: each view is one more atomic reference-count
-        # pair per load and evaluation (see constraints.body_point)
         kind, bi, bj = load_int[k, 0], load_int[k, 1], load_int[k, 2]
         if kind == TORQUE:
             Q[3 * bi + 2] += load_par[k, 0]
@@ -158,7 +146,6 @@ def clearance_forces(q, v, rot, clear_int, clear_par, in_contact, approach_veloc
     damping_power = 0.0
     friction_power = 0.0
     for k in range(clear_int.shape[0]):
-        # clear_par[k, i] and diag[k, i] rather than row views (see applied_forces)
         bearing, journal = clear_int[k, 0], clear_int[k, 1]
         ex, ey, nx, ny, delta, ddot, vt, qbx, qby, qjx, qjy = clearance_kinematics(
             q, v, rot, bearing, journal, clear_par, k

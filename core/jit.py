@@ -70,8 +70,9 @@ def kernel(func: Callable[..., Any] | None = None, *, runtime: bool = True, **op
 
     ``runtime=False`` compiles it without numba's runtime: it may not allocate (numba
     refuses to compile it if it does), and in exchange the arrays it touches are not
-    reference-counted. Those atomic increments were a fifth of the stepping loop's time,
-    so every kernel of the loop works on buffers its caller allocated.
+    reference-counted. Those atomic increments made the stepping loop 1.65x slower (15-case
+    study, one thread: 309 ms with them, 187 ms without), so every kernel of the loop works
+    on buffers its caller allocated.
     """
 
     def wrap(f: Callable[..., Any]) -> Any:

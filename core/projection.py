@@ -86,7 +86,7 @@ def project(y, t, n, model, inv_mass, ws, tol):
             break
         if not factored:
             # Newton's chord: the Jacobian of the first iteration throughout. The drift is
-            # ~1e-9 m, so each iteration still gains ~8 digits, at a third of the cost.
+            # ~1e-9 m, so each iteration still gains ~8 digits without a new factorisation.
             constraint_rows(q, v, rot, model[0], model[1], row_body, row_coef, gamma, phi_t)
             weigh_rows(row_body, row_coef, inv_mass, weighted, m_free)
             if not schur_factor(row_coef, weighted, schur, pattern, count, m_free):
