@@ -209,7 +209,7 @@ def integrate_case(y0, model, opts, method_kind, tableau, order, metrics, series
         np.zeros(n_clear, dtype=np.int64),  # in contact (0/1) per clearance joint
         np.zeros(n_clear),  # approach velocity of its current impact
         np.zeros((max(tableau[1].shape[0], 7), ny)),  # stage derivatives (+ scratch)
-        np.zeros((13, ny)),  # state vectors: ystage, fst, err, y, y1, ... (see _march)
+        np.zeros((11, ny)),  # state vectors: ystage, fst, err, y, y1, ... (see _march)
         np.zeros((3, 3)),  # observed peak quantities at the last three step ends
         np.zeros((ny, ny)),  # Rosenbrock matrix
         np.zeros(ny, dtype=np.int64),  # its pivots
@@ -245,11 +245,12 @@ def _march(y0, model, opts, method_kind, tableau, order, metrics, series, y_end,
     ctx = (model, in_contact, approach, opts[OPT_ALPHA], opts[OPT_BETA], probe, inv_mass, ws)
     ystage, fst, err, y, y1, f0, f1 = vec[0], vec[1], vec[2], vec[3], vec[4], vec[5], vec[6]
     r5 = vec[7]  # dense-output term of the current step
-    # the two previous accepted step ends and the step between them, for peak refinement
-    yp2, yp1, fp2, fp1, rp = vec[8], vec[9], vec[10], vec[11], vec[12]
+    # for peak refinement, the step before this one: its start and its dense-output term
+    # (its end is this step's start y, f0)
+    yp2, fp2, rp = vec[8], vec[9], vec[10]
     xp2, xp1, xc = peaks[0], peaks[1], peaks[2]
     _copy(y, y0)
-    tp2, tp1 = 0.0, 0.0
+    tp2 = 0.0
     ev_p1 = True  # an event at the previous step end (no refinement across it)
     history = 0
 
@@ -397,19 +398,19 @@ def _march(y0, model, opts, method_kind, tableau, order, metrics, series, y_end,
         # a local maximum at the previous step end: refine it on the dense output
         event_here = kind != NONE
         if refine and history >= 2 and not ev_p1 and not event_here:
-            steps3 = ((tp2, yp2, fp2, rp), (tp1, yp1, fp1, r5), (t1, y1, f1))
+            steps3 = ((tp2, yp2, fp2, rp), (t, y, f0, r5), (t1, y1, f1))
             for qi in range(3):
                 mi = (M_PEAK_ACC, M_PEAK_FN, M_MAX_PEN)[qi]
                 if xp1[qi] >= xp2[qi] and xp1[qi] >= xc[qi] and xp1[qi] > 0.0:
                     whole = xp1[qi] > 0.98 * metrics[mi]
-                    st = tp1 >= t_s and xp1[qi] > 0.98 * metrics[mi + 1]
+                    st = t >= t_s and xp1[qi] > 0.98 * metrics[mi + 1]
                     if whole or st:
                         lo_t = t_s if (st and not whole) else 0.0
                         peak, ev = refine_peak(steps3, lo_t, qi, ctx, n, probe, ystage, fst)
                         nfev += ev
                         metrics[M_NREFINE] += 1
                         metrics[mi] = max(metrics[mi], peak)
-                        if tp1 >= t_s:
+                        if t >= t_s:
                             metrics[mi + 1] = max(metrics[mi + 1], peak)
 
         if event_here:
@@ -455,11 +456,9 @@ def _march(y0, model, opts, method_kind, tableau, order, metrics, series, y_end,
             have_ts = True
 
         # shift history and advance
-        tp2, tp1 = tp1, t1
-        _copy(yp2, yp1)
-        _copy(yp1, y1)
-        _copy(fp2, fp1)
-        _copy(fp1, f1)
+        tp2 = t
+        _copy(yp2, y)
+        _copy(fp2, f0)
         _copy(rp, r5)
         _copy(xp2, xp1)
         _copy(xp1, xc)
