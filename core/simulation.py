@@ -145,13 +145,14 @@ def _initial_state(case: SliderCrankCase) -> np.ndarray:
     return np.concatenate([q, v])
 
 
-def to_job(case: SliderCrankCase) -> Job:
-    """The solver job of a validated case."""
+def to_job(case: SliderCrankCase, params: dict[str, Any] | None = None) -> Job:
+    """The solver job of a validated case, reported under ``params`` (default: the fields
+    that differ from the defaults)."""
     return Job(
         mechanism=build_mechanism(case),
         y0=initial_state(case),
         options=case.solver_options(),
-        params=case.overrides(),
+        params=case.overrides() if params is None else params,
         model=MODEL,
     )
 
@@ -193,7 +194,7 @@ def simulate_batch(
     for raw in cases:
         try:
             case = _parse(raw)
-            jobs.append(replace(to_job(case), params=_params(raw, case)))
+            jobs.append(to_job(case, _params(raw, case)))
         except InputError as exc:
             if strict:
                 raise
