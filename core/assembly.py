@@ -49,7 +49,8 @@ from .model import (
 )
 
 REVOLUTE, TRANSLATIONAL, FIXED, DRIVER = 0, 1, 2, 3
-ROWS = {REVOLUTE: 2, TRANSLATIONAL: 2, FIXED: 3, DRIVER: 1}
+# constraint rows per joint kind, indexed by the kind (a tuple: the kernels index it too)
+ROWS = tuple({REVOLUTE: 2, TRANSLATIONAL: 2, FIXED: 3, DRIVER: 1}[k] for k in range(4))
 TORQUE, POINT_FORCE, SPRING = 0, 1, 2
 N_JOINT_PAR = 8
 N_LOAD_PAR = 8

@@ -18,14 +18,8 @@ import math
 
 import numpy as np
 
-from .assembly import DRIVER, FIXED, REVOLUTE, TRANSLATIONAL
+from .assembly import FIXED, REVOLUTE, ROWS, TRANSLATIONAL
 from .jit import kernel
-
-
-@kernel(inline="always")
-def joint_rows(kind):
-    """Constraint rows of a joint of this kind (:data:`assembly.ROWS`)."""
-    return 1 if kind == DRIVER else (3 if kind == FIXED else 2)
 
 
 @kernel
@@ -87,7 +81,7 @@ def constraint_values_rot(q, rot, t, joint_int, joint_par, phi):
             phi[row + 2] = q[3 * bi + 2] - joint_par[k, 2]
         else:  # DRIVER
             phi[row] = q[3 * bi + 2] - joint_par[k, 1] - joint_par[k, 0] * t
-        row += joint_rows(kind)
+        row += ROWS[kind]
 
 
 @kernel(inline="always")
@@ -135,7 +129,7 @@ def constraint_rows(q, v, rot, joint_int, joint_par, row_body, row_coef, gamma, 
             _set_row(row_body, row_coef, row, bi, 0.0, 0.0, 1.0, -1, 0.0, 0.0, 0.0)
             gamma[row] = 0.0
             phi_t[row] = -joint_par[k, 0]
-        row += joint_rows(kind)
+        row += ROWS[kind]
 
 
 # ---- dense forms for the analyses (kinematics, statics, linearisation) --------------------
