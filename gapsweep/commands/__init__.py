@@ -1,0 +1,1 @@
+"""The subcommands of ``gapsweep``, one module per group; each exposes ``register(sub)``."""
