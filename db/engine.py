@@ -1,0 +1,158 @@
+"""The database engine in one place, and the schema kept at Alembic's head.
+
+- :func:`make_engine` - SQLite: the data folder created, WAL (readers never block the
+  writer), ``foreign_keys=ON`` (cascades and the twin link hold), ``busy_timeout`` 30 s (a
+  second process waits for the write lock instead of failing). PostgreSQL: ``pool_pre_ping``
+  (a connection the server terminated is replaced, not handed out). ``postgresql://`` URLs
+  use psycopg 3, the driver gapsweep installs.
+- :func:`open_database` - a session factory on a database upgraded to head on first use.
+- :func:`upgrade`, :func:`downgrade`, :func:`current_revision`, :func:`head_revision` -
+  programmatic Alembic (no alembic.ini; the scripts are found next to this file).
+
+Two processes upgrading at once take turns: the whole upgrade runs in one transaction that
+first takes a lock - ``BEGIN IMMEDIATE`` on SQLite (the database write lock), a
+transaction-scoped advisory lock on PostgreSQL - and Alembic reads the current revision only
+after it, so the second process finds the schema at head and does nothing.
+"""
+
+from __future__ import annotations
+
+import zlib
+from pathlib import Path
+from typing import Any
+
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import Engine, create_engine, event, func, select
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.orm import Session, sessionmaker
+
+from gapsweep.settings import get_settings
+
+MIGRATIONS_DIR = Path(__file__).parent / "migrations"
+SQLITE_BUSY_TIMEOUT_S = 30.0
+#: advisory lock key of the schema upgrade on PostgreSQL (any fixed 64-bit number)
+_PG_MIGRATION_LOCK = zlib.crc32(b"gapsweep.db.migrations")
+
+
+class SchemaTooNewError(RuntimeError):
+    """The database was migrated by a newer gapsweep than this one."""
+
+
+def _url(url: str | URL) -> URL:
+    u = make_url(url)
+    if u.drivername in ("postgresql", "postgres"):
+        u = u.set(drivername="postgresql+psycopg")
+    return u
+
+
+def _sqlite_file(u: URL) -> Path | None:
+    if u.get_backend_name() != "sqlite" or u.database in (None, "", ":memory:"):
+        return None
+    if u.database.startswith("file:"):
+        return None
+    return Path(u.database).expanduser()
+
+
+def _engine(url: str | URL, *, migrating: bool) -> Engine:
+    u = _url(url)
+    if u.get_backend_name() != "sqlite":
+        return create_engine(u, pool_pre_ping=True)
+    path = _sqlite_file(u)
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    engine = create_engine(u, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_S})
+
+    @event.listens_for(engine, "connect")
+    def _pragmas(dbapi_conn: Any, _record: Any) -> None:
+        cur = dbapi_conn.cursor()
+        cur.execute("PRAGMA journal_mode=WAL")
+        cur.execute(f"PRAGMA busy_timeout={int(SQLITE_BUSY_TIMEOUT_S * 1000)}")
+        # Batch migrations rebuild tables (drop + rename), which foreign keys would block;
+        # Alembic's advice is to run them with enforcement off.
+        cur.execute("PRAGMA foreign_keys=" + ("OFF" if migrating else "ON"))
+        cur.close()
+        if migrating:
+            dbapi_conn.isolation_level = None  # we emit BEGIN ourselves (below)
+
+    if migrating:
+
+        @event.listens_for(engine, "begin")
+        def _begin_immediate(conn: Any) -> None:
+            # take the write lock before Alembic reads the version table, so a second
+            # process waits here and then sees the schema at head
+            conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+    return engine
+
+
+def make_engine(url: str | URL) -> Engine:
+    """The application's engine for ``url`` (see the module docstring for the settings)."""
+    return _engine(url, migrating=False)
+
+
+def alembic_config() -> Config:
+    """Alembic's configuration, built in code (no ini file at run time)."""
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
+    return cfg
+
+
+def head_revision() -> str:
+    """The newest revision this gapsweep ships."""
+    head = ScriptDirectory.from_config(alembic_config()).get_current_head()
+    assert head is not None
+    return head
+
+
+def current_revision(url: str | URL) -> str | None:
+    """The database's revision (None when it has never been migrated)."""
+    engine = make_engine(url)
+    try:
+        with engine.connect() as conn:
+            return MigrationContext.configure(conn).get_current_revision()
+    finally:
+        engine.dispose()
+
+
+def _migrate(url: str | URL, run: Any) -> None:
+    engine = _engine(url, migrating=True)
+    try:
+        with engine.begin() as conn:
+            if conn.dialect.name == "postgresql":
+                conn.execute(select(func.pg_advisory_xact_lock(_PG_MIGRATION_LOCK)))
+            cfg = alembic_config()
+            cfg.attributes["connection"] = conn
+            run(cfg)
+    finally:
+        engine.dispose()
+
+
+def upgrade(url: str | URL, revision: str = "head") -> None:
+    """Migrate the database at ``url`` up to ``revision`` (default: head)."""
+    _migrate(url, lambda cfg: command.upgrade(cfg, revision))
+
+
+def downgrade(url: str | URL, revision: str) -> None:
+    """Migrate the database at ``url`` down to ``revision`` ("base" removes every table)."""
+    _migrate(url, lambda cfg: command.downgrade(cfg, revision))
+
+
+def open_database(url: str | URL | None = None) -> sessionmaker[Session]:
+    """A session factory for ``url`` (default: the settings' database), upgrading an empty
+    or older database to head first. A database newer than this gapsweep raises
+    :class:`SchemaTooNewError` rather than being touched."""
+    url = get_settings().database_url if url is None else url
+    head = head_revision()
+    current = current_revision(url)
+    if current != head:
+        known = {s.revision for s in ScriptDirectory.from_config(alembic_config()).walk_revisions()}
+        if current is not None and current not in known:
+            raise SchemaTooNewError(
+                f"database revision {current!r} is unknown to this gapsweep (head {head!r}); "
+                "upgrade gapsweep"
+            )
+        upgrade(url)
+    return sessionmaker(make_engine(url), expire_on_commit=False)

@@ -1,0 +1,1 @@
+"""Revision scripts, oldest first (``0001_initial`` creates every table)."""

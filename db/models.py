@@ -1,0 +1,237 @@
+"""The archive's tables (SQLAlchemy 2 typed models), one schema for SQLite and PostgreSQL.
+
+Only portable column types (Integer, Float, String, Text, JSON, LargeBinary, and
+:class:`UTCDateTime` over ``DateTime(timezone=True)``), so ``0001_initial`` creates the same
+tables on both. Every constraint and index is named (:data:`NAMING_CONVENTION`), so Alembic's
+batch mode can rebuild SQLite tables and later migrations can drop them by name.
+
+- :class:`Study` - one submitted spec, its status and provenance; soft-deleted by
+  ``deleted_at``. Its tags are also rows of :class:`StudyTag` so "studies tagged T" is an
+  indexed lookup on both databases (no dialect JSON operators).
+- :class:`Case` - one solver run: ``kind`` "case" (the study's design) or "twin" (an ideal-joint
+  case several clearance cases share, linked from them by ``twin_id``). The DB is the source of
+  truth for its status, attempts (claims), lease, timings and failure reason (design.md 3).
+- :class:`Result` - the metrics of a done case; exactly one per case (unique ``case_id``). The
+  contract metrics (design.md 4.1) are real columns the archive can sort and filter on; the
+  rest sit in ``extra`` (JSON).
+- :class:`Series` - the case's series per the study's policy, one compressed blob
+  (:mod:`.series_codec` gives the format and the measurements behind it).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    CheckConstraint,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    MetaData,
+    String,
+    Text,
+    TypeDecorator,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+NAMING_CONVENTION = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+CASE_STATUSES = ("queued", "running", "done", "failed", "cancelled")
+STUDY_STATUSES = ("queued", "running", "done", "cancelled")
+CASE_KINDS = ("case", "twin")
+SERIES_POLICIES = ("preview", "full", "none")
+
+#: Metrics stored as columns, in export order: the contract of design.md 4.1 plus the peak
+#: driving torque the twin deviations use. Integer-valued ones are listed in INT_METRICS.
+METRIC_COLUMNS = (
+    "peak_slider_accel",
+    "rms_slider_accel",
+    "peak_contact_force",
+    "max_penetration",
+    "impacts",
+    "peak_slider_accel_steady",
+    "rms_slider_accel_steady",
+    "peak_contact_force_steady",
+    "max_penetration_steady",
+    "impacts_steady",
+    "peak_driving_torque",
+    "wall_time_s",
+)
+INT_METRICS = frozenset({"impacts", "impacts_steady"})
+
+
+def utcnow() -> datetime:
+    """The current time, timezone-aware UTC (what every timestamp column holds)."""
+    return datetime.now(timezone.utc)
+
+
+def _in(values: tuple[str, ...]) -> str:
+    return ", ".join(f"'{v}'" for v in values)  # constants of this module, not user input
+
+
+class UTCDateTime(TypeDecorator):
+    """``DateTime(timezone=True)`` that always stores UTC and always returns aware UTC.
+
+    SQLite has no time zone type: SQLAlchemy writes the wall-clock digits and drops the
+    offset, so a non-UTC value would compare wrongly with the lease times. Converting on the
+    way in and tagging on the way out makes both databases agree."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Any) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("naive datetime given to a UTC column; use utcnow()")
+        value = value.astimezone(timezone.utc)
+        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
+
+    def process_result_value(self, value: datetime | None, dialect: Any) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            return value.replace(tzinfo=timezone.utc)
+        return value.astimezone(timezone.utc)
+
+
+class Base(DeclarativeBase):
+    """Declarative base with the naming convention on its MetaData."""
+
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+
+
+class Study(Base):
+    """One study: the spec as submitted and what became of it."""
+
+    __tablename__ = "studies"
+    __table_args__ = (
+        CheckConstraint(f"status IN ({_in(STUDY_STATUSES)})", name="status"),
+        CheckConstraint(f"series_policy IN ({_in(SERIES_POLICIES)})", name="series_policy"),
+        Index("ix_studies_created", "created"),
+        Index("ix_studies_status_created", "status", "created"),
+        Index("ix_studies_name", "name"),
+        Index("ix_studies_deleted_at_created", "deleted_at", "created"),
+        # ids are never reused after a purge, so an id an outside script kept stays unique
+        {"sqlite_autoincrement": True},
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(200))
+    model: Mapped[str] = mapped_column(String(100))
+    description: Mapped[str] = mapped_column(Text, default="")
+    tags: Mapped[list[str]] = mapped_column(JSON, default=list)
+    spec: Mapped[dict[str, Any]] = mapped_column(JSON)
+    design: Mapped[str] = mapped_column(String(40))
+    series_policy: Mapped[str] = mapped_column(String(16), default="preview")
+    status: Mapped[str] = mapped_column(String(16), default="queued")
+    created: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    started: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    finished: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    notes: Mapped[str] = mapped_column(Text, default="")
+    deleted_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    owner: Mapped[str | None] = mapped_column(String(200))
+    provenance: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    analysis: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+
+    cases: Mapped[list[Case]] = relationship(
+        back_populates="study", passive_deletes=True, order_by="Case.id"
+    )
+
+
+class StudyTag(Base):
+    """One (study, tag) pair: the index behind the archive's tag filter."""
+
+    __tablename__ = "study_tags"
+    __table_args__ = (Index("ix_study_tags_tag", "tag"),)
+
+    study_id: Mapped[int] = mapped_column(
+        ForeignKey("studies.id", ondelete="CASCADE"), primary_key=True
+    )
+    tag: Mapped[str] = mapped_column(String(100), primary_key=True)
+
+
+class Case(Base):
+    """One solver run of a study (a design case or an ideal twin)."""
+
+    __tablename__ = "cases"
+    __table_args__ = (
+        CheckConstraint(f"status IN ({_in(CASE_STATUSES)})", name="status"),
+        CheckConstraint(f"kind IN ({_in(CASE_KINDS)})", name="kind"),
+        UniqueConstraint("study_id", "kind", "index", name="uq_cases_study_id_kind_index"),
+        Index("ix_cases_study_id_status", "study_id", "status"),
+        Index("ix_cases_status_lease_expires", "status", "lease_expires"),
+        Index("ix_cases_twin_id", "twin_id"),
+        {"sqlite_autoincrement": True},
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    study_id: Mapped[int] = mapped_column(ForeignKey("studies.id", ondelete="CASCADE"))
+    kind: Mapped[str] = mapped_column(String(8), default="case")
+    #: position within the study's design cases (kind "case") or within its twins
+    index: Mapped[int] = mapped_column(Integer)
+    twin_id: Mapped[int | None] = mapped_column(ForeignKey("cases.id", ondelete="SET NULL"))
+    params: Mapped[dict[str, Any]] = mapped_column(JSON)
+    status: Mapped[str] = mapped_column(String(16), default="queued")
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    lease_holder: Mapped[str | None] = mapped_column(String(200))
+    lease_expires: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    queued_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    enqueued_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    started_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    #: solver wall time of the successful run [s]
+    wall_time_s: Mapped[float | None] = mapped_column(Float)
+    reason: Mapped[str | None] = mapped_column(Text)
+
+    study: Mapped[Study] = relationship(back_populates="cases")
+
+
+class Result(Base):
+    """The metrics of one done case (SI units as the core reports them)."""
+
+    __tablename__ = "results"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    case_id: Mapped[int] = mapped_column(
+        ForeignKey("cases.id", ondelete="CASCADE"), unique=True
+    )
+    peak_slider_accel: Mapped[float | None] = mapped_column(Float)  # m/s^2
+    rms_slider_accel: Mapped[float | None] = mapped_column(Float)  # m/s^2
+    peak_contact_force: Mapped[float | None] = mapped_column(Float)  # N
+    max_penetration: Mapped[float | None] = mapped_column(Float)  # m
+    impacts: Mapped[int | None] = mapped_column(Integer)
+    peak_slider_accel_steady: Mapped[float | None] = mapped_column(Float)
+    rms_slider_accel_steady: Mapped[float | None] = mapped_column(Float)
+    peak_contact_force_steady: Mapped[float | None] = mapped_column(Float)
+    max_penetration_steady: Mapped[float | None] = mapped_column(Float)
+    impacts_steady: Mapped[int | None] = mapped_column(Integer)
+    peak_driving_torque: Mapped[float | None] = mapped_column(Float)  # N m
+    wall_time_s: Mapped[float | None] = mapped_column(Float)  # s
+    #: every other metric the model reported, in its order
+    extra: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+
+
+class Series(Base):
+    """A done case's series, compressed (:func:`.series_codec.encode_series`)."""
+
+    __tablename__ = "series"
+
+    case_id: Mapped[int] = mapped_column(
+        ForeignKey("cases.id", ondelete="CASCADE"), primary_key=True
+    )
+    policy: Mapped[str] = mapped_column(String(16))
+    n_bytes: Mapped[int] = mapped_column(Integer)
+    data: Mapped[bytes] = mapped_column(LargeBinary)

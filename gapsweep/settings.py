@@ -1,0 +1,116 @@
+"""One settings object, read from the environment (design.md 4.3, 4.5).
+
+Every process (CLI, worker, web) calls :func:`get_settings`, which reads ``os.environ`` each
+call, so tests can set variables with ``monkeypatch.setenv`` and get fresh values. An empty
+variable means "use the default". A malformed value raises :class:`SettingsError` naming the
+variable, the value and what is allowed, before anything is opened.
+
+| variable | field | default |
+|---|---|---|
+| ``GAPSWEEP_DATA`` | ``data_dir`` | ``$XDG_DATA_HOME/gapsweep``, else ``~/.local/share/gapsweep`` |
+| ``GAPSWEEP_DATABASE_URL`` | ``database_url`` | ``sqlite:///<data_dir>/gapsweep.db`` |
+| ``GAPSWEEP_BROKER_URL`` | ``broker_url`` | ``None`` = embedded broker in ``data_dir`` |
+| ``GAPSWEEP_MAX_ATTEMPTS`` | ``max_attempts`` | 3 claims before a crashing case is failed |
+| ``GAPSWEEP_LEASE_S`` | ``lease_s`` | 60 s a claimed case stays leased without renewal |
+| ``GAPSWEEP_RECONCILE_S`` | ``reconcile_interval_s`` | 15 s between reconciler passes |
+| ``GAPSWEEP_MAX_CASES`` | ``max_cases`` | 100 000 cases per study |
+
+The data folder is not created here (reading settings has no side effects); the database
+engine creates it on first use (:meth:`Settings.ensure_data_dir`).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TypeVar
+
+T = TypeVar("T")
+
+
+class SettingsError(ValueError):
+    """An environment variable has a value gapsweep cannot use."""
+
+    def __init__(self, variable: str, value: str, allowed: str) -> None:
+        self.variable, self.value, self.allowed = variable, value, allowed
+        super().__init__(f"{variable}={value!r} is not allowed: {allowed}")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Process-wide configuration (see the module docstring for variables and defaults)."""
+
+    data_dir: Path
+    database_url: str
+    broker_url: str | None
+    max_attempts: int
+    lease_s: float
+    reconcile_interval_s: float
+    max_cases: int
+
+    def ensure_data_dir(self) -> Path:
+        """Create the data folder (and parents) if missing; return it."""
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        return self.data_dir
+
+
+def default_data_dir(env: Mapping[str, str]) -> Path:
+    """``$XDG_DATA_HOME/gapsweep`` when set, else ``~/.local/share/gapsweep``."""
+    xdg = env.get("XDG_DATA_HOME", "").strip()
+    base = Path(xdg) if xdg else Path.home() / ".local" / "share"
+    return base / "gapsweep"
+
+
+def _read(
+    env: Mapping[str, str], name: str, parse: Callable[[str], T], default: T, allowed: str
+) -> T:
+    """``parse(env[name])``, the default when unset or empty; any parse error -> SettingsError."""
+    raw = env.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        return parse(raw)
+    except (TypeError, ValueError):
+        raise SettingsError(name, raw, allowed) from None
+
+
+def _positive_int(raw: str) -> int:
+    value = int(raw)
+    if value < 1:
+        raise ValueError(raw)
+    return value
+
+
+def _positive_seconds(raw: str) -> float:
+    value = float(raw)
+    if not math.isfinite(value) or value <= 0:
+        raise ValueError(raw)
+    return value
+
+
+def get_settings(env: Mapping[str, str] | None = None) -> Settings:
+    """The settings from ``env`` (default ``os.environ``, read now)."""
+    env = os.environ if env is None else env
+    data_dir = _read(
+        env, "GAPSWEEP_DATA", lambda s: Path(s).expanduser(), default_data_dir(env), "a folder"
+    )
+    return Settings(
+        data_dir=data_dir,
+        database_url=_read(
+            env, "GAPSWEEP_DATABASE_URL", str, f"sqlite:///{data_dir / 'gapsweep.db'}", "a URL"
+        ),
+        broker_url=_read(env, "GAPSWEEP_BROKER_URL", str, None, "a URL"),
+        max_attempts=_read(
+            env, "GAPSWEEP_MAX_ATTEMPTS", _positive_int, 3, "an integer >= 1 (claims per case)"
+        ),
+        lease_s=_read(env, "GAPSWEEP_LEASE_S", _positive_seconds, 60.0, "seconds > 0"),
+        reconcile_interval_s=_read(
+            env, "GAPSWEEP_RECONCILE_S", _positive_seconds, 15.0, "seconds > 0"
+        ),
+        max_cases=_read(
+            env, "GAPSWEEP_MAX_CASES", _positive_int, 100_000, "an integer >= 1 (cases per study)"
+        ),
+    )
