@@ -1,0 +1,220 @@
+"""The checks of a study spec beyond its shape: parameters, levels, design requirements.
+
+Parameter values are judged by the core (``get_model(model).parse``), never by a copy of its
+ranges here; this module only translates the core's :class:`InputError` into the study
+file's field paths (``axes.clearance_mm.values[2]``, ``base.speed_rpm``).
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import os
+from typing import Any
+
+from gapsweep.core.api import MODELS, get_model
+from gapsweep.core.errors import InputError
+
+from .errors import FieldError
+from .spec import SAMPLING_DESIGNS, Axis, StudySpec, param_kinds, typed
+
+DEFAULT_MAX_CASES = 100_000
+# Range and factor levels are monotone, so their ends carry the core's interval checks;
+# beyond this many levels only the first ones and the ends are checked (each check costs
+# ~0.2 ms of validation in the core).
+MAX_CHECKED_LEVELS = 200
+AXIS_FORMS = "values (optional nominal), or start/stop/count, or nominal/relative_percent/levels"
+
+
+def max_cases() -> int:
+    """``GAPSWEEP_MAX_CASES`` (default 100000): the most cases one study may have."""
+    try:
+        return max(1, int(os.environ.get("GAPSWEEP_MAX_CASES", DEFAULT_MAX_CASES)))
+    except ValueError:
+        return DEFAULT_MAX_CASES
+
+
+class _Checker:
+    def __init__(self, spec: StudySpec, broken: set[str]) -> None:
+        self.spec = spec
+        self.broken = broken
+        self.errors: list[FieldError] = []
+        self.model = get_model(spec.model) if spec.model in MODELS else None
+        self.kinds = param_kinds(spec.model) if self.model else {}
+
+    def add(self, field: str, value: Any, allowed: str) -> None:
+        self.errors.append(FieldError(field, value, allowed))
+
+    def core_error(self, params: dict[str, Any]) -> InputError | None:
+        try:
+            self.model.parse(params)
+        except InputError as exc:
+            return exc
+        except (TypeError, ValueError) as exc:  # a value of a type the core cannot take
+            return InputError(next(reversed(params)), None, str(exc))
+        return None
+
+    def canonical(self, params: dict[str, Any], name: str) -> Any:
+        """The value of ``name`` as the core parsed it (``"0.05"`` -> 0.05, 1 -> 1.0)."""
+        value = getattr(self.model.parse(params), name)
+        if isinstance(value, (bool, int, float, str)):
+            return value
+        return params[name]
+
+    def unknown(self, field: str, name: str) -> None:
+        close = difflib.get_close_matches(name, list(self.kinds), n=3)
+        hint = f" (did you mean {', '.join(close)}?)" if close else ""
+        self.add(field, name, f"a parameter of {self.spec.model}{hint}; "
+                 f"`gapsweep params --model {self.spec.model}` lists them")
+
+    def scalar(self, field: str, value: Any) -> bool:
+        if isinstance(value, float) and not math.isfinite(value):
+            self.add(field, value, "a finite number")
+            return False
+        if isinstance(value, (bool, int, float, str)):
+            return True
+        if isinstance(value, list) and all(self.scalar(f"{field}[{i}]", v)
+                                           for i, v in enumerate(value)):
+            return True
+        if not isinstance(value, list):
+            self.add(field, value, "a number, a string or true/false")
+        return False
+
+    # --- base ---------------------------------------------------------------------------
+
+    def check_base(self) -> dict[str, Any]:
+        good: dict[str, Any] = {}
+        for name, value in self.spec.base.items():
+            field = f"base.{name}"
+            if name not in self.kinds:
+                self.unknown(field, name)
+            elif self.scalar(field, value):
+                err = self.core_error({name: value})
+                if err is None:
+                    good[name] = value
+                else:
+                    self.add(field, value, err.allowed)
+        if len(good) == len(self.spec.base) and good:
+            err = self.core_error(good)
+            if err is not None:  # values fine alone, not together
+                where = f"base.{err.field}" if err.field in good else "base"
+                self.add(where, err.value, f"{err.allowed} (with the other base values)")
+                return {}
+        return {k: self.canonical(good, k) for k in good}
+
+    # --- axes ---------------------------------------------------------------------------
+
+    def check_axes(self, base: dict[str, Any]) -> dict[str, Axis]:
+        spec, out = self.spec, {}
+        if not spec.axes and "axes" not in self.broken and "axes:partial" not in self.broken:
+            self.add("axes", {}, "at least one axis: [axes.NAME] with " + AXIS_FORMS)
+        for name, axis in spec.axes.items():
+            field = f"axes.{name}"
+            if name not in self.kinds:
+                self.unknown(field, name)
+                continue
+            if name in spec.base:
+                self.add(field, name, f"a parameter not also fixed in base "
+                         f"(base.{name} = {spec.base[name]!r})")
+                continue
+            checked = self.check_axis(field, name, axis, base)
+            if checked is not None:
+                out[name] = checked
+        return out
+
+    def check_axis(self, field: str, name: str, axis: Axis, base: dict) -> Axis | None:
+        if axis.form is None:
+            self.add(field, sorted(axis.model_dump(exclude_none=True)), "one form: " + AXIS_FORMS)
+            return None
+        if axis.form == "values":
+            return self.check_values(field, name, axis, base)
+        if axis.form == "factor" and not (
+            isinstance(axis.nominal, (int, float)) and not isinstance(axis.nominal, bool)
+            and math.isfinite(axis.nominal)
+        ):
+            self.add(f"{field}.nominal", axis.nominal, "a finite number")
+            return None
+        levels = axis.level_values()
+        n_levels = len(levels)
+        if n_levels > max_cases():
+            key = "count" if axis.form == "range" else "levels"
+            self.add(f"{field}.{key}", n_levels, f"at most {max_cases()} (GAPSWEEP_MAX_CASES)")
+            return None
+        if self.spec.design in SAMPLING_DESIGNS:
+            levels = levels + list(axis.bounds())
+        if n_levels > MAX_CHECKED_LEVELS:
+            levels = levels[:MAX_CHECKED_LEVELS] + levels[-1:]
+        kind = self.kinds[name]
+        for level in dict.fromkeys(typed(kind, v) for v in levels):
+            err = self.core_error({**base, name: level})
+            if err is not None:
+                self.level_error(field, name, axis, level, err, base)
+                return None
+        return axis
+
+    def level_error(self, field, name, axis, level, err, base) -> None:
+        why = self.why(name, err, base)
+        if axis.form == "range":
+            if level in (axis.start, axis.stop):
+                key = "start" if level == axis.start else "stop"
+                self.add(f"{field}.{key}", getattr(axis, key), why)
+            else:
+                why = f"levels that are {why} (level {level:g} is not)"
+                self.add(f"{field}.count", axis.count, why)
+        elif level == typed(self.kinds[name], axis.nominal) or axis.relative_percent == 0:
+            self.add(f"{field}.nominal", axis.nominal, why)
+        else:
+            self.add(f"{field}.relative_percent", axis.relative_percent,
+                     f"a percentage keeping every level {why} (level {level:g} is not)")
+
+    def why(self, name: str, err: InputError, base: dict) -> str:
+        if err.field == name:
+            return err.allowed
+        # the level is fine alone but not with another value (base or default)
+        other = f"base.{err.field}" if err.field in base else f"{err.field} (default)"
+        return f"such that {other} = {err.value!r} is {err.allowed}"
+
+    def check_values(self, field: str, name: str, axis: Axis, base: dict) -> Axis | None:
+        if not axis.values:
+            self.add(f"{field}.values", [], "at least one value")
+            return None
+        canon: list[Any] = []
+        for i, value in enumerate(axis.values):
+            path = f"{field}.values[{i}]"
+            if not self.scalar(path, value):
+                continue
+            params = {**base, name: value}
+            err = self.core_error(params)
+            if err is not None:
+                self.add(path, value, self.why(name, err, base))
+            else:
+                canon.append(self.canonical(params, name))
+        if len(canon) < len(axis.values):
+            return None
+        nominal = axis.nominal
+        if nominal is not None:
+            ok = self.scalar(f"{field}.nominal", nominal) and self.core_error(
+                {**base, name: nominal}) is None
+            nominal = self.canonical({**base, name: nominal}, name) if ok else nominal
+            if nominal not in canon:
+                self.add(f"{field}.nominal", axis.nominal, "one of the axis's values")
+                return None
+        return axis.model_copy(update={"values": canon, "nominal": nominal})
+
+
+def check_spec(spec: StudySpec, broken: set[str]) -> tuple[StudySpec, list[FieldError]]:
+    """The spec with its values as the core reads them, and every error found."""
+    c = _Checker(spec, broken)
+    if c.model is None:
+        if "model" not in broken:
+            c.add("model", spec.model, "one of " + ", ".join(MODELS))
+        return spec, c.errors
+    base = c.check_base()
+    axes = c.check_axes(base)
+    checked = spec.model_copy(update={"base": base, "axes": axes})
+    if "design" not in broken:
+        from .design_rules import check_design
+
+        complete = not broken and len(axes) == len(spec.axes)
+        c.errors += check_design(checked, complete=complete, count=not c.errors)
+    return (spec if c.errors else checked), c.errors

@@ -1,0 +1,112 @@
+"""What each design asks of a spec (design.md 4.5), and how many cases it makes.
+
+Kept apart from the designs themselves so that :func:`~.spec.parse_spec` can refuse a spec
+(and count its cases against ``GAPSWEEP_MAX_CASES``) without building any case.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+from gapsweep.core.convergence import refinement_study
+from gapsweep.core.errors import InputError
+
+from .errors import FieldError
+from .spec import SAMPLING_DESIGNS, StudySpec, param_kinds
+
+OAT_NOMINAL = (
+    "a nominal among the levels for one-at-a-time: values with a nominal that is one of "
+    "them, or nominal/relative_percent/levels with odd levels"
+)
+
+
+def _n_levels(spec: StudySpec) -> list[int]:
+    return [len(a.level_values()) for a in spec.axes.values()]
+
+
+CASE_COUNTS: dict[str, Callable[[StudySpec], int]] = {
+    "grid": lambda s: math.prod(_n_levels(s)),
+    "one-at-a-time": lambda s: 1 + sum(n - 1 for n in _n_levels(s)),
+    "latin-hypercube": lambda s: s.samples or 0,
+    "sobol": lambda s: (s.samples or 0) * (2 * len(s.axes) + 2),
+    "morris": lambda s: (s.samples or 0) * (len(s.axes) + 1),
+    "convergence": lambda s: sum(_n_levels(s)),
+}
+
+
+def count_cases(spec: StudySpec) -> int:
+    """Cases the design makes (ideal twins not counted)."""
+    return CASE_COUNTS[spec.design](spec)
+
+
+def _one_at_a_time(spec: StudySpec) -> list[FieldError]:
+    errors = []
+    for name, axis in spec.axes.items():
+        if axis.form == "range":
+            errors.append(FieldError(f"axes.{name}", "start/stop/count", OAT_NOMINAL))
+        elif axis.form == "factor" and axis.levels % 2 == 0:
+            errors.append(FieldError(f"axes.{name}.levels", axis.levels, OAT_NOMINAL))
+        elif axis.form == "values" and axis.nominal is None:
+            errors.append(FieldError(f"axes.{name}.nominal", None, OAT_NOMINAL))
+    return errors
+
+
+def _convergence(spec: StudySpec, complete: bool) -> list[FieldError]:
+    errors = []
+    if complete and len(spec.axes) != 1:
+        errors.append(FieldError("axes", list(spec.axes), "exactly one refinement axis"))
+    if spec.metric is None:
+        errors.append(FieldError("metric", None, "a metric to follow, e.g. peak_slider_accel"))
+    kinds = param_kinds(spec.model)
+    for name in spec.axes:
+        levels = spec.levels(name)
+        if kinds[name] not in ("int", "float"):
+            errors.append(FieldError(f"axes.{name}", name, "a numeric parameter to refine"))
+            continue
+        try:  # the core's own rules for refinement levels (positive, monotone, ratio)
+            refinement_study([float(v) for v in levels], [1.0] * len(levels))
+        except InputError as exc:
+            allowed = exc.allowed.replace(", or pass ratio=", "")  # no ratio key in a spec
+            errors.append(FieldError(f"axes.{name}", levels, f"refinement levels {allowed}"))
+    return errors
+
+
+def _sampling(spec: StudySpec) -> list[FieldError]:
+    errors = []
+    if spec.samples is None:
+        errors.append(FieldError("samples", None, f"an integer >= 1 (N) for {spec.design}"))
+    kinds = param_kinds(spec.model)
+    for name, axis in spec.axes.items():
+        if kinds[name] not in ("int", "float"):
+            errors.append(FieldError(f"axes.{name}", name,
+                                     f"a numeric parameter for {spec.design} "
+                                     f"({name} is {kinds[name]})"))
+            continue
+        lo, hi = axis.bounds()
+        if not lo < hi:
+            errors.append(FieldError(f"axes.{name}", [lo, hi],
+                                     "a lower bound < upper bound to sample within"))
+    return errors
+
+
+def check_design(spec: StudySpec, *, complete: bool, count: bool) -> list[FieldError]:
+    """Errors of ``spec`` against its design's needs. ``complete``: every axis validated
+    (else rules over all axes are skipped); ``count``: also check the case limit."""
+    from .checks import max_cases
+
+    if spec.design == "one-at-a-time":
+        errors = _one_at_a_time(spec)
+    elif spec.design == "convergence":
+        errors = _convergence(spec, complete)
+    elif spec.design in SAMPLING_DESIGNS:
+        errors = _sampling(spec)
+    else:
+        errors = []
+    if count and complete and not errors and spec.axes:
+        n, limit = count_cases(spec), max_cases()
+        if n > limit:
+            field = "design" if spec.design in SAMPLING_DESIGNS else "axes"
+            errors.append(FieldError(field, n, f"at most {limit} cases (GAPSWEEP_MAX_CASES); "
+                                     f"this {spec.design} study has {n}"))
+    return errors

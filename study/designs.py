@@ -1,0 +1,185 @@
+"""Designs: a validated spec -> the list of cases to run (and their ideal twins).
+
+A registry, :data:`DESIGNS`, maps each design name to a function ``spec -> StudyPlan``.
+Every design is deterministic (sampling designs draw from ``seed``, 0 when unset), so a
+plan can be rebuilt from the stored spec. A case's ``params`` are the base overrides, then
+its axis values, in the spec's order (design.md 4.5).
+"""
+
+from __future__ import annotations
+
+import itertools
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .design_rules import count_cases
+from .errors import FieldError, SpecError
+from .spec import StudySpec, param_kinds, typed
+from .twins import twin_key, twin_params
+
+
+@dataclass(frozen=True)
+class StudyPlan:
+    """The cases of a study, in run order.
+
+    ``cases``: params of each case. ``twins``: params of each distinct ideal twin
+    (``"ideal": True``). ``twin_of``: per case, its twin's index in ``twins`` (None without
+    one). ``design_matrix``: for sampling designs, the sample matrix (one row per case, one
+    column per axis, parameter units, before integer parameters are rounded) that the
+    analyses read; None for the other designs.
+    """
+
+    cases: list[dict[str, Any]]
+    twins: list[dict[str, Any]]
+    twin_of: list[int | None]
+    design_matrix: list[list[float]] | None = None
+
+
+Cases = tuple[list[dict[str, Any]], np.ndarray | None]
+
+
+def _grid(spec: StudySpec) -> Cases:
+    names = list(spec.axes)
+    combos = itertools.product(*(spec.levels(n) for n in names))  # first axis outermost
+    return [{**spec.base, **dict(zip(names, c, strict=True))} for c in combos], None
+
+
+def _one_at_a_time(spec: StudySpec) -> Cases:
+    kinds = param_kinds(spec.model)
+    nominal = {n: typed(kinds[n], a.nominal_level()) for n, a in spec.axes.items()}
+    cases = [{**spec.base, **nominal}]
+    for name in spec.axes:
+        levels = spec.levels(name)
+        levels.remove(nominal[name])  # one occurrence: that case is the nominal one
+        cases += [{**spec.base, **nominal, name: v} for v in levels]
+    return cases, None
+
+
+def _convergence(spec: StudySpec) -> Cases:
+    (name,) = spec.axes
+    return [{**spec.base, name: v} for v in spec.levels(name)], None  # coarse to fine
+
+
+def problem(spec: StudySpec) -> dict[str, Any]:
+    """SALib's problem dict of a sampling spec: axis names and (lower, upper) bounds."""
+    bounds = [list(a.bounds()) for a in spec.axes.values()]
+    return {"num_vars": len(bounds), "names": list(spec.axes), "bounds": bounds}
+
+
+def lhs_matrix(bounds: list[list[float]], n: int, seed: int) -> np.ndarray:
+    """``n`` Latin-hypercube samples within ``bounds`` (one stratum per sample per axis)."""
+    d = len(bounds)
+    try:
+        sampler = qmc_lhs(d, rng=seed)
+    except TypeError:  # scipy < 1.15 names it seed
+        sampler = qmc_lhs(d, seed=seed)
+    lo, hi = np.array(bounds, dtype=float).T
+    return lo + sampler.random(n) * (hi - lo)
+
+
+def qmc_lhs(d: int, **kw: Any) -> Any:
+    from scipy.stats import qmc
+
+    return qmc.LatinHypercube(d, **kw)
+
+
+def sobol_matrix(bounds: list[list[float]], n: int, seed: int) -> np.ndarray:
+    """Saltelli's N(2D+2) samples (second order on) through SALib."""
+    from SALib.sample import sobol
+
+    prob = {"num_vars": len(bounds), "names": [f"x{i}" for i in range(len(bounds))],
+            "bounds": bounds}
+    with warnings.catch_warnings():  # N not a power of 2 only weakens convergence
+        warnings.simplefilter("ignore")
+        return sobol.sample(prob, n, calc_second_order=True, seed=seed)
+
+
+def morris_matrix(bounds: list[list[float]], n: int, seed: int, levels: int) -> np.ndarray:
+    """Morris's N(D+1) trajectory samples on a ``levels``-level grid through SALib."""
+    from SALib.sample import morris
+
+    prob = {"num_vars": len(bounds), "names": [f"x{i}" for i in range(len(bounds))],
+            "bounds": bounds}
+    return morris.sample(prob, n, num_levels=levels, seed=seed)
+
+
+def _sampled(make: Callable[[StudySpec, list[list[float]], int], np.ndarray]) -> Callable:
+    def design(spec: StudySpec) -> Cases:
+        bounds = problem(spec)["bounds"]
+        matrix = make(spec, bounds, spec.seed or 0)
+        kinds = param_kinds(spec.model)
+        names = list(spec.axes)
+        cases = [
+            {**spec.base, **{n: typed(kinds[n], float(x)) for n, x in zip(names, row,
+                                                                          strict=True)}}
+            for row in matrix
+        ]
+        return cases, matrix
+
+    return design
+
+
+DESIGNS: dict[str, Callable[[StudySpec], Cases]] = {
+    "grid": _grid,
+    "one-at-a-time": _one_at_a_time,
+    "latin-hypercube": _sampled(lambda s, b, seed: lhs_matrix(b, s.samples, seed)),
+    "sobol": _sampled(lambda s, b, seed: sobol_matrix(b, s.samples, seed)),
+    "morris": _sampled(lambda s, b, seed: morris_matrix(b, s.samples, seed, s.morris_levels)),
+    "convergence": _convergence,
+}
+
+
+def plan_study(spec: StudySpec) -> StudyPlan:
+    """The cases (and ideal twins) of a validated spec; over the case limit -> SpecError."""
+    from .checks import max_cases
+
+    n, limit = count_cases(spec), max_cases()
+    if n > limit:
+        raise SpecError([FieldError("design", n, f"at most {limit} cases (GAPSWEEP_MAX_CASES)")])
+    cases, matrix = DESIGNS[spec.design](spec)
+    twins, twin_of = _twins(spec, cases)
+    return StudyPlan(cases, twins, twin_of, None if matrix is None else matrix.tolist())
+
+
+def _twins(spec: StudySpec, cases: list[dict[str, Any]]) -> tuple[list, list]:
+    if not spec.ideal_twin or "ideal" not in param_kinds(spec.model):
+        return [], [None] * len(cases)
+    twins: list[dict[str, Any]] = []
+    index: dict[str, int] = {}
+    twin_of: list[int | None] = []
+    for params in cases:
+        if params.get("ideal") is True:  # an ideal case is its own baseline
+            twin_of.append(None)
+            continue
+        twin = twin_params(params)
+        key = twin_key(twin)
+        if key not in index:
+            index[key] = len(twins)
+            twins.append(twin)
+        twin_of.append(index[key])
+    return twins, twin_of
+
+
+# Measured per-case solver time at the model's default t_end (2 threads, batch path);
+# scaled by t_end. The flexible models integrate explicitly with microsecond steps.
+CASE_SECONDS = {
+    "slider-crank": (0.004, 0.024),
+    "flexible-slider-crank": (2.0, 0.024),
+    "cantilever": (2.0, 0.5),
+}
+
+
+def estimate_seconds(spec: StudySpec, n_cases: int) -> float:
+    """Rough solver time [s] of ``n_cases`` cases of ``spec`` (twins included if counted)."""
+    per_case, t_ref = CASE_SECONDS.get(spec.model, (1.0, 1.0))
+    if "t_end" in spec.axes:
+        t_end = float(np.mean(spec.levels("t_end")))
+    else:
+        from gapsweep.core.api import get_model
+
+        t_end = float(spec.base.get("t_end", get_model(spec.model).defaults().get("t_end", t_ref)))
+    return float(n_cases * per_case * t_end / t_ref)
