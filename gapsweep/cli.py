@@ -2,6 +2,9 @@
 
     gapsweep simulate [--model slider-crank] [--set NAME=VALUE ...] [--ideal] [--json]
     gapsweep warmup | params [--model NAME]
+    gapsweep study validate FILE | run FILE | submit FILE | wait ID
+    gapsweep studies | show ID | export ID | cancel ID | retry ID | delete ID | purge
+    gapsweep worker | workers | serve | db upgrade
 
 Bad input exits with status 2 and one line naming the field; a case the solver could not
 finish exits with status 1 (its JSON still printed, with ``status`` and ``reason``).
@@ -15,10 +18,10 @@ from collections.abc import Sequence
 
 from gapsweep.core.errors import GapsweepError, InputError
 
-from .commands import simulate
+from .commands import services, simulate, studies
 from .commands.exit_codes import EXIT_BAD_INPUT, EXIT_FAILED
 
-COMMAND_GROUPS = (simulate,)
+COMMAND_GROUPS = (simulate, studies, services)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -33,12 +36,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
     except InputError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except GapsweepError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_FAILED
+    except Exception as exc:
+        code = studies.handle_errors(args, exc)
+        if code is None:
+            raise
+        return code
 
 
 if __name__ == "__main__":

@@ -1,0 +1,17 @@
+# gapsweep image for docker-compose.yml (web, worker, migrate). It cannot be built on the
+# development machines (no Docker daemon there), so it is kept plain. The build compiles the
+# solver kernels into the image, so a new worker container takes cases at once.
+FROM python:3.11-slim
+WORKDIR /app
+COPY pyproject.toml README.md ./
+COPY gapsweep gapsweep
+COPY core core
+COPY study study
+COPY db db
+COPY workers workers
+COPY web web
+RUN pip install --no-cache-dir . && gapsweep warmup slider-crank
+ENV GAPSWEEP_DATA=/data NUMBA_NUM_THREADS=1
+VOLUME /data
+EXPOSE 8050
+CMD ["gapsweep", "serve", "--host", "0.0.0.0", "--port", "8050"]

@@ -1,0 +1,129 @@
+"""Long-running services and upkeep: ``worker``, ``workers``, ``serve``, ``db upgrade``.
+
+    gapsweep worker [--concurrency N]      a Celery worker on the configured broker
+    gapsweep workers [--json]              the workers that answer
+    gapsweep serve [--host H] [--port P] [--workers N]   the web app (+ local workers, embedded)
+    gapsweep db upgrade                    migrate the database to the current schema
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import sys
+
+from gapsweep.settings import get_settings
+
+from .exit_codes import EXIT_FAILED, EXIT_OK
+from .output import print_json
+
+
+def cmd_worker(args: argparse.Namespace) -> int:
+    settings = get_settings()
+    os.environ.setdefault("NUMBA_NUM_THREADS", "1")
+    from gapsweep.db.engine import open_database
+    from gapsweep.workers.celery_app import app
+
+    open_database(settings.database_url)  # migrate before the first claim, once
+    concurrency = args.concurrency or settings.concurrency
+    name = args.name or f"gapsweep-{os.getpid()}@{socket.gethostname()}"
+    broker = settings.broker_url or f"embedded (filesystem broker in {settings.data_dir})"
+    print(f"gapsweep worker {name}: {concurrency} process(es), broker {broker}", flush=True)
+    app.worker_main(
+        [
+            "worker",
+            "--concurrency", str(concurrency),
+            "--pool", "prefork",
+            "--loglevel", args.loglevel,
+            "--hostname", name,
+            "--queues", app.conf.task_default_queue,
+            # no gossip/mingle: the database coordinates workers, and both slow the start
+            "--without-gossip",
+            "--without-mingle",
+        ]
+    )
+    return EXIT_OK
+
+
+def live_workers() -> list[dict]:
+    """Workers that answer: ready marks of local ones, and a Celery ping on a broker."""
+    from gapsweep.workers.readiness import live_workers as local
+
+    settings = get_settings()
+    found = [{"name": m["holder"], "source": "local", **m} for m in local(settings)]
+    if settings.broker_url:
+        from gapsweep.workers.celery_app import app
+
+        for reply in app.control.ping(timeout=1.0) or []:
+            found += [{"name": name, "source": "broker"} for name in reply]
+    return found
+
+
+def cmd_workers(args: argparse.Namespace) -> int:
+    workers = live_workers()
+    if args.json:
+        print_json({"workers": workers})
+    else:
+        for w in workers:
+            print(w["name"])
+        print(f"{len(workers)} worker(s)")
+    return EXIT_OK if workers else EXIT_FAILED
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    settings = get_settings()
+    from gapsweep.db.engine import open_database
+    from gapsweep.web.app import create_app
+
+    open_database(settings.database_url)
+    local = None
+    if not settings.broker_url:
+        from gapsweep.workers.local_workers import LocalWorkers
+
+        local = LocalWorkers(settings, args.workers).start()
+    try:
+        app = create_app(settings)
+        url = f"http://{args.host}:{args.port}/"
+        workers = (f"{local.concurrency} local worker process(es)" if local
+                   else f"workers on {settings.broker_url}")
+        print(f"gapsweep serve: open {url}  ({workers}, database {settings.database_url}); "
+              "Ctrl-C stops it", flush=True)
+        app.run(host=args.host, port=args.port, debug=False)
+    finally:
+        if local is not None:
+            local.stop()
+    return EXIT_OK
+
+
+def cmd_db_upgrade(args: argparse.Namespace) -> int:
+    from gapsweep.db.engine import current_revision, upgrade
+
+    url = get_settings().database_url
+    upgrade(url)
+    print(f"database at revision {current_revision(url)}: {url}", file=sys.stderr)
+    return EXIT_OK
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the service commands to the top-level parser."""
+    worker = sub.add_parser("worker", help="run a Celery worker on the configured broker")
+    worker.add_argument("--concurrency", type=int, default=None, help="processes (default: cores)")
+    worker.add_argument("--name", default=None, help="node name (default: gapsweep-PID@host)")
+    worker.add_argument("--loglevel", default="INFO")
+    worker.set_defaults(func=cmd_worker)
+
+    workers = sub.add_parser("workers", help="list the workers that answer")
+    workers.add_argument("--json", action="store_true")
+    workers.set_defaults(func=cmd_workers)
+
+    serve = sub.add_parser("serve", help="the web app (and local workers, embedded)")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8050)
+    serve.add_argument("--workers", type=int, default=None, help="local worker processes")
+    serve.set_defaults(func=cmd_serve)
+
+    db = sub.add_parser("db", help="database upkeep")
+    db_sub = db.add_subparsers(dest="db_command", required=True)
+    up = db_sub.add_parser("upgrade", help="migrate the database to the current schema")
+    up.set_defaults(func=cmd_db_upgrade)

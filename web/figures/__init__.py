@@ -1,0 +1,1 @@
+"""Plotly figures as pure functions: data in, go.Figure out."""

@@ -1,0 +1,1 @@
+"""The Dash pages, one module per route (registered with dash.register_page)."""

@@ -1,0 +1,89 @@
+"""Turning case ids into queue messages, after the rows that name them are committed.
+
+A message is a JSON list of case ids (a chunk). Chunks keep the per-message overhead of the
+queue and the claim small against cases that cost milliseconds, while staying small enough
+that progress on the page moves case by case. A retried case goes out alone, so one case
+that kills its worker cannot take the rest of a chunk down with it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Protocol
+
+from gapsweep.db import leases
+from sqlalchemy.orm import Session, sessionmaker
+
+
+def chunks(case_ids: Sequence[int], size: int) -> list[list[int]]:
+    """``case_ids`` in order, cut into lists of at most ``size`` (>= 1)."""
+    size = max(1, int(size))
+    return [list(case_ids[k : k + size]) for k in range(0, len(case_ids), size)]
+
+
+class Dispatcher(Protocol):
+    """Somewhere a chunk of case ids can be sent to be run."""
+
+    def send(self, chunk: list[int]) -> None: ...
+
+    def pending_messages(self) -> int | None:
+        """Messages waiting in the queue (None when it cannot be known)."""
+        ...
+
+
+class CeleryDispatcher:
+    """Sends each chunk as a task message through the configured broker."""
+
+    def __init__(self, celery_app) -> None:
+        self._app = celery_app
+
+    def send(self, chunk: list[int]) -> None:
+        from .celery_app import TASK_NAME
+
+        self._app.send_task(TASK_NAME, args=[chunk])
+
+    def pending_messages(self) -> int | None:
+        try:
+            with self._app.connection_for_read() as conn:
+                queue = self._app.conf.task_default_queue
+                return int(conn.default_channel.queue_declare(queue, passive=True).message_count)
+        except Exception:  # a queue never declared, a broker down: unknown
+            return None
+
+
+def enqueue(
+    case_ids: Iterable[int],
+    *,
+    sessions: sessionmaker[Session],
+    dispatcher: Dispatcher,
+    chunk_size: int,
+) -> int:
+    """Send the (committed, queued) cases as chunks and stamp them enqueued; returns the
+    number of messages. Call only after the transaction that created the cases committed."""
+    ids = list(case_ids)
+    messages = chunks(ids, chunk_size)
+    for chunk in messages:
+        dispatcher.send(chunk)
+    if ids:
+        with sessions.begin() as session:
+            leases.mark_enqueued(session, case_ids=ids)
+    return len(messages)
+
+
+class InProcessDispatcher:
+    """Runs each chunk at once, in this process, through the same task function.
+
+    For tests and scripts that want a study run without any worker process; the queue, the
+    claim and the store are the same as a worker's.
+    """
+
+    def __init__(self, sessions: sessionmaker[Session], settings, holder: str = "in-process"):
+        self._sessions, self._settings, self._holder = sessions, settings, holder
+
+    def send(self, chunk: list[int]) -> None:
+        from .case_runner import run_chunk
+
+        run_chunk(chunk, sessions=self._sessions, holder=self._holder, settings=self._settings)
+
+    def pending_messages(self) -> int | None:
+        return 0

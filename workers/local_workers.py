@@ -1,0 +1,85 @@
+"""The embedded default: local Celery worker processes for ``gapsweep run`` and ``serve``.
+
+With ``GAPSWEEP_BROKER_URL`` unset there is no broker server: the workers share the
+filesystem broker and the SQLite database in the data folder. They run as one child process
+group (``celery worker`` and its pool), so stopping them — Ctrl-C, the end of a run — stops
+every process they started; a case they were running is left with a lease that expires and
+the reconciler sends it again, so nothing is stuck in ``running``.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from gapsweep.settings import Settings
+
+
+class LocalWorkers:
+    """``celery worker`` for this data folder, as a context manager."""
+
+    def __init__(self, settings: Settings, concurrency: int | None = None) -> None:
+        self.settings = settings
+        self.concurrency = concurrency or settings.concurrency
+        self.process: subprocess.Popen | None = None
+        self.log_path: Path | None = None
+
+    def start(self) -> LocalWorkers:
+        logs = self.settings.data_dir / "logs"
+        logs.mkdir(parents=True, exist_ok=True)
+        self.log_path = logs / f"worker-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.log"
+        env = dict(os.environ)
+        env["GAPSWEEP_DATA"] = str(self.settings.data_dir)
+        env["GAPSWEEP_DATABASE_URL"] = self.settings.database_url
+        env["NUMBA_NUM_THREADS"] = "1"  # one process per core, one thread each
+        with open(self.log_path, "ab") as log:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "gapsweep", "worker", "--concurrency",
+                 str(self.concurrency), "--name", f"local-{os.getpid()}@%h"],
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,  # its own group: one signal reaches the whole pool
+            )
+        return self
+
+    def alive(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    def stop(self, timeout_s: float = 20.0) -> None:
+        """Warm shutdown (TERM: finish the chunk in hand), then KILL the group if it hangs."""
+        if self.process is None:
+            return
+        pgid = self.process.pid
+        for sig, wait_s in ((signal.SIGTERM, timeout_s), (signal.SIGKILL, 5.0)):
+            try:
+                os.killpg(pgid, sig)
+            except ProcessLookupError:
+                break
+            try:
+                self.process.wait(wait_s)
+                # the pool children may outlive the main process by a moment
+                if not _group_alive(pgid):
+                    break
+            except subprocess.TimeoutExpired:
+                continue
+        self.process = None
+
+    def __enter__(self) -> LocalWorkers:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    return True

@@ -1,0 +1,126 @@
+"""What a case keeps of its time series, per the study's policy (design.md 3, 4.5).
+
+- ``full``: every series on the solver's uniform output grid, as computed.
+- ``preview`` (default): the key series downsampled to :data:`PREVIEW_SAMPLES` points by
+  min/max decimation (each bucket keeps its extreme samples, so an impact spike survives
+  downsampling), plus the amplitude spectra of slider acceleration and contact force
+  computed here at full resolution (a spectrum of a downsampled series would alias).
+- ``none``: nothing; the metrics are always stored.
+
+Metrics are taken by the solver before any of this, at every accepted step.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+from gapsweep.core.postprocessing import series_spectrum
+from gapsweep.core.result import CaseResult
+
+# Points per series in a preview: a 1280-px-wide figure shows no more than this.
+PREVIEW_SAMPLES = 600
+
+PREVIEW_SERIES = (
+    "slider_position",
+    "slider_velocity",
+    "slider_acceleration",
+    "driving_torque",
+    "contact_normal_force",
+    "contact_tangential_force",
+    "penetration",
+    "eccentricity_x",
+    "eccentricity_y",
+    "contact_state",
+    "kinetic_energy",
+    "potential_energy",
+    "contact_energy",
+    "damping_dissipation",
+    "friction_dissipation",
+    "driver_work",
+    "energy_residual",
+)
+
+# Stored spectra: "spectrum_freq_hz" [Hz] shared by "spectrum_<series>" amplitudes (series units).
+SPECTRUM_SERIES = ("slider_acceleration", "contact_normal_force")
+
+
+def decimate(t: np.ndarray, x: np.ndarray, budget: int) -> tuple[np.ndarray, np.ndarray]:
+    """Min/max decimation of ``x(t)`` to at most ``budget`` samples (both ends kept).
+
+    Each of ``budget // 2 - 1`` buckets keeps the positions of its minimum and maximum,
+    which is what a plot of the full series shows.
+    """
+    n = x.size
+    if n <= budget:
+        return t, x
+    buckets = max(1, budget // 2 - 1)
+    edges = np.linspace(1, n - 1, buckets + 1).astype(np.int64)
+    keep = [0, n - 1]
+    for lo, hi in zip(edges[:-1], edges[1:], strict=True):
+        if hi <= lo:
+            continue
+        chunk = x[lo:hi]
+        keep.append(lo + int(np.argmin(chunk)))
+        keep.append(lo + int(np.argmax(chunk)))
+    idx = np.unique(np.asarray(keep, dtype=np.int64))
+    return t[idx], x[idx]
+
+
+def _spectra(result: CaseResult, rotation_hz: float) -> dict[str, np.ndarray]:
+    out: dict[str, np.ndarray] = {}
+    for name in SPECTRUM_SERIES:
+        if name not in result.series:
+            continue
+        s = series_spectrum(result, name, rotation_hz if rotation_hz > 0 else 1.0, peaks=0)
+        out["spectrum_freq_hz"] = np.asarray(s.spectrum.frequency_hz)
+        out[f"spectrum_{name}"] = np.asarray(s.spectrum.amplitude)
+    return out
+
+
+def _preview(result: CaseResult, rotation_hz: float) -> dict[str, np.ndarray]:
+    series = result.series
+    if "t" not in series:
+        return {}
+    t = np.asarray(series["t"])
+    out: dict[str, np.ndarray] = {}
+    for name in PREVIEW_SERIES:
+        if name in series and np.asarray(series[name]).shape == t.shape:
+            # each series keeps its own time base: min/max picks differ between series
+            ts, xs = decimate(t, np.asarray(series[name]), PREVIEW_SAMPLES)
+            out[name] = xs
+            out[f"t:{name}"] = ts
+    out.update(_spectra(result, rotation_hz))
+    return out
+
+
+def _full(result: CaseResult, rotation_hz: float) -> dict[str, np.ndarray]:
+    out = {
+        name: np.asarray(values)
+        for name, values in result.series.items()
+        if np.asarray(values).ndim == 1 and name != "final_state"
+    }
+    out.update(_spectra(result, rotation_hz))
+    return out
+
+
+POLICIES: dict[str, Callable[[CaseResult, float], dict[str, np.ndarray]]] = {
+    "preview": _preview,
+    "full": _full,
+    "none": lambda result, rotation_hz: {},
+}
+
+
+def select_series(result: CaseResult, policy: str, rotation_hz: float) -> dict[str, np.ndarray]:
+    """The series to store for ``result`` under ``policy`` (``preview`` | ``full`` | ``none``).
+
+    ``rotation_hz``: the crank frequency [Hz] (harmonic markers of the spectra). In a
+    preview, series ``x`` has its own time base ``"t:x"`` [s]; in ``full`` all share ``"t"``.
+    """
+    if not result.ok:
+        return {}
+    try:
+        return POLICIES[policy](result, rotation_hz)
+    except KeyError:
+        allowed = ", ".join(POLICIES)
+        raise ValueError(f"series policy {policy!r}: must be one of {allowed}") from None

@@ -1,0 +1,64 @@
+"""A validated spec becomes rows, then messages: the one way a study enters the system.
+
+The CLI (``run``, ``submit``), the JSON API and the web form all call :func:`submit_study`.
+The study and its cases are written in one transaction; the messages go out only after it
+committed, so a worker never receives an id it cannot find.
+"""
+
+from __future__ import annotations
+
+from gapsweep.db import leases, studies
+from gapsweep.study.designs import plan_study
+from gapsweep.study.spec import StudySpec
+from sqlalchemy.orm import Session, sessionmaker
+
+from gapsweep.settings import Settings
+
+from .dispatch import Dispatcher, enqueue
+from .provenance import collect
+
+
+def create_study_rows(spec: StudySpec, *, sessions: sessionmaker[Session]) -> int:
+    """Write the study and its cases (status queued) in one transaction; returns its id.
+    Raises :class:`~gapsweep.study.errors.SpecError` (nothing written) for a bad design."""
+    plan = plan_study(spec)
+    provenance = collect(spec)
+    with sessions.begin() as session:
+        study = studies.create_study(session, spec=spec, plan=plan, provenance=provenance)
+        session.flush()
+        return int(study.id)
+
+
+def enqueue_study(
+    study_id: int, *, sessions: sessionmaker[Session], settings: Settings, dispatcher: Dispatcher
+) -> int:
+    """Send the study's queued cases (ideal twins first); returns the number of messages."""
+    with sessions() as session:
+        ids = leases.queued_case_ids(session, study_id=study_id)
+    return enqueue(ids, sessions=sessions, dispatcher=dispatcher, chunk_size=settings.chunk_size)
+
+
+def default_dispatcher() -> Dispatcher:
+    """Celery on the configured broker (the embedded filesystem broker by default)."""
+    from .celery_app import app
+    from .dispatch import CeleryDispatcher
+
+    return CeleryDispatcher(app)
+
+
+def submit_study(
+    spec: StudySpec,
+    *,
+    sessions: sessionmaker[Session],
+    settings: Settings,
+    dispatcher: Dispatcher | None = None,
+) -> int:
+    """Create the study and enqueue its cases after the commit; returns the study id."""
+    study_id = create_study_rows(spec, sessions=sessions)
+    enqueue_study(
+        study_id,
+        sessions=sessions,
+        settings=settings,
+        dispatcher=dispatcher or default_dispatcher(),
+    )
+    return study_id

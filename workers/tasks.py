@@ -1,0 +1,70 @@
+"""The Celery task: a chunk of case ids in, results in the database (design.md 3).
+
+The task body is :func:`~.case_runner.run_chunk`, the same function ``gapsweep run`` calls
+in-process; this module only gives it a database, a lease holder name and a worker-ready
+hook that loads the solver kernels before the first message is taken.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import os
+import socket
+import time
+
+from celery import signals
+from gapsweep.db.engine import open_database
+from sqlalchemy.orm import Session, sessionmaker
+
+from gapsweep.settings import get_settings
+
+from .case_runner import run_chunk
+from .celery_app import TASK_NAME, app
+from .readiness import mark_ready, warm_kernels
+
+log = logging.getLogger(__name__)
+
+
+@functools.cache
+def _sessions(url: str) -> sessionmaker[Session]:
+    return open_database(url)
+
+
+def holder_name() -> str:
+    """This process in a lease: ``host:pid``."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+@app.task(name=TASK_NAME, ignore_result=True)
+def run_chunk_task(case_ids: list[int]) -> dict[str, int]:
+    """Run the cases ``case_ids`` (JSON ints); returns the chunk's counts (for the log)."""
+    settings = get_settings()
+    report = run_chunk(
+        [int(i) for i in case_ids],
+        sessions=_sessions(settings.database_url),
+        holder=holder_name(),
+        settings=settings,
+        threads=1,  # one process per core: numba threads on top would oversubscribe
+    )
+    return vars(report)
+
+
+@signals.worker_init.connect
+def _load_kernels(**_: object) -> None:
+    """Compile (first run on a machine) or load the kernels in the main process, before
+    the pool forks: every child inherits them, and no case waits for a compile."""
+    t0 = time.perf_counter()
+    print("gapsweep worker: loading the solver kernels (the first run on a machine compiles "
+          "them, about 2.5 min on 2 cores)...", flush=True)
+    warm_kernels()
+    print(f"gapsweep worker: kernels ready in {time.perf_counter() - t0:.1f} s", flush=True)
+
+
+@signals.worker_ready.connect
+def _ready(sender: object = None, **_: object) -> None:
+    settings = get_settings()
+    mark_ready(settings, holder_name())
+    from .reconciler import start_reconciler  # the reconciler enqueues through this app
+
+    start_reconciler(settings, _sessions(settings.database_url))
