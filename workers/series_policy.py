@@ -72,7 +72,7 @@ def _spectra(result: CaseResult, rotation_hz: float) -> dict[str, np.ndarray]:
     for name in SPECTRUM_SERIES:
         if name not in result.series:
             continue
-        s = series_spectrum(result, name, rotation_hz if rotation_hz > 0 else 1.0, peaks=0)
+        s = series_spectrum(result, name, rotation_hz if rotation_hz > 0 else 1.0, peaks=1)
         out["spectrum_freq_hz"] = np.asarray(s.spectrum.frequency_hz)
         out[f"spectrum_{name}"] = np.asarray(s.spectrum.amplitude)
     return out
