@@ -1,0 +1,214 @@
+"""The JSON API (design.md 4.4), a Flask blueprint on the Dash app's server.
+
+    GET  /api/health                         {"database", "broker", "workers", "kernels_ready"}
+    GET  /api/studies?search=&tag=&status=&model=&limit=&offset=   {"total", "items"}
+    POST /api/studies        (a spec as JSON) 201 {"id"} | 422 {"errors": [...]} (nothing written)
+    GET  /api/studies/<id>                   as ``gapsweep show --json``
+    GET  /api/studies/<id>/cases.csv         one row per case (export columns, design.md 4.5)
+    POST /api/studies/<id>/cancel, /retry
+    GET  /api/cases/<id>                     the case (params, status, metrics, provenance)
+    GET  /api/cases/<id>/series?names=a,b    {"name": [numbers ...]}
+
+Ids are integers; an unknown id, or any unknown path under ``/api``, is a JSON 404. Bodies are
+limited to :data:`MAX_BODY_BYTES` (413).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from typing import Any
+
+import flask
+from flask import Blueprint, Response, jsonify, request
+from gapsweep.study.errors import SpecError
+from werkzeug.exceptions import HTTPException
+
+from . import actions, context
+from .kernels import local_workers, workers_ready
+
+MAX_BODY_BYTES = 1 << 20  # a study spec is a few KB; a Sobol spec with many axes stays far below
+MAX_LIMIT = 1000
+
+api = Blueprint("api", __name__, url_prefix="/api")
+
+
+def install_api(server: flask.Flask) -> None:
+    """Register the blueprint and the JSON error pages for ``/api/...`` on ``server``."""
+    server.register_blueprint(api)
+
+
+@api.before_request
+def _limit_body() -> None:
+    # per request (Flask >= 3.1): the Dash callbacks on the same server keep their own limit
+    request.max_content_length = MAX_BODY_BYTES
+
+
+@api.app_errorhandler(HTTPException)
+def _http_error(exc: HTTPException) -> Any:
+    if not request.path.startswith("/api/"):
+        return exc  # the Dash pages keep Flask's own pages
+    return _error(exc.code or 500, exc.description or exc.name)
+
+
+def _error(status: int, message: str, **extra: Any) -> tuple[Response, int]:
+    return jsonify({"error": message, **extra}), status
+
+
+def _not_found(kind: str, key: int) -> tuple[Response, int]:
+    return _error(404, f"no {kind} with id {key}")
+
+
+def _json_ready(value: Any) -> Any:
+    """NaN and inf as null (JSON has neither), numpy scalars and arrays as plain numbers."""
+    if isinstance(value, dict):
+        return {k: _json_ready(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_ready(v) for v in value]
+    if hasattr(value, "tolist"):
+        return _json_ready(value.tolist())
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def _int_arg(name: str, default: int, lo: int, hi: int) -> int:
+    raw = request.args.get(name, "")
+    if raw == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        flask.abort(422, f"{name}: {raw!r} — an integer from {lo} to {hi}")
+    if not lo <= value <= hi:
+        flask.abort(422, f"{name}: {value} — an integer from {lo} to {hi}")
+    return value
+
+
+@api.get("/health")
+def health() -> Any:
+    from sqlalchemy import text
+
+    ctx = context.current()
+    try:
+        with ctx.sessions() as s:
+            s.execute(text("SELECT 1"))
+        database = "ok"
+    except Exception as exc:  # the health page reports, it never fails
+        database = f"error: {type(exc).__name__}"
+    body = {
+        "database": database,
+        "broker": _broker_state(ctx.settings),
+        "workers": local_workers(ctx.settings),
+        "kernels_ready": workers_ready(ctx.settings),
+    }
+    return jsonify(body), 200 if database == "ok" else 503
+
+
+def _broker_state(settings: Any) -> str:
+    try:
+        from gapsweep.workers.health import broker_state
+    except ImportError:
+        return "embedded" if not getattr(settings, "broker_url", None) else "unknown"
+    return broker_state(settings)
+
+
+@api.get("/studies")
+def list_studies() -> Any:
+    from gapsweep.db.studies import list_studies as query
+
+    limit = _int_arg("limit", 50, 1, MAX_LIMIT)
+    offset = _int_arg("offset", 0, 0, 10**12)
+    filters = {k: request.args.get(k) or None for k in ("search", "tag", "status", "model")}
+    with context.session() as s:
+        total, items = query(s, limit=limit, offset=offset, **filters)
+    return jsonify(_json_ready({"total": total, "items": items}))
+
+
+@api.post("/studies")
+def create_study() -> Any:
+    raw = request.get_data(cache=False)  # over MAX_BODY_BYTES: 413 from here
+    try:
+        data = json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as exc:
+        return _error(400, f"the body is not JSON: {exc}")
+    try:
+        study_id = actions.submit(data)
+    except SpecError as exc:
+        return jsonify(exc.to_dict()), 422
+    response = jsonify({"id": study_id})
+    response.headers["Location"] = f"/api/studies/{study_id}"
+    return response, 201
+
+
+@api.get("/studies/<int:study_id>")
+def show_study(study_id: int) -> Any:
+    from gapsweep.db.studies import study_detail
+
+    with context.session() as s:
+        detail = study_detail(s, study_id)
+    if detail is None:
+        return _not_found("study", study_id)
+    return jsonify(_json_ready(detail))
+
+
+@api.get("/studies/<int:study_id>/cases.csv")
+def study_csv(study_id: int) -> Any:
+    from gapsweep.db.studies import export_rows, study_progress
+
+    with context.session() as s:
+        if study_progress(s, study_id) is None:
+            return _not_found("study", study_id)
+        columns, rows = export_rows(s, study_id)
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=columns, extrasaction="ignore", lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return Response(
+        buffer.getvalue(),
+        mimetype="text/csv",
+        headers={"Content-Disposition": f'attachment; filename="study-{study_id}-cases.csv"'},
+    )
+
+
+@api.post("/studies/<int:study_id>/cancel")
+def cancel_study(study_id: int) -> Any:
+    result = actions.cancel(study_id)
+    return _not_found("study", study_id) if result is None else jsonify(result)
+
+
+@api.post("/studies/<int:study_id>/retry")
+def retry_study(study_id: int) -> Any:
+    result = actions.retry(study_id)
+    return _not_found("study", study_id) if result is None else jsonify(result)
+
+
+@api.get("/cases/<int:case_id>")
+def show_case(case_id: int) -> Any:
+    from gapsweep.db.studies import case_detail
+
+    with context.session() as s:
+        detail = case_detail(s, case_id)
+    if detail is None:
+        return _not_found("case", case_id)
+    return jsonify(_json_ready(detail))
+
+
+@api.get("/cases/<int:case_id>/series")
+def case_series(case_id: int) -> Any:
+    from gapsweep.db.studies import case_detail
+    from gapsweep.db.studies import case_series as query
+
+    names = [n.strip() for n in request.args.get("names", "").split(",") if n.strip()]
+    with context.session() as s:
+        if case_detail(s, case_id) is None:
+            return _not_found("case", case_id)
+        series = query(s, case_id, names or None)
+    missing = [n for n in names if n not in series]
+    if missing:
+        return _error(
+            404, f"case {case_id} has no series {', '.join(missing)}", available=sorted(series)
+        )
+    return jsonify(_json_ready(series))

@@ -1,0 +1,188 @@
+"""The archive ``/``: every study, paged, sorted and filtered on the server (the table asks
+for one page at a time, so 10,000 studies cost what 25 do)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import dash
+import dash_bootstrap_components as dbc
+from dash import Input, Output, State, callback, dash_table, dcc, html, no_update
+from gapsweep.web import actions, context, ids
+from gapsweep.web.parameters import model_names
+
+dash.register_page(__name__, path="/", name="Archive", title="gapsweep — archive", order=0)
+
+PAGE_SIZE = 25
+# the name is shown as a markdown link: its punctuation must read as text, not as markup
+_MARKDOWN_PUNCTUATION = re.compile(r"[\\`*_{}\[\]()#+\-.!|<>~]")
+STATUSES = ("queued", "running", "done", "cancelled")
+# table column -> list_studies sort key
+SORTABLE = {"id": "id", "name": "name", "model": "model", "status": "status",
+            "created": "created", "cases": "cases"}
+COLUMNS = [
+    {"id": "id", "name": "Id"},
+    {"id": "link", "name": "Study", "presentation": "markdown"},
+    {"id": "model", "name": "Model"},
+    {"id": "status", "name": "Status"},
+    {"id": "progress", "name": "Progress"},
+    {"id": "cases", "name": "Cases"},
+    {"id": "tags", "name": "Tags"},
+    {"id": "created", "name": "Created (UTC)"},
+]
+
+
+def layout(**_query: Any) -> html.Div:
+    filters = dbc.Row(
+        [
+            dbc.Col(dbc.Input(id=ids.ARCHIVE_SEARCH, placeholder="Search name or description",
+                              type="search", debounce=True), md=4),
+            dbc.Col(dbc.Input(id=ids.ARCHIVE_TAG, placeholder="Tag", debounce=True), md=2),
+            dbc.Col(dcc.Dropdown(id=ids.ARCHIVE_STATUS, placeholder="Any status",
+                                 options=list(STATUSES)), md=2),
+            dbc.Col(dcc.Dropdown(id=ids.ARCHIVE_MODEL, placeholder="Any model",
+                                 options=model_names()), md=2),
+            dbc.Col(html.Div(id=ids.ARCHIVE_TOTAL, className="pt-2 text-muted"), md=2),
+        ],
+        className="g-2 mb-2",
+    )
+    table = dash_table.DataTable(
+        id=ids.ARCHIVE_TABLE,
+        columns=COLUMNS,
+        data=[],
+        page_action="custom",
+        page_current=0,
+        page_size=PAGE_SIZE,
+        page_count=1,
+        sort_action="custom",
+        sort_mode="single",
+        sort_by=[{"column_id": "created", "direction": "desc"}],
+        row_selectable="multi",
+        selected_rows=[],
+        markdown_options={"link_target": "_self"},
+        style_table={"overflowX": "auto"},
+        style_cell={"textAlign": "left", "padding": "4px 8px", "fontSize": "0.9rem"},
+        style_header={"fontWeight": "bold"},
+        style_cell_conditional=[{"if": {"column_id": "link"}, "minWidth": "260px"}],
+    )
+    actions_row = html.Div(
+        [
+            dbc.Button("New study", href="/studies/new", color="primary", className="me-2"),
+            dbc.Button("Delete selected", id=ids.ARCHIVE_DELETE, color="danger",
+                       outline=True, className="me-2"),
+            dbc.Button("Compare cases", href="/compare", color="secondary", outline=True),
+            dcc.ConfirmDialog(id=ids.ARCHIVE_DELETE_CONFIRM,
+                              message="Delete the selected studies? (gapsweep purge removes "
+                                      "them for good; until then they are only hidden.)"),
+            html.Span(id=ids.ARCHIVE_MESSAGE, className="ms-3 text-muted"),
+        ],
+        className="mb-2",
+    )
+    return html.Div(
+        [
+            html.H3("Study archive"),
+            filters,
+            actions_row,
+            table,
+            dcc.Store(id=ids.ARCHIVE_REFRESH, data=0),
+            dcc.Interval(id=ids.ARCHIVE_POLL, interval=5000),  # running studies' progress
+        ]
+    )
+
+
+def progress_text(item: dict[str, Any]) -> str:
+    """``"12 / 15 done, 1 failed"`` from a list_studies item."""
+    text = f"{item.get('done', 0)} / {item.get('cases', 0)} done"
+    if item.get("failed"):
+        text += f", {item['failed']} failed"
+    return text
+
+
+def table_rows(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """list_studies items as the table's rows (the name is a link to the study page)."""
+    rows = []
+    for item in items:
+        name = _MARKDOWN_PUNCTUATION.sub(r"\\\g<0>", str(item.get("name", "")))
+        rows.append({
+            "id": item["id"],
+            "link": f"[{name}](/studies/{item['id']})",
+            "model": item.get("model", ""),
+            "status": item.get("status", ""),
+            "progress": progress_text(item),
+            "cases": item.get("cases", 0),
+            "tags": ", ".join(item.get("tags") or []),
+            "created": str(item.get("created", ""))[:19].replace("T", " "),
+        })
+    return rows
+
+
+def query_page(
+    page: int, sort_by: list[dict] | None, search: str | None, tag: str | None,
+    status: str | None, model: str | None,
+) -> tuple[int, list[dict[str, Any]]]:
+    """One page of the archive from the database: (total, items)."""
+    from gapsweep.db.studies import list_studies
+
+    sort = sort_by[0] if sort_by else {"column_id": "created", "direction": "desc"}
+    with context.session() as s:
+        return list_studies(
+            s,
+            search=search or None,
+            tag=(tag or "").strip() or None,
+            status=status or None,
+            model=model or None,
+            limit=PAGE_SIZE,
+            offset=max(0, int(page or 0)) * PAGE_SIZE,
+            sort=SORTABLE.get(sort["column_id"], "created"),
+            descending=sort.get("direction") != "asc",
+        )
+
+
+@callback(
+    Output(ids.ARCHIVE_TABLE, "data"),
+    Output(ids.ARCHIVE_TABLE, "page_count"),
+    Output(ids.ARCHIVE_TOTAL, "children"),
+    Output(ids.ARCHIVE_TABLE, "selected_rows"),
+    Input(ids.ARCHIVE_TABLE, "page_current"),
+    Input(ids.ARCHIVE_TABLE, "sort_by"),
+    Input(ids.ARCHIVE_SEARCH, "value"),
+    Input(ids.ARCHIVE_TAG, "value"),
+    Input(ids.ARCHIVE_STATUS, "value"),
+    Input(ids.ARCHIVE_MODEL, "value"),
+    Input(ids.ARCHIVE_REFRESH, "data"),
+    Input(ids.ARCHIVE_POLL, "n_intervals"),
+    State(ids.ARCHIVE_TABLE, "selected_rows"),
+)
+def update_table(page, sort_by, search, tag, status, model, _refresh, _poll, selected):
+    total, items = query_page(page, sort_by, search, tag, status, model)
+    page_count = max(1, -(-total // PAGE_SIZE))
+    keep = selected if dash.ctx.triggered_id == ids.ARCHIVE_POLL else []
+    return table_rows(items), page_count, f"{total} studies", keep or []
+
+
+@callback(
+    Output(ids.ARCHIVE_DELETE_CONFIRM, "displayed"),
+    Input(ids.ARCHIVE_DELETE, "n_clicks"),
+    State(ids.ARCHIVE_TABLE, "selected_rows"),
+    prevent_initial_call=True,
+)
+def confirm_delete(_n, selected):
+    return bool(selected)
+
+
+@callback(
+    Output(ids.ARCHIVE_MESSAGE, "children"),
+    Output(ids.ARCHIVE_REFRESH, "data"),
+    Input(ids.ARCHIVE_DELETE_CONFIRM, "submit_n_clicks"),
+    State(ids.ARCHIVE_TABLE, "selected_rows"),
+    State(ids.ARCHIVE_TABLE, "data"),
+    State(ids.ARCHIVE_REFRESH, "data"),
+    prevent_initial_call=True,
+)
+def delete_selected(_n, selected, data, refresh):
+    study_ids = [int(data[i]["id"]) for i in selected or [] if i < len(data or [])]
+    if not study_ids:
+        return no_update, no_update
+    n = actions.delete(study_ids)
+    return f"Deleted {n} studies.", (refresh or 0) + 1

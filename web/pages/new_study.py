@@ -1,0 +1,353 @@
+"""New study ``/studies/new``: the study file as a form (design.md 4.2).
+
+Every change re-validates the whole form through :func:`gapsweep.study.spec.parse_spec`
+and plans it, so the messages are the file's and the API's, and the case count and the
+estimated solver time are the ones ``gapsweep study validate`` prints. Submit re-validates on
+the server and creates the study exactly as ``POST /api/studies`` does.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+import sys
+from typing import Any
+
+import dash
+import dash_bootstrap_components as dbc
+from dash import Input, Output, State, callback, dash_table, dcc, html, no_update
+from gapsweep.study.errors import FieldError, SpecError
+from gapsweep.web import actions, ids, parameters
+from gapsweep.web.study_form import (
+    AXIS_COLUMNS,
+    AXIS_FORMS,
+    FORM_VALUES,
+    PRESET,
+    form_to_spec,
+    spec_to_form,
+)
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+dash.register_page(__name__, path="/studies/new", name="New study",
+                   title="gapsweep — new study", order=1)
+
+DESIGNS = ("grid", "one-at-a-time", "latin-hypercube", "sobol", "morris", "convergence")
+SERIES = (("preview", "preview (default)"), ("full", "full"), ("none", "none"))
+METRICS = ("peak_slider_accel", "rms_slider_accel", "peak_contact_force", "max_penetration",
+           "impacts", "peak_slider_accel_steady")
+MAX_UPLOAD_BYTES = 256 * 1024  # a study file is a few KB
+
+# the form's fields, in form_to_spec's keyword names
+FIELDS = (
+    ("name", ids.NEW_NAME, "value"),
+    ("description", ids.NEW_DESCRIPTION, "value"),
+    ("tags", ids.NEW_TAGS, "value"),
+    ("model", ids.NEW_MODEL, "value"),
+    ("design", ids.NEW_DESIGN, "value"),
+    ("ideal_twin", ids.NEW_IDEAL_TWIN, "value"),
+    ("series", ids.NEW_SERIES, "value"),
+    ("samples", ids.NEW_SAMPLES, "value"),
+    ("seed", ids.NEW_SEED, "value"),
+    ("morris_levels", ids.NEW_MORRIS_LEVELS, "value"),
+    ("metric", ids.NEW_METRIC, "value"),
+    ("base_rows", ids.NEW_BASE_TABLE, "data"),
+    ("axis_rows", ids.NEW_AXES_TABLE, "data"),
+)
+FORM_INPUTS = [Input(cid, prop) for _, cid, prop in FIELDS]
+FORM_STATES = [State(cid, prop) for _, cid, prop in FIELDS]
+FORM_OUTPUTS = [Output(cid, prop) for _, cid, prop in FIELDS]
+
+
+def form_kwargs(values: tuple[Any, ...]) -> dict[str, Any]:
+    return {key: value for (key, _, _), value in zip(FIELDS, values, strict=True)}
+
+
+def metric_options() -> list[str]:
+    try:
+        from gapsweep.study.analysis import HEADLINE_METRICS
+    except ImportError:
+        return list(METRICS)
+    return list(HEADLINE_METRICS)
+
+
+def axis_dropdowns(model: str) -> dict[str, Any]:
+    names = list(parameters.defaults(model))
+    return {
+        "parameter": {"options": [{"label": parameters.label(n), "value": n} for n in names],
+                      "clearable": False},
+        "form": {"options": [{"label": f, "value": f} for f in AXIS_FORMS], "clearable": False},
+    }
+
+
+def _field(label: str, control: Any, help_text: str | None = None) -> dbc.Row:
+    children = [control]
+    if help_text:
+        children.append(dbc.FormText(help_text))
+    return dbc.Row([dbc.Label(label, width=3), dbc.Col(children, width=9)], className="mb-2")
+
+
+def layout(**_query: Any) -> html.Div:
+    form = spec_to_form(PRESET, parameters.parameter_rows(PRESET["model"]))
+    general = dbc.Card(dbc.CardBody([
+        _field("Name", dbc.Input(id=ids.NEW_NAME, value=form["name"], maxLength=200)),
+        _field("Description", dbc.Textarea(id=ids.NEW_DESCRIPTION, value=form["description"],
+                                           rows=2)),
+        _field("Tags", dbc.Input(id=ids.NEW_TAGS, value=form["tags"]), "comma separated"),
+        _field("Model", dcc.Dropdown(id=ids.NEW_MODEL, options=parameters.model_names(),
+                                     value=form["model"], clearable=False)),
+        _field("Design", dcc.Dropdown(id=ids.NEW_DESIGN, options=list(DESIGNS),
+                                      value=form["design"], clearable=False),
+               "grid: every combination, the first axis outermost"),
+        _field("Ideal twin", dbc.Switch(id=ids.NEW_IDEAL_TWIN, value=form["ideal_twin"],
+                                        label="also run the ideal-joint case of each setting")),
+        _field("Series", dbc.RadioItems(id=ids.NEW_SERIES, value=form["series"], inline=True,
+                                        options=[{"label": t, "value": v} for v, t in SERIES])),
+        _field("Samples", dbc.Input(id=ids.NEW_SAMPLES, type="number", min=1, step=1,
+                                    value=form["samples"]),
+               "latin-hypercube, sobol, morris: SALib's base count N"),
+        _field("Seed", dbc.Input(id=ids.NEW_SEED, type="number", min=0, step=1,
+                                 value=form["seed"])),
+        _field("Morris levels", dbc.Input(id=ids.NEW_MORRIS_LEVELS, type="number", min=2,
+                                          step=1, value=form["morris_levels"])),
+        _field("Metric", dcc.Dropdown(id=ids.NEW_METRIC, options=metric_options(),
+                                      value=form["metric"]), "convergence: the judged metric"),
+    ]), className="mb-3")
+    axes = dbc.Card([
+        dbc.CardHeader("Axes (the first is the outermost loop of a grid)"),
+        dbc.CardBody([
+            dash_table.DataTable(
+                id=ids.NEW_AXES_TABLE,
+                columns=[{"id": c, "name": c, "editable": True,
+                          **({"presentation": "dropdown"} if c in ("parameter", "form") else {})}
+                         for c in AXIS_COLUMNS],
+                data=form["axis_rows"],
+                dropdown=axis_dropdowns(form["model"]),
+                editable=True,
+                row_deletable=True,
+                css=[{"selector": ".Select-menu-outer", "rule": "display: block !important"}],
+                style_cell={"textAlign": "left", "minWidth": "70px", "fontSize": "0.9rem"},
+                style_cell_conditional=[
+                    {"if": {"column_id": "parameter"}, "minWidth": "200px"},
+                    {"if": {"column_id": "values"}, "minWidth": "220px"},
+                    {"if": {"column_id": "form"}, "minWidth": "130px"},
+                ],
+                style_table={"overflowX": "auto"},
+            ),
+            dbc.Button("Add axis", id=ids.NEW_ADD_AXIS, size="sm", color="secondary",
+                       outline=True, className="mt-2"),
+            dbc.FormText(" values: a list (optional nominal among them); nominal ± %: "
+                         "nominal, relative_percent, levels; range: start, stop, count. "
+                         "Values in the parameter's unit."),
+        ]),
+    ], className="mb-3")
+    base = dbc.Card([
+        dbc.CardHeader("Base parameters (fixed for every case; empty = the default)"),
+        dbc.CardBody(dash_table.DataTable(
+            id=ids.NEW_BASE_TABLE,
+            columns=[
+                {"id": "name", "name": "Parameter", "editable": False},
+                {"id": "unit", "name": "Unit", "editable": False},
+                {"id": "default", "name": "Default", "editable": False},
+                {"id": "value", "name": "Value", "editable": True},
+            ],
+            data=form["base_rows"],
+            editable=True,
+            filter_action="native",
+            fixed_rows={"headers": True},
+            style_table={"height": "360px", "overflowY": "auto"},
+            style_cell={"textAlign": "left", "fontSize": "0.9rem", "minWidth": "90px"},
+            style_data_conditional=[{"if": {"column_id": "value"},
+                                     "backgroundColor": "rgba(24, 188, 156, 0.08)"}],
+        )),
+    ], className="mb-3")
+    side = dbc.Card(dbc.CardBody([
+        html.H5("Study"),
+        html.Div(id=ids.NEW_CASE_COUNT, className="mb-2"),
+        html.Div(id=ids.NEW_ERRORS),
+        dbc.Button("Submit", id=ids.NEW_SUBMIT, color="primary", className="me-2 mt-2"),
+        dbc.Button("Download study file", id=ids.NEW_DOWNLOAD_BUTTON, color="secondary",
+                   outline=True, className="mt-2"),
+        dcc.Download(id=ids.NEW_DOWNLOAD),
+        html.Div(id=ids.NEW_SUBMIT_MESSAGE, className="mt-2"),
+        html.Hr(),
+        dcc.Upload(
+            id=ids.NEW_UPLOAD,
+            children=html.Div(["Drop a study file (.toml, .json) here or ",
+                               html.A("choose one", href="#")]),
+            max_size=MAX_UPLOAD_BYTES,
+            accept=".toml,.json",
+            multiple=False,
+            className="border rounded p-3 text-center text-muted",
+        ),
+        html.Div(id=ids.NEW_UPLOAD_MESSAGE, className="mt-2"),
+        dcc.Location(id=ids.NEW_REDIRECT, refresh="callback-nav"),
+    ]), style={"position": "sticky", "top": "1rem"})
+    return html.Div([
+        html.H3("New study"),
+        dbc.Row([dbc.Col([general, axes, base], lg=8), dbc.Col(side, lg=4)]),
+    ])
+
+
+def _fmt_seconds(seconds: float) -> str:
+    if seconds < 10:
+        return f"{seconds:.1f} s"
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def check_form(form: dict[str, Any]) -> tuple[dict[str, Any] | None, list[FieldError], str]:
+    """Validate and plan the form: (spec mapping or None, errors, a one-line summary).
+
+    The summary is the case count and the estimated solver time (on one core) when valid."""
+    from gapsweep.study.designs import estimate_seconds, plan_study
+    from gapsweep.study.spec import parse_spec
+
+    data, errors = form_to_spec(**form)
+    try:
+        spec = parse_spec(data)
+        plan = plan_study(spec)
+    except SpecError as exc:
+        return None, errors + exc.errors, "Not valid yet"
+    if errors:
+        return None, errors, "Not valid yet"
+    n, twins = len(plan.cases), len(plan.twins)
+    seconds = estimate_seconds(spec, n + twins)
+    twin_text = f" + {twins} ideal twin{'s' if twins != 1 else ''}" if twins else ""
+    return (spec.to_dict(), [],
+            f"{n} cases{twin_text} · estimated solver time ≈ {_fmt_seconds(seconds)}")
+
+
+def error_list(errors: list[FieldError]) -> Any:
+    if not errors:
+        return None
+    return dbc.Alert([html.Div(str(e), className="field-error") for e in errors],
+                     color="danger", className="py-2")
+
+
+@callback(
+    Output(ids.NEW_CASE_COUNT, "children"),
+    Output(ids.NEW_ERRORS, "children"),
+    Output(ids.NEW_SUBMIT, "disabled"),
+    *FORM_INPUTS,
+)
+def validate(*values):
+    _, errors, summary = check_form(form_kwargs(values))
+    return html.Strong(summary), error_list(errors), bool(errors)
+
+
+@callback(
+    Output(ids.NEW_BASE_TABLE, "data", allow_duplicate=True),
+    Output(ids.NEW_AXES_TABLE, "dropdown"),
+    Input(ids.NEW_MODEL, "value"),
+    State(ids.NEW_BASE_TABLE, "data"),
+    prevent_initial_call=True,
+)
+def change_model(model, rows):
+    """Another model: its parameters (values typed for names it shares are kept)."""
+    typed = {r["name"]: r.get("value", "") for r in rows or []}
+    fresh = [{**r, "value": typed.get(r["name"], "")}
+             for r in parameters.parameter_rows(model)]
+    return fresh, axis_dropdowns(model)
+
+
+@callback(
+    Output(ids.NEW_AXES_TABLE, "data", allow_duplicate=True),
+    Input(ids.NEW_ADD_AXIS, "n_clicks"),
+    State(ids.NEW_AXES_TABLE, "data"),
+    prevent_initial_call=True,
+)
+def add_axis(_n, rows):
+    return [*(rows or []), {**{c: "" for c in AXIS_COLUMNS}, "form": FORM_VALUES}]
+
+
+@callback(
+    Output(ids.NEW_REDIRECT, "pathname"),
+    Output(ids.NEW_SUBMIT_MESSAGE, "children"),
+    Input(ids.NEW_SUBMIT, "n_clicks"),
+    *FORM_STATES,
+    prevent_initial_call=True,
+)
+def submit(_n, *values):
+    data, errors, _ = check_form(form_kwargs(values))
+    if data is None:
+        return no_update, error_list(errors)
+    try:
+        study_id = actions.submit(data)
+    except SpecError as exc:
+        return no_update, error_list(exc.errors)
+    return f"/studies/{study_id}", dbc.Alert(f"Study {study_id} created.", color="success")
+
+
+@callback(
+    Output(ids.NEW_DOWNLOAD, "data"),
+    Output(ids.NEW_SUBMIT_MESSAGE, "children", allow_duplicate=True),
+    Input(ids.NEW_DOWNLOAD_BUTTON, "n_clicks"),
+    *FORM_STATES,
+    prevent_initial_call=True,
+)
+def download(_n, *values):
+    from gapsweep.study.spec import dumps_toml, parse_spec
+
+    data, errors, _ = check_form(form_kwargs(values))
+    if data is None:
+        return no_update, error_list(errors)
+    slug = re.sub(r"[^A-Za-z0-9]+", "_", data["name"]).strip("_").lower() or "study"
+    return dcc.send_string(dumps_toml(parse_spec(data)), f"{slug}.toml"), None
+
+
+def read_upload(contents: str, filename: str | None) -> tuple[dict[str, Any] | None, list]:
+    """An uploaded study file's mapping (even if it does not validate: the form shows why),
+    or None and the errors when it cannot be read at all."""
+    from gapsweep.study.spec import loads_spec, parse_spec
+
+    name = filename or "study.toml"
+    fmt = "json" if name.lower().endswith(".json") else "toml"
+    try:
+        _, payload = contents.split(",", 1)
+        text = base64.b64decode(payload).decode("utf-8")
+    except (ValueError, UnicodeDecodeError):
+        return None, [FieldError("file", name, "a UTF-8 .toml or .json study file")]
+    try:
+        data = tomllib.loads(text) if fmt == "toml" else json.loads(text)
+    except ValueError:
+        try:
+            loads_spec(text, fmt)
+        except SpecError as exc:
+            return None, exc.errors
+        return None, [FieldError("file", name, f"a {fmt.upper()} study file")]
+    if not isinstance(data, dict):
+        return None, [FieldError("file", type(data).__name__, "a table of the study's keys")]
+    try:
+        parse_spec(data)
+    except SpecError as exc:
+        return data, exc.errors
+    return data, []
+
+
+@callback(
+    *FORM_OUTPUTS,
+    Output(ids.NEW_UPLOAD_MESSAGE, "children"),
+    Output(ids.NEW_AXES_TABLE, "dropdown", allow_duplicate=True),
+    Input(ids.NEW_UPLOAD, "contents"),
+    State(ids.NEW_UPLOAD, "filename"),
+    prevent_initial_call=True,
+)
+def upload(contents, filename):
+    data, errors = read_upload(contents or "", filename)
+    if data is None:
+        return (*[no_update] * len(FIELDS), error_list(errors), no_update)
+    model = data.get("model", "slider-crank")
+    if model not in parameters.model_names():
+        model = "slider-crank"
+    form = spec_to_form(data, parameters.parameter_rows(model))
+    message = (error_list(errors) if errors
+               else dbc.Alert(f"Loaded {filename}.", color="success", className="py-2"))
+    return (*[form[key] for key, _, _ in FIELDS], message, axis_dropdowns(model))
