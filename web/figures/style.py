@@ -1,0 +1,100 @@
+"""The look every figure shares: one template (colours, font, margins) and small helpers.
+
+Tick labels use SI prefixes (``exponentformat="SI"``), so a ``[m]`` axis reads ``20µ`` for
+20 µm and a ``[s]`` axis ``5m`` for 5 ms: the axis title names the unit, the tick its prefix
+(the units convention is in :mod:`.labels`). Sized for a 1280×800 screen: a figure fills
+half to all of the width at 420 px height.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import plotly.graph_objects as go
+
+# Okabe-Ito, colour-blind safe; the order of the lines in a figure.
+COLORS = (
+    "#0072B2",
+    "#E69F00",
+    "#009E73",
+    "#D55E00",
+    "#CC79A7",
+    "#56B4E9",
+    "#F0E442",
+    "#000000",
+)
+BASELINE_COLOR = "#444444"  # the ideal joint, Richardson estimates: reference lines
+MARKER_COLOR = "#888888"  # crank-harmonic markers, the clearance circle
+FONT = {"family": "Inter, system-ui, -apple-system, Segoe UI, Roboto, sans-serif", "size": 13}
+MARGIN = {"l": 70, "r": 24, "t": 64, "b": 56}
+HEIGHT = 420
+SEQUENTIAL = "Viridis"  # heatmaps and parallel-coordinate colour scales
+
+_AXIS = {
+    "showline": True,
+    "linecolor": "#999999",
+    "mirror": True,
+    "ticks": "outside",
+    "gridcolor": "#e5e5e5",
+    "zeroline": False,
+    "exponentformat": "SI",
+    "title": {"standoff": 8},
+}
+
+TEMPLATE = go.layout.Template(
+    layout={
+        "font": FONT,
+        "colorway": list(COLORS),
+        "margin": MARGIN,
+        "height": HEIGHT,
+        "paper_bgcolor": "white",
+        "plot_bgcolor": "white",
+        "hovermode": "closest",
+        "legend": {"bgcolor": "rgba(255,255,255,0.8)", "borderwidth": 0},
+        "title": {"x": 0.0, "xanchor": "left", "font": {"size": 15}},
+        "xaxis": _AXIS,
+        "yaxis": _AXIS,
+    }
+)
+
+
+def color(i: int) -> str:
+    """The i-th line colour (cycles)."""
+    return COLORS[i % len(COLORS)]
+
+
+def title_text(title: str, subtitle: str | None = None) -> str:
+    """A title with an optional smaller second line (skipped cases, a verdict)."""
+    return title if not subtitle else f"{title}<br><sup>{subtitle}</sup>"
+
+
+def new_figure(
+    title: str, x_title: str, y_title: str, *, subtitle: str | None = None
+) -> go.Figure:
+    """An empty figure in the shared template with its title and axis titles (with units)."""
+    fig = go.Figure()
+    fig.update_layout(
+        template=TEMPLATE,
+        title={"text": title_text(title, subtitle)},
+        xaxis_title=x_title,
+        yaxis_title=y_title,
+    )
+    return fig
+
+
+def vertical_markers(
+    fig: go.Figure, xs: Sequence[float], *, dash: str = "dot", color: str = MARKER_COLOR
+) -> None:
+    """Full-height vertical lines at ``xs`` (data units of the x axis), as layout shapes."""
+    for x in xs:
+        fig.add_shape(
+            type="line",
+            xref="x",
+            yref="paper",
+            x0=float(x),
+            x1=float(x),
+            y0=0.0,
+            y1=1.0,
+            line={"color": color, "width": 1, "dash": dash},
+            layer="below",
+        )
