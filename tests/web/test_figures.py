@@ -4,6 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from gapsweep.web.figures.sensitivity import (
+    coefficients_figure,
+    morris_figure,
+    sobol_figure,
+    tornado_figure,
+    tornado_rows,
+)
 from gapsweep.web.figures.trends import trend_figure, trend_lines
 
 CLEARANCES = (0.02, 0.04, 0.06, 0.08, 0.1)
@@ -60,9 +67,7 @@ def test_trend_steady_reads_the_last_revolution_metric_and_its_baseline():
     assert list(fig.data[0].y) == [_peak(c, 0.7) / 2 for c in CLEARANCES]
     assert list(fig.data[-1].y) == [4000.0, 4000.0]
     assert fig.layout.yaxis.type == "log"
-    assert fig.layout.yaxis.title.text == (
-        "Peak slider acceleration (last revolution) [m/s²]"
-    )
+    assert fig.layout.yaxis.title.text == ("Peak slider acceleration (last revolution) [m/s²]")
 
 
 def test_trend_without_twin_metric_has_no_baseline():
@@ -97,11 +102,136 @@ def test_trend_lines_sorts_points_by_x_whatever_the_case_order():
         ("peak_contact_force", "Peak contact force [N]"),
         ("max_penetration", "Max penetration [m]"),
         ("peak_driving_torque", "Peak driving torque [N m]"),
-        ("deviation_peak_slider_accel", "Deviation of peak slider acceleration from the ideal "
-         "joint [–]"),
+        (
+            "deviation_peak_slider_accel",
+            "Deviation of peak slider acceleration from the ideal joint [–]",
+        ),
     ],
 )
 def test_trend_axis_titles_carry_units(metric, title):
     fig = trend_figure(grid_cases(), metric, x_axis="stiffness_scale", group_axis="clearance_mm")
     assert fig.layout.yaxis.title.text == title
     assert fig.layout.xaxis.title.text == "Stiffness scale [–]"
+
+
+# --- sensitivity ---------------------------------------------------------------------------
+
+TORNADO = {
+    "tornado": [
+        # swings: stiffness 3000, restitution 500, friction 12000, speed missing
+        {
+            "axis": "stiffness_scale",
+            "low": 0.7,
+            "high": 1.3,
+            "metric_low": 9000.0,
+            "metric_high": 12000.0,
+            "nominal_metric": 10000.0,
+        },
+        {
+            "axis": "restitution",
+            "low": 0.63,
+            "high": 1.0,
+            "metric_low": 10300.0,
+            "metric_high": 9800.0,
+            "nominal_metric": 10000.0,
+        },
+        {
+            "axis": "friction",
+            "low": 0.007,
+            "high": 0.013,
+            "metric_low": 4000.0,
+            "metric_high": 16000.0,
+            "nominal_metric": 10000.0,
+        },
+        {
+            "axis": "speed_rpm",
+            "low": 3500,
+            "high": 6500,
+            "metric_low": None,
+            "metric_high": 15000.0,
+            "nominal_metric": 10000.0,
+        },
+    ]
+}
+
+
+def test_tornado_sorts_factors_by_swing_and_bars_start_at_the_nominal():
+    fig = tornado_figure(TORNADO)
+    assert [t.name for t in fig.data] == ["low", "high"]
+    order = ["friction", "stiffness_scale", "restitution", "speed_rpm"]
+    for trace in fig.data:
+        assert list(trace.y) == order
+        assert list(trace.base) == [10000.0] * 4
+    assert list(fig.data[0].x) == [-6000.0, -1000.0, 300.0, None]
+    assert list(fig.data[1].x) == [6000.0, 2000.0, -200.0, 5000.0]
+    assert fig.layout.yaxis.autorange == "reversed"  # largest swing on top
+    assert list(fig.layout.yaxis.categoryarray) == order
+    assert fig.layout.xaxis.title.text == "Peak slider acceleration [m/s²]"
+    assert [s.x0 for s in fig.layout.shapes] == [10000.0]
+
+
+def test_tornado_rows_per_metric_dict():
+    per_metric = {"tornado": {"peak_contact_force": TORNADO["tornado"][:2]}}
+    rows = tornado_rows(per_metric, "peak_contact_force")
+    assert [r["axis"] for r in rows] == ["stiffness_scale", "restitution"]
+    assert tornado_figure(per_metric, "peak_contact_force").layout.xaxis.title.text == (
+        "Peak contact force [N]"
+    )
+
+
+def test_coefficients_one_bar_trace_per_factor():
+    analysis = {
+        "coefficients": {
+            "peak_slider_accel": {
+                "stiffness_scale": [
+                    {"value": 0.7, "coefficient": 0.33},
+                    {"value": 1.3, "coefficient": 0.67},
+                ],
+                "restitution": [{"value": 0.63, "coefficient": -0.1}],
+            }
+        }
+    }
+    fig = coefficients_figure(analysis)
+    assert [t.name for t in fig.data] == ["stiffness_scale", "restitution"]
+    assert list(fig.data[0].x) == ["stiffness_scale 0.7", "stiffness_scale 1.3"]
+    assert list(fig.data[0].y) == [0.33, 0.67] and list(fig.data[1].y) == [-0.1]
+    assert fig.layout.yaxis.title.text.endswith("[–]")
+
+
+SOBOL = {
+    "indices": {
+        "peak_slider_accel": {
+            "clearance_mm": {"S1": 0.6, "S1_conf": 0.05, "ST": 0.7, "ST_conf": 0.08},
+            "stiffness_scale": {"S1": 0.2, "S1_conf": 0.03, "ST": 0.3, "ST_conf": None},
+        }
+    }
+}
+
+
+def test_sobol_bars_with_error_bars_equal_to_the_conf_values():
+    fig = sobol_figure(SOBOL)
+    s1, st = fig.data
+    assert list(s1.x) == ["clearance_mm", "stiffness_scale"] == list(st.x)
+    assert list(s1.y) == [0.6, 0.2] and list(st.y) == [0.7, 0.3]
+    assert list(s1.error_y.array) == [0.05, 0.03]
+    assert list(st.error_y.array) == [0.08, None]
+    assert fig.layout.yaxis.title.text == "Sobol index [–]"
+
+
+def test_morris_scatter_of_mu_star_against_sigma_with_labels():
+    analysis = {
+        "indices": {
+            "rms_slider_accel": {
+                "clearance_mm": {"mu_star": 500.0, "mu_star_conf": 50.0, "sigma": 300.0},
+                "friction": {"mu_star": 20.0, "mu_star_conf": 4.0, "sigma": 5.0},
+            }
+        }
+    }
+    fig = morris_figure(analysis, "rms_slider_accel")
+    (trace,) = fig.data
+    assert list(trace.text) == ["clearance_mm", "friction"]
+    assert list(trace.x) == [500.0, 20.0] and list(trace.y) == [300.0, 5.0]
+    assert list(trace.error_x.array) == [50.0, 4.0]
+    assert fig.layout.xaxis.title.text.endswith("[m/s²]")
+    assert fig.layout.yaxis.title.text.endswith("[m/s²]")
+    assert fig.layout.title.text == "Morris screening: RMS slider acceleration"

@@ -143,3 +143,11 @@ def level_name(name: str, value: Any) -> str:
         return f"{short} ×{format_value(value)}"
     u = parameter_unit(name)
     return f"{short} = {format_value(value)}" + (f" {u}" if u else "")
+
+
+def phrase(title: str) -> str:
+    """A title inside a sentence: ``"Peak contact force"`` -> ``"peak contact force"``, an
+    acronym kept (``"RMS slider acceleration"``)."""
+    if len(title) > 1 and title[1].isupper():
+        return title
+    return title[:1].lower() + title[1:]

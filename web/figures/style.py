@@ -68,9 +68,7 @@ def title_text(title: str, subtitle: str | None = None) -> str:
     return title if not subtitle else f"{title}<br><sup>{subtitle}</sup>"
 
 
-def new_figure(
-    title: str, x_title: str, y_title: str, *, subtitle: str | None = None
-) -> go.Figure:
+def new_figure(title: str, x_title: str, y_title: str, *, subtitle: str | None = None) -> go.Figure:
     """An empty figure in the shared template with its title and axis titles (with units)."""
     fig = go.Figure()
     fig.update_layout(

@@ -13,7 +13,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from .cases import metric_value, skipped_note
-from .labels import level_name, metric_label, metric_parts, parameter_label
+from .labels import level_name, metric_label, metric_parts, parameter_label, parameter_parts, phrase
 from .style import BASELINE_COLOR, color, new_figure
 
 # The metrics the trends tab offers (each also as "<name>_steady", the last crank revolution).
@@ -91,7 +91,7 @@ def trend_figure(
     lines, skipped = trend_lines(cases, key, x_axis, group_axis)
     title, _ = metric_parts(key)
     fig = new_figure(
-        f"{title} vs {parameter_label(x_axis).split(' [')[0].lower()}",
+        f"{title} vs {phrase(parameter_parts(x_axis)[0])}",
         parameter_label(x_axis),
         metric_label(key),
         subtitle=skipped_note(skipped, len(cases)),
