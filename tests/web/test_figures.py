@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from gapsweep.study.analysis import analyse
+from gapsweep.study.designs import plan_study
+from gapsweep.study.spec import parse_spec
 from gapsweep.web.figures.sensitivity import (
     coefficients_figure,
     morris_figure,
@@ -235,3 +238,32 @@ def test_morris_scatter_of_mu_star_against_sigma_with_labels():
     assert fig.layout.xaxis.title.text.endswith("[m/s²]")
     assert fig.layout.yaxis.title.text.endswith("[m/s²]")
     assert fig.layout.title.text == "Morris screening: RMS slider acceleration"
+
+
+def test_tornado_and_coefficients_read_the_study_analysis_output():
+    # the real one-at-a-time analysis (gapsweep.study.analysis), metrics made up per case
+    spec = parse_spec(
+        {
+            "name": "oat",
+            "design": "one-at-a-time",
+            "axes": {
+                "restitution": {"values": [0.63, 0.9, 1.0], "nominal": 0.9},
+                "stiffness_scale": {"values": [0.7, 1.0, 1.3], "nominal": 1.0},
+            },
+        }
+    )
+    plan = plan_study(spec)
+    metrics = [
+        {"peak_contact_force": 1e4 * p["stiffness_scale"] + 100 * p["restitution"]}
+        for p in plan.cases
+    ]
+    analysis = analyse(spec, plan, metrics)
+    fig = tornado_figure(analysis, "peak_contact_force")
+    assert list(fig.data[0].y) == ["stiffness_scale", "restitution"]  # swing 6000 > 37
+    nominal = 1e4 + 90
+    assert list(fig.data[0].base) == pytest.approx([nominal, nominal])
+    assert list(fig.data[0].x) == pytest.approx([7090 - nominal, 10063 - nominal])
+    assert list(fig.data[1].x) == pytest.approx([13090 - nominal, 10100 - nominal])
+    coef = coefficients_figure(analysis, "peak_contact_force")
+    assert [t.name for t in coef.data] == ["restitution", "stiffness_scale"]
+    assert list(coef.data[1].y) == pytest.approx([(3000 / nominal) / 0.3] * 2)

@@ -27,24 +27,43 @@ def _gap(value: float) -> float | None:
     return None if math.isnan(value) else value
 
 
-def tornado_rows(analysis: Mapping[str, Any], metric: str | None = None) -> list[dict[str, Any]]:
-    """The tornado rows of a one-at-a-time analysis, largest swing first.
+def _tornado_row(row: Mapping[str, Any]) -> dict[str, Any]:
+    """One tornado row in the figure's terms, from either key set (see :func:`tornado_rows`)."""
+    if "metric_low" in row or "metric_high" in row:
+        keys = ("low", "high", "metric_low", "metric_high", "nominal_metric")
+    else:
+        keys = ("low_value", "high_value", "low", "high", "nominal")
+    low, high, m_low, m_high, nominal = (row.get(k) for k in keys)
+    return {
+        "axis": str(row["axis"]),
+        "low": low,
+        "high": high,
+        "metric_low": _num(m_low),
+        "metric_high": _num(m_high),
+        "nominal_metric": _num(nominal),
+    }
 
-    ``analysis["tornado"]`` is a list of ``{"axis", "low", "high", "metric_low",
-    "metric_high", "nominal_metric"}`` (``low``/``high``: the factor's values in its unit,
-    ``metric_*``: the metric there and at the nominal point, in the metric's unit), or a dict
-    ``{metric: [rows]}`` of such lists, picked by ``metric``. The swing is
-    ``|metric_high - metric_low|``; rows with a missing metric sort last.
+
+def tornado_rows(analysis: Mapping[str, Any], metric: str | None = None) -> list[dict[str, Any]]:
+    """The tornado rows of a one-at-a-time analysis for ``metric``, largest swing first.
+
+    ``analysis["tornado"]`` is ``{metric: [row, ...]}`` (``gapsweep.study.analysis``: rows
+    ``{"axis", "low_value", "high_value", "low", "high", "nominal", "swing", ...}`` with
+    ``low``/``high`` the metric at the factor's extreme levels ``low_value``/``high_value``)
+    or one list of rows ``{"axis", "low", "high", "metric_low", "metric_high",
+    "nominal_metric"}`` (``low``/``high`` the factor's values). Returned rows use the second
+    key set, metrics as floats (NaN when missing). Swing = ``|metric_high - metric_low|`` in
+    the metric's unit; rows without one sort last.
     """
     rows = analysis.get("tornado") or []
     if isinstance(rows, Mapping):
         rows = rows.get(metric, []) if metric else next(iter(rows.values()), [])
 
     def swing(row: Mapping[str, Any]) -> float:
-        s = abs(_num(row.get("metric_high")) - _num(row.get("metric_low")))
+        s = abs(row["metric_high"] - row["metric_low"])
         return -1.0 if math.isnan(s) else s
 
-    return sorted((dict(r) for r in rows), key=swing, reverse=True)
+    return sorted((_tornado_row(r) for r in rows), key=swing, reverse=True)
 
 
 def tornado_figure(
@@ -62,8 +81,8 @@ def tornado_figure(
     fig = new_figure(title or f"Tornado: {phrase(name)}", metric_label(metric), "Factor")
     axes = [str(r["axis"]) for r in rows]
     for side, i in (("low", 0), ("high", 1)):
-        nominal = [_num(r.get("nominal_metric")) for r in rows]
-        value = [_num(r.get(f"metric_{side}")) for r in rows]
+        nominal = [r["nominal_metric"] for r in rows]
+        value = [r[f"metric_{side}"] for r in rows]
         fig.add_trace(
             go.Bar(
                 orientation="h",
@@ -81,7 +100,7 @@ def tornado_figure(
         )
     fig.update_layout(barmode="overlay")
     fig.update_yaxes(categoryorder="array", categoryarray=axes, autorange="reversed")
-    nominals = {_num(r.get("nominal_metric")) for r in rows} - {math.nan}
+    nominals = {r["nominal_metric"] for r in rows if not math.isnan(r["nominal_metric"])}
     if len(nominals) == 1:
         vertical_markers(fig, list(nominals), dash="dash", color=BASELINE_COLOR)
     return fig
