@@ -205,9 +205,7 @@ class Result(Base):
     __tablename__ = "results"
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    case_id: Mapped[int] = mapped_column(
-        ForeignKey("cases.id", ondelete="CASCADE"), unique=True
-    )
+    case_id: Mapped[int] = mapped_column(ForeignKey("cases.id", ondelete="CASCADE"), unique=True)
     peak_slider_accel: Mapped[float | None] = mapped_column(Float)  # m/s^2
     rms_slider_accel: Mapped[float | None] = mapped_column(Float)  # m/s^2
     peak_contact_force: Mapped[float | None] = mapped_column(Float)  # N

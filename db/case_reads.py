@@ -1,0 +1,116 @@
+"""Reading cases: one case's detail and series, and a study's export rows (design.md 4.5)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import numpy as np
+from sqlalchemy import select
+from sqlalchemy.orm import Session, aliased
+
+from .metrics import deviations, iso, result_metrics
+from .models import METRIC_COLUMNS, Case, Result, Series, Study
+from .series_codec import decode_series, series_names
+
+
+def twin_deviations(
+    metrics: Mapping[str, Any], twin_metrics: Mapping[str, Any] | None
+) -> dict[str, Any]:
+    """``deviation_*`` of a case from its twin (None values while the twin has no result)."""
+    return deviations(metrics, twin_metrics or {})
+
+
+def case_detail(session: Session, case_id: int) -> dict[str, Any] | None:
+    """Everything about one case for its page, None if unknown or its study was deleted:
+    ``{"id","study_id","study_name","model","kind","index","params","status","attempts",
+    "reason","metrics","twin_id","twin_metrics","lease_holder","lease_expires","queued_at",
+    "enqueued_at","started_at","finished_at","wall_time_s","series_policy","series"}``
+    (``series``: the stored names, ``metrics`` with ``deviation_*`` when it has a twin)."""
+    row = session.execute(
+        select(Case, Study.name, Study.model, Study.series_policy, Study.deleted_at)
+        .join(Study, Study.id == Case.study_id)
+        .where(Case.id == case_id)
+    ).first()
+    if row is None or row.deleted_at is not None:
+        return None
+    case = row.Case
+    metrics = result_metrics(session.scalar(select(Result).where(Result.case_id == case_id)))
+    twin_metrics = None
+    if case.twin_id is not None:
+        twin = session.scalar(select(Result).where(Result.case_id == case.twin_id))
+        twin_metrics = result_metrics(twin)
+        if metrics:
+            metrics.update(twin_deviations(metrics, twin_metrics))
+    blob = session.scalar(select(Series.data).where(Series.case_id == case_id))
+    return {
+        "id": case.id,
+        "study_id": case.study_id,
+        "study_name": row.name,
+        "model": row.model,
+        "kind": case.kind,
+        "index": case.index,
+        "params": case.params,
+        "status": case.status,
+        "attempts": case.attempts,
+        "reason": case.reason,
+        "metrics": metrics,
+        "twin_id": case.twin_id,
+        "twin_metrics": twin_metrics,
+        "lease_holder": case.lease_holder,
+        "lease_expires": iso(case.lease_expires),
+        "queued_at": iso(case.queued_at),
+        "enqueued_at": iso(case.enqueued_at),
+        "started_at": iso(case.started_at),
+        "finished_at": iso(case.finished_at),
+        "wall_time_s": case.wall_time_s,
+        "series_policy": row.series_policy,
+        "series": [] if blob is None else series_names(blob),
+    }
+
+
+def case_series(
+    session: Session, case_id: int, names: Iterable[str] | None = None
+) -> dict[str, np.ndarray]:
+    """The case's stored series (only ``names`` if given; an unknown name raises
+    KeyError naming it). {} when the case has none (policy ``none``, or not done)."""
+    blob = session.scalar(select(Series.data).where(Series.case_id == case_id))
+    if blob is None:
+        if names:
+            raise KeyError(next(iter(names)))
+        return {}
+    return decode_series(blob, names)
+
+
+def export_rows(session: Session, study_id: int) -> tuple[list[str], list[dict[str, Any]]]:
+    """One row per design case (twins excluded), in design order: ``(columns, rows)`` with
+    columns = the union of the cases' params keys in spec order, then ``status``, then the
+    metric columns (the contract ones, the model's others as first seen, then
+    ``deviation_*`` when the study has twins). Missing values are None."""
+    twin_result = aliased(Result)
+    rows = session.execute(
+        select(Case.params, Case.status, Case.twin_id, Result, twin_result)
+        .outerjoin(Result, Result.case_id == Case.id)
+        .outerjoin(twin_result, twin_result.case_id == Case.twin_id)
+        .where(Case.study_id == study_id, Case.kind == "case")
+        .order_by(Case.index)
+    ).all()
+    params_cols: dict[str, None] = {}
+    metric_cols: dict[str, None] = {}
+    has_twins = False
+    out: list[dict[str, Any]] = []
+    for params, status, twin_id, result, twin in rows:
+        params_cols.update(dict.fromkeys(params))
+        metrics = result_metrics(result)
+        metric_cols.update(dict.fromkeys(metrics))
+        if twin_id is not None:
+            has_twins = True
+            if metrics:
+                metrics.update(twin_deviations(metrics, result_metrics(twin)))
+        out.append({**params, "status": status, **metrics})
+    ordered_metrics = [m for m in METRIC_COLUMNS if m in metric_cols]
+    ordered_metrics += [m for m in metric_cols if m not in METRIC_COLUMNS]
+    if has_twins:
+        ordered_metrics += list(twin_deviations({}, {}))
+    columns = [*params_cols, "status", *ordered_metrics]
+    return columns, [{c: row.get(c) for c in columns} for row in out]

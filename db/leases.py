@@ -1,0 +1,359 @@
+"""The worker side: claim cases with a lease, renew it, store the outcome, reconcile.
+
+A case is claimed by a conditional update (queued -> running, attempts + 1, holder, expiry);
+on PostgreSQL the candidates are first locked with ``SELECT ... FOR UPDATE SKIP LOCKED`` (of
+the case rows only), so concurrent workers pass each other instead of queueing; on SQLite,
+whose writers are serialised, the ``WHERE status = 'queued'`` of the ``UPDATE ... RETURNING``
+does the same job. Either way two claimers never get the same case.
+
+The outcome is written only while the writer holds the case: :func:`complete_case` stores the
+Result (+ Series) and ``done`` in the caller's one transaction only if the case is running,
+held by this holder, its lease unexpired and no result exists; otherwise it writes nothing
+and returns False. The unique ``results.case_id`` is the last line of defence.
+
+Times are the workers' clocks (UTC); machines of a cluster are assumed NTP-synchronised to
+well within the lease length. No function commits (the caller does, see :mod:`.lifecycle`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+import numpy as np
+from sqlalchemy import exists, func, insert, select, update
+from sqlalchemy.orm import Session
+
+from gapsweep.settings import get_settings
+
+from .lifecycle import refresh_study_status
+from .metrics import split_metrics
+from .models import Case, Result, Series, Study, utcnow
+from .series_codec import encode_series
+
+_NO_SYNC = {"synchronize_session": False}
+
+
+@dataclass(frozen=True)
+class ClaimedCase:
+    """A case this worker now holds: what it needs to run it and store the outcome."""
+
+    id: int
+    study_id: int
+    model: str
+    kind: str  # "case" | "twin"
+    index: int
+    params: dict[str, Any]
+    attempts: int  # claims so far, this one included
+    series_policy: str  # "preview" | "full" | "none"
+    lease_expires: datetime
+
+
+def claim_cases(
+    session: Session,
+    *,
+    case_ids: Sequence[int],
+    holder: str,
+    lease_s: float,
+    now: datetime | None = None,
+) -> list[ClaimedCase]:
+    """Claim those of ``case_ids`` that are queued (and whose study is neither cancelled nor
+    deleted) for ``holder`` for ``lease_s`` seconds; returns them in the order asked. Cases
+    another worker holds or has finished are silently left out."""
+    if not case_ids:
+        return []
+    now = now or utcnow()
+    expires = now + timedelta(seconds=lease_s)
+    candidates = list(
+        session.scalars(
+            select(Case.id)
+            .join(Study, Study.id == Case.study_id)
+            .where(
+                Case.id.in_(list(case_ids)),
+                Case.status == "queued",
+                Study.status != "cancelled",
+                Study.deleted_at.is_(None),
+            )
+            .with_for_update(skip_locked=True, of=Case)
+        )
+    )
+    if not candidates:
+        return []
+    rows = session.execute(
+        update(Case)
+        .where(Case.id.in_(candidates), Case.status == "queued")
+        .values(
+            status="running",
+            attempts=Case.attempts + 1,
+            lease_holder=holder,
+            lease_expires=expires,
+            started_at=now,
+            finished_at=None,
+        )
+        .returning(Case.id, Case.study_id, Case.kind, Case.index, Case.params, Case.attempts),
+        execution_options=_NO_SYNC,
+    ).all()
+    if not rows:
+        return []
+    study_ids = sorted({r.study_id for r in rows})
+    studies = {
+        s.id: s
+        for s in session.execute(
+            select(Study.id, Study.model, Study.series_policy).where(Study.id.in_(study_ids))
+        )
+    }
+    session.execute(
+        update(Study)
+        .where(Study.id.in_(study_ids), Study.status == "queued")
+        .values(status="running", started=func.coalesce(Study.started, now)),
+        execution_options=_NO_SYNC,
+    )
+    by_id = {
+        r.id: ClaimedCase(
+            id=r.id,
+            study_id=r.study_id,
+            model=studies[r.study_id].model,
+            kind=r.kind,
+            index=r.index,
+            params=dict(r.params),
+            attempts=r.attempts,
+            series_policy=studies[r.study_id].series_policy,
+            lease_expires=expires,
+        )
+        for r in rows
+    }
+    return [by_id[i] for i in case_ids if i in by_id]
+
+
+def renew_leases(
+    session: Session,
+    *,
+    case_ids: Sequence[int],
+    holder: str,
+    lease_s: float,
+    now: datetime | None = None,
+) -> int:
+    """Extend the leases ``holder`` still has on ``case_ids`` to now + ``lease_s``; returns
+    how many it still holds (a case requeued by the reconciler is no longer held)."""
+    if not case_ids:
+        return 0
+    now = now or utcnow()
+    return session.execute(
+        update(Case)
+        .where(Case.id.in_(list(case_ids)), Case.status == "running", Case.lease_holder == holder)
+        .values(lease_expires=now + timedelta(seconds=lease_s)),
+        execution_options=_NO_SYNC,
+    ).rowcount
+
+
+def complete_case(
+    session: Session,
+    *,
+    case_id: int,
+    holder: str,
+    result: Any,
+    series: Mapping[str, np.ndarray] | None = None,
+    now: datetime | None = None,
+) -> bool:
+    """Store a finished case: ``result`` is a core ``CaseResult``; ``series`` the arrays to
+    keep per the study's policy (the worker reduces them; ignored for policy ``none``).
+    Writes Result (+ Series), ``done`` and the wall time only while ``holder`` holds an
+    unexpired lease and no result exists; else writes nothing and returns False. A result
+    whose status is not ``ok`` is a final failure (:func:`fail_case` with its reason)."""
+    now = now or utcnow()
+    if getattr(result, "status", "ok") != "ok":
+        reason = getattr(result, "reason", "") or "the solver reported a failure"
+        return fail_case(
+            session, case_id=case_id, holder=holder, reason=reason, final=True, now=now
+        )
+    columns = split_metrics(result.metrics)
+    study_id = session.scalar(
+        update(Case)
+        .where(
+            Case.id == case_id,
+            Case.status == "running",
+            Case.lease_holder == holder,
+            Case.lease_expires > now,
+            ~exists().where(Result.case_id == case_id),
+        )
+        .values(
+            status="done",
+            lease_expires=None,
+            finished_at=now,
+            wall_time_s=columns.get("wall_time_s"),
+            reason=None,
+        )
+        .returning(Case.study_id),
+        execution_options=_NO_SYNC,
+    )
+    if study_id is None:
+        return False
+    session.execute(insert(Result).values(case_id=case_id, **columns))
+    policy = session.scalar(select(Study.series_policy).where(Study.id == study_id))
+    if series and policy != "none":
+        blob = encode_series(series)
+        session.execute(
+            insert(Series).values(case_id=case_id, policy=policy, n_bytes=len(blob), data=blob)
+        )
+    refresh_study_status(session, study_id, now=now)
+    return True
+
+
+def fail_case(
+    session: Session,
+    *,
+    case_id: int,
+    holder: str,
+    reason: str,
+    final: bool,
+    max_attempts: int | None = None,
+    now: datetime | None = None,
+) -> bool:
+    """Record a failed attempt of a case ``holder`` holds (status running). ``final``
+    (the solver's own verdict: deterministic, design.md 4.5) -> ``failed`` with ``reason``;
+    otherwise (a crash) back to ``queued`` - to be re-enqueued, see :func:`stale_queued` -
+    unless ``max_attempts`` claims (default: the settings') are used up, then ``failed``.
+    Returns False (nothing written) when the holder no longer holds the case."""
+    now = now or utcnow()
+    limit = get_settings().max_attempts if max_attempts is None else max_attempts
+    held = (Case.id == case_id, Case.status == "running", Case.lease_holder == holder)
+    if final:
+        study_id = _fail(session, held, reason, now)
+    else:
+        study_id = _fail(session, (*held, Case.attempts >= limit), reason, now)
+        if study_id is None:
+            study_id = session.scalar(
+                update(Case)
+                .where(*held)
+                .values(
+                    status="queued",
+                    reason=reason,
+                    lease_holder=None,
+                    lease_expires=None,
+                    queued_at=now,
+                    enqueued_at=None,
+                )
+                .returning(Case.study_id),
+                execution_options=_NO_SYNC,
+            )
+    if study_id is None:
+        return False
+    refresh_study_status(session, study_id, now=now)
+    return True
+
+
+def _fail(session: Session, where: tuple, reason: str, now: datetime) -> int | None:
+    return session.scalar(
+        update(Case)
+        .where(*where)
+        .values(status="failed", reason=reason, lease_expires=None, finished_at=now)
+        .returning(Case.study_id),
+        execution_options=_NO_SYNC,
+    )
+
+
+def requeue_expired(
+    session: Session, *, now: datetime | None = None, max_attempts: int | None = None
+) -> list[int]:
+    """Running cases whose lease has expired (worker SIGKILLed, machine lost): back to
+    ``queued``; ``failed`` with reason "lease expired N times (worker lost)" once
+    ``max_attempts`` claims are used up; ``cancelled`` if their study was cancelled or
+    deleted meanwhile. Returns the ids requeued, to enqueue (then :func:`mark_enqueued`)."""
+    now = now or utcnow()
+    limit = get_settings().max_attempts if max_attempts is None else max_attempts
+    rows = session.execute(
+        select(Case.id, Case.study_id, Case.attempts, Study.status, Study.deleted_at)
+        .join(Study, Study.id == Case.study_id)
+        .where(Case.status == "running", Case.lease_expires < now)
+        .with_for_update(skip_locked=True, of=Case)
+    ).all()
+    expired = (Case.status == "running", Case.lease_expires < now)
+    requeue, study_ids = [], set()
+    for r in rows:
+        if r.status == "cancelled" or r.deleted_at is not None:
+            values: dict[str, Any] = {"status": "cancelled", "finished_at": now}
+        elif r.attempts >= limit:
+            values = {
+                "status": "failed",
+                "finished_at": now,
+                "reason": f"lease expired {r.attempts} times (worker lost)",
+            }
+        else:
+            requeue.append(r.id)
+            continue
+        n = session.execute(
+            update(Case).where(Case.id == r.id, *expired).values(lease_expires=None, **values),
+            execution_options=_NO_SYNC,
+        ).rowcount
+        if n:
+            study_ids.add(r.study_id)
+    done = []
+    if requeue:
+        done = list(
+            session.scalars(
+                update(Case)
+                .where(Case.id.in_(requeue), *expired)
+                .values(
+                    status="queued",
+                    lease_holder=None,
+                    lease_expires=None,
+                    queued_at=now,
+                    enqueued_at=None,
+                )
+                .returning(Case.id),
+                execution_options=_NO_SYNC,
+            )
+        )
+    for study_id in sorted(study_ids):
+        refresh_study_status(session, study_id, now=now)
+    return sorted(done)
+
+
+def stale_queued(
+    session: Session, *, older_than_s: float, now: datetime | None = None
+) -> list[int]:
+    """Queued cases (of live, uncancelled studies) enqueued - or, never enqueued, queued -
+    more than ``older_than_s`` ago: their message was probably lost (a broker restart
+    without persistence). Re-enqueue them; a duplicate message costs one failed claim."""
+    now = now or utcnow()
+    cutoff = now - timedelta(seconds=older_than_s)
+    return list(
+        session.scalars(
+            select(Case.id)
+            .join(Study, Study.id == Case.study_id)
+            .where(
+                Case.status == "queued",
+                func.coalesce(Case.enqueued_at, Case.queued_at) < cutoff,
+                Study.status != "cancelled",
+                Study.deleted_at.is_(None),
+            )
+            .order_by(Case.id)
+        )
+    )
+
+
+def mark_enqueued(session: Session, *, case_ids: Sequence[int], now: datetime | None = None) -> int:
+    """Note that messages for ``case_ids`` were sent (``enqueued_at`` = now)."""
+    if not case_ids:
+        return 0
+    return session.execute(
+        update(Case).where(Case.id.in_(list(case_ids))).values(enqueued_at=now or utcnow()),
+        execution_options=_NO_SYNC,
+    ).rowcount
+
+
+def expired_or_orphaned(
+    session: Session,
+    *,
+    queued_older_than_s: float,
+    now: datetime | None = None,
+    max_attempts: int | None = None,
+) -> list[int]:
+    """One reconciler pass: :func:`requeue_expired` then :func:`stale_queued`; the ids to
+    enqueue (sorted, each once)."""
+    now = now or utcnow()
+    ids = set(requeue_expired(session, now=now, max_attempts=max_attempts))
+    ids.update(stale_queued(session, older_than_s=queued_older_than_s, now=now))
+    return sorted(ids)

@@ -1,0 +1,180 @@
+"""A study's status and the user's actions on it: refresh, cancel, retry, delete, purge.
+
+Transaction rule of the whole package: repository functions never commit; the caller does
+(``with Session.begin() as session: ...``), so a command's writes are one transaction, and
+work is enqueued only after the commit (design.md 3).
+
+Lock order, to keep PostgreSQL deadlock-free: case rows first, then the study row (claiming,
+completing, cancelling and retrying all go that way). :func:`refresh_study_status` locks the
+study row before it looks at the cases, so two workers finishing a study's last two cases at
+once cannot both see the other's case still running and leave the study ``running``.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from sqlalchemy import and_, delete, exists, func, select, update
+from sqlalchemy.orm import Session
+
+from .models import Case, Result, Series, Study, StudyTag, utcnow
+
+
+class StudyNotFoundError(LookupError):
+    """No study with this id (or it was deleted)."""
+
+    def __init__(self, study_id: int) -> None:
+        self.study_id = study_id
+        super().__init__(f"no study with id {study_id}")
+
+
+def live_study(session: Session, study_id: int) -> Study:
+    """The study ``study_id`` unless missing or soft-deleted (then :class:`StudyNotFoundError`)."""
+    study = session.get(Study, study_id)
+    if study is None or study.deleted_at is not None:
+        raise StudyNotFoundError(study_id)
+    return study
+
+
+def _cases_in(study_id: int, *statuses: str):
+    return exists().where(Case.study_id == study_id, Case.status.in_(statuses))
+
+
+def refresh_study_status(session: Session, study_id: int, *, now: datetime | None = None) -> str:
+    """Bring the study's status in line with its cases (twins included: they run too) and
+    return it: queued -> running once a case has started; queued/running -> done when
+    nothing is queued or running; a cancelled study stays cancelled and gets its
+    ``finished`` time when its last running case ends."""
+    now = now or utcnow()
+    # the row lock that serialises concurrent refreshes of one study (no-op on SQLite,
+    # whose writers are serialised by the database lock already)
+    session.execute(select(Study.id).where(Study.id == study_id).with_for_update())
+    idle = ~_cases_in(study_id, "queued", "running")
+    session.execute(
+        update(Study)
+        .where(Study.id == study_id, Study.status == "queued")
+        .where(_cases_in(study_id, "running", "done", "failed"))
+        .values(status="running", started=func.coalesce(Study.started, now))
+    )
+    session.execute(
+        update(Study)
+        .where(Study.id == study_id, Study.status.in_(("queued", "running")), idle)
+        .values(status="done", finished=now, started=func.coalesce(Study.started, now))
+    )
+    session.execute(
+        update(Study)
+        .where(Study.id == study_id, Study.status == "cancelled", Study.finished.is_(None))
+        .where(~_cases_in(study_id, "running"))
+        .values(finished=now)
+    )
+    session.expire_all()  # the ORM copies are stale after the core updates
+    status = session.scalar(select(Study.status).where(Study.id == study_id))
+    if status is None:
+        raise StudyNotFoundError(study_id)
+    return status
+
+
+def cancel_study(session: Session, *, study_id: int, now: datetime | None = None) -> int:
+    """Cancel a study: its queued cases (twins too) become ``cancelled`` at once; running
+    ones finish the chunk they are in. Returns the number of cases cancelled. A done study
+    stays done."""
+    now = now or utcnow()
+    study = live_study(session, study_id)
+    if study.status == "done":
+        return 0
+    n = session.execute(
+        update(Case)
+        .where(Case.study_id == study_id, Case.status == "queued")
+        .values(status="cancelled", finished_at=now),
+        execution_options={"synchronize_session": False},
+    ).rowcount
+    session.execute(update(Study).where(Study.id == study_id).values(status="cancelled"))
+    refresh_study_status(session, study_id, now=now)
+    return n
+
+
+def retry_failed(session: Session, *, study_id: int, now: datetime | None = None) -> list[int]:
+    """Queue the study's failed cases (twins too) again: attempts kept, reason and lease
+    cleared. Returns their ids, to enqueue after the commit. The study goes back to running
+    (or queued, if it never started); its cancelled cases stay cancelled."""
+    now = now or utcnow()
+    study = live_study(session, study_id)
+    ids = list(
+        session.scalars(
+            update(Case)
+            .where(Case.study_id == study_id, Case.status == "failed")
+            .values(
+                status="queued",
+                reason=None,
+                lease_holder=None,
+                lease_expires=None,
+                queued_at=now,
+                enqueued_at=None,
+                started_at=None,
+                finished_at=None,
+            )
+            .returning(Case.id),
+            execution_options={"synchronize_session": False},
+        )
+    )
+    if ids:
+        status = "running" if study.started is not None else "queued"
+        session.execute(
+            update(Study).where(Study.id == study_id).values(status=status, finished=None)
+        )
+        session.expire_all()
+    return sorted(ids)
+
+
+def soft_delete(session: Session, *, study_id: int, now: datetime | None = None) -> None:
+    """Hide a study from the archive (``deleted_at`` set); its queued cases are cancelled so
+    workers skip them. :func:`purge_deleted` removes it for good."""
+    now = now or utcnow()
+    live_study(session, study_id)
+    cancel_study(session, study_id=study_id, now=now)
+    session.execute(update(Study).where(Study.id == study_id).values(deleted_at=now))
+    session.expire_all()
+
+
+def purge_deleted(
+    session: Session, *, older_than_s: float = 0.0, now: datetime | None = None
+) -> dict[str, int]:
+    """Delete for good the studies soft-deleted more than ``older_than_s`` ago, with their
+    cases, results and series. Returns the rows removed per table."""
+    now = now or utcnow()
+    doomed = select(Study.id).where(
+        Study.deleted_at.is_not(None), Study.deleted_at <= now - timedelta(seconds=older_than_s)
+    )
+    cases = select(Case.id).where(Case.study_id.in_(doomed))
+    counts = {
+        "studies": session.scalar(select(func.count()).select_from(doomed.subquery())),
+        "cases": session.scalar(select(func.count()).select_from(cases.subquery())),
+        "results": session.scalar(
+            select(func.count()).select_from(Result).where(Result.case_id.in_(cases))
+        ),
+        "series": session.scalar(
+            select(func.count()).select_from(Series).where(Series.case_id.in_(cases))
+        ),
+    }
+    # explicit deletes, children first: correct whether or not the database cascades
+    opts = {"synchronize_session": False}
+    session.execute(delete(Series).where(Series.case_id.in_(cases)), execution_options=opts)
+    session.execute(delete(Result).where(Result.case_id.in_(cases)), execution_options=opts)
+    session.execute(
+        update(Case)
+        .where(and_(Case.study_id.in_(doomed), Case.twin_id.is_not(None)))
+        .values(twin_id=None),
+        execution_options=opts,
+    )
+    session.execute(delete(Case).where(Case.study_id.in_(doomed)), execution_options=opts)
+    session.execute(delete(StudyTag).where(StudyTag.study_id.in_(doomed)), execution_options=opts)
+    session.execute(delete(Study).where(Study.id.in_(doomed)), execution_options=opts)
+    session.expire_all()
+    return {k: int(v or 0) for k, v in counts.items()}
+
+
+def set_analysis(session: Session, *, study_id: int, analysis: dict) -> None:
+    """Store the study's analysis (JSON-ready, from ``gapsweep.study.analysis.analyse``)."""
+    study = live_study(session, study_id)
+    study.analysis = analysis
+    session.flush()

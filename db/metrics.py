@@ -1,0 +1,80 @@
+"""Metrics between the core's dict and a :class:`~.models.Result` row, and twin deviations.
+
+A case's metrics go to the contract columns when the model reports them (design.md 4.1) and
+to ``Result.extra`` otherwise; reading merges them back. Values become plain JSON numbers:
+numpy scalars are unwrapped and non-finite floats are stored as null (PostgreSQL's JSON has
+no NaN, SQLite's REAL turns it into NULL anyway, so both databases give the same answer).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+from .models import INT_METRICS, METRIC_COLUMNS, Result
+
+try:  # the study layer's definition, when present (one source of truth)
+    from gapsweep.study.twins import deviations as _study_deviations
+except ImportError:  # pragma: no cover - only before study/twins.py exists
+    _study_deviations = None
+
+_DEVIATIONS = ("peak_slider_accel", "rms_slider_accel", "peak_driving_torque")
+
+
+def plain(value: Any) -> Any:
+    """A JSON-ready value: numpy scalars unwrapped, NaN/inf -> None, containers recursed."""
+    if hasattr(value, "item") and not isinstance(value, (list, tuple, dict, str, bytes)):
+        try:
+            value = value.item()
+        except (TypeError, ValueError):
+            value = value.tolist()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    return value
+
+
+def split_metrics(metrics: Mapping[str, Any]) -> dict[str, Any]:
+    """Keyword arguments of a :class:`Result`: the contract columns plus ``extra``."""
+    columns: dict[str, Any] = {}
+    extra: dict[str, Any] = {}
+    for name, raw in metrics.items():
+        value = plain(raw)
+        is_number = isinstance(value, (int, float)) and not isinstance(value, bool)
+        if name in METRIC_COLUMNS and is_number:
+            columns[name] = int(value) if name in INT_METRICS else float(value)
+        else:
+            extra[str(name)] = value
+    return {**columns, "extra": extra}
+
+
+def result_metrics(result: Result | None) -> dict[str, Any]:
+    """The metrics dict of a stored result ({} when the case has none)."""
+    if result is None:
+        return {}
+    out = {name: getattr(result, name) for name in METRIC_COLUMNS}
+    out = {k: v for k, v in out.items() if v is not None}
+    out.update(result.extra or {})
+    return out
+
+
+def deviations(metrics: Mapping[str, Any], twin_metrics: Mapping[str, Any]) -> dict[str, Any]:
+    """``deviation_*`` of a case from its twin (relative: m / m_twin - 1)."""
+    if _study_deviations is not None:
+        return dict(_study_deviations(metrics, twin_metrics))
+    out: dict[str, Any] = {}
+    for name in _DEVIATIONS:
+        m, t = metrics.get(name), twin_metrics.get(name)
+        ok = isinstance(m, (int, float)) and isinstance(t, (int, float)) and t != 0
+        out["deviation_" + name] = m / t - 1.0 if ok else None
+    return out
+
+
+def iso(moment: datetime | None) -> str | None:
+    """An ISO 8601 timestamp with its UTC offset (JSON-ready), or None."""
+    return None if moment is None else moment.isoformat()

@@ -1,0 +1,317 @@
+"""The archive side: create a study with its cases, list the archive, read a study.
+
+Keyword-only repository functions on a caller's :class:`~sqlalchemy.orm.Session`; none of
+them commits (see :mod:`.lifecycle` for the transaction rule). The status transitions
+(:func:`cancel_study`, :func:`retry_failed`, ...) live in :mod:`.lifecycle` and are
+re-exported here; a case's own reads (:func:`case_detail`, :func:`case_series`,
+:func:`export_rows`) in :mod:`.case_reads`.
+
+Every dict returned is JSON-ready: ids are integers, times ISO 8601 strings with offset.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, Protocol
+
+from sqlalchemy import func, insert, or_, select
+from sqlalchemy.orm import Session
+
+from .case_reads import case_detail, case_series, export_rows, twin_deviations
+from .lifecycle import (
+    StudyNotFoundError,
+    cancel_study,
+    purge_deleted,
+    refresh_study_status,
+    retry_failed,
+    set_analysis,
+    soft_delete,
+)
+from .metrics import iso, plain, result_metrics
+from .models import CASE_STATUSES, Case, Result, Study, StudyTag, utcnow
+
+__all__ = [
+    "StudyNotFoundError",
+    "cancel_study",
+    "case_detail",
+    "case_series",
+    "create_study",
+    "export_rows",
+    "list_studies",
+    "purge_deleted",
+    "queued_case_ids",
+    "refresh_study_status",
+    "retry_failed",
+    "set_analysis",
+    "soft_delete",
+    "study_detail",
+    "study_progress",
+]
+
+MAX_PAGE = 10_000
+
+
+class SpecLike(Protocol):
+    """What :func:`create_study` reads of a ``gapsweep.study.spec.StudySpec``."""
+
+    name: str
+    model: str
+    description: str
+    tags: list[str]
+    series: str
+    design: str
+
+    def to_dict(self) -> dict[str, Any]: ...
+
+
+class PlanLike(Protocol):
+    """What :func:`create_study` reads of a ``gapsweep.study.designs.StudyPlan``."""
+
+    cases: list[dict[str, Any]]
+    twins: list[dict[str, Any]]
+    twin_of: list[int | None]
+
+
+def create_study(
+    session: Session, *, spec: SpecLike, plan: PlanLike, provenance: dict[str, Any]
+) -> Study:
+    """Write the study, its twins and its cases (status queued, each case linked to its
+    twin) in the caller's transaction, and return the flushed Study (``id`` set). On any
+    error the session is rolled back - nothing of it is written - and the error re-raised.
+    The caller commits, then enqueues :func:`queued_case_ids`."""
+    if len(plan.twin_of) != len(plan.cases):
+        raise ValueError(
+            f"plan.twin_of has {len(plan.twin_of)} entries for {len(plan.cases)} cases"
+        )
+    for i, t in enumerate(plan.twin_of):
+        if t is not None and not 0 <= t < len(plan.twins):
+            raise ValueError(f"plan.twin_of[{i}] = {t} is not one of {len(plan.twins)} twins")
+    now = utcnow()
+    try:
+        tags = list(dict.fromkeys(str(t) for t in spec.tags))
+        study = Study(
+            name=spec.name,
+            model=spec.model,
+            description=spec.description or "",
+            tags=tags,
+            spec=plain(spec.to_dict()),
+            design=spec.design,
+            series_policy=spec.series,
+            status="queued",
+            created=now,
+            provenance=plain(dict(provenance)),
+        )
+        session.add(study)
+        session.flush()
+        session.add_all(StudyTag(study_id=study.id, tag=t) for t in tags)
+        twin_ids: list[int] = []
+        if plan.twins:
+            twin_ids = list(
+                session.scalars(
+                    insert(Case).returning(Case.id, sort_by_parameter_order=True),
+                    [
+                        _case_row(study.id, "twin", j, p, None, now)
+                        for j, p in enumerate(plan.twins)
+                    ],
+                )
+            )
+        if plan.cases:
+            session.execute(
+                insert(Case),
+                [
+                    _case_row(study.id, "case", i, p, None if t is None else twin_ids[t], now)
+                    for i, (p, t) in enumerate(zip(plan.cases, plan.twin_of, strict=True))
+                ],
+            )
+        session.flush()
+    except BaseException:
+        session.rollback()
+        raise
+    return study
+
+
+def _case_row(
+    study_id: int, kind: str, index: int, params: dict, twin_id: int | None, now: Any
+) -> dict[str, Any]:
+    return {
+        "study_id": study_id,
+        "kind": kind,
+        "index": index,
+        "twin_id": twin_id,
+        "params": dict(params),
+        "status": "queued",
+        "attempts": 0,
+        "queued_at": now,
+    }
+
+
+def queued_case_ids(session: Session, *, study_id: int) -> list[int]:
+    """Ids of the study's queued cases, twins included (what to enqueue after a commit)."""
+    return list(
+        session.scalars(
+            select(Case.id)
+            .where(Case.study_id == study_id, Case.status == "queued")
+            .order_by(Case.id)
+        )
+    )
+
+
+_SORTS = {
+    "created": Study.created,
+    "id": Study.id,
+    "name": Study.name,
+    "model": Study.model,
+    "status": Study.status,
+}
+
+
+def list_studies(
+    session: Session,
+    *,
+    search: str | None = None,
+    tag: str | None = None,
+    status: str | None = None,
+    model: str | None = None,
+    limit: int = 50,
+    offset: int = 0,
+    sort: str = "created",
+    descending: bool = True,
+) -> tuple[int, list[dict[str, Any]]]:
+    """One page of the archive (soft-deleted studies left out): ``(total, items)``, items
+    ``{"id","name","model","status","tags","created","cases","done","failed"}`` with the
+    design cases' counts (twins not counted). ``search`` matches name or description,
+    case-insensitively, as plain text (``%`` and ``_`` are not wildcards). Three queries
+    whatever the page size: the total, the page, and one grouped count."""
+    if sort not in _SORTS:
+        raise ValueError(f"sort={sort!r}: one of {', '.join(_SORTS)}")
+    if not 1 <= limit <= MAX_PAGE or offset < 0:
+        raise ValueError(f"limit must be 1..{MAX_PAGE} and offset >= 0 (got {limit}, {offset})")
+    conds = [Study.deleted_at.is_(None)]
+    if search:
+        conds.append(
+            or_(
+                Study.name.icontains(search, autoescape=True),
+                Study.description.icontains(search, autoescape=True),
+            )
+        )
+    if tag:
+        conds.append(Study.id.in_(select(StudyTag.study_id).where(StudyTag.tag == tag)))
+    if status:
+        conds.append(Study.status == status)
+    if model:
+        conds.append(Study.model == model)
+    total = session.scalar(select(func.count()).select_from(Study).where(*conds)) or 0
+    key = _SORTS[sort]
+    order = (key.desc(), Study.id.desc()) if descending else (key.asc(), Study.id.asc())
+    page = session.execute(
+        select(Study.id, Study.name, Study.model, Study.status, Study.tags, Study.created)
+        .where(*conds)
+        .order_by(*order)
+        .limit(limit)
+        .offset(offset)
+    ).all()
+    counts = _case_counts(session, [row.id for row in page])
+    items = [
+        {
+            "id": row.id,
+            "name": row.name,
+            "model": row.model,
+            "status": row.status,
+            "tags": list(row.tags or []),
+            "created": iso(row.created),
+            **counts.get(row.id, {"cases": 0, "done": 0, "failed": 0}),
+        }
+        for row in page
+    ]
+    return int(total), items
+
+
+def _case_counts(session: Session, study_ids: Iterable[int]) -> dict[int, dict[str, int]]:
+    """{study id: {"cases", "done", "failed"}} of the design cases, in one grouped query."""
+    ids = list(study_ids)
+    if not ids:
+        return {}
+    rows = session.execute(
+        select(Case.study_id, Case.status, func.count())
+        .where(Case.study_id.in_(ids), Case.kind == "case")
+        .group_by(Case.study_id, Case.status)
+    ).all()
+    out: dict[int, dict[str, int]] = {i: {"cases": 0, "done": 0, "failed": 0} for i in ids}
+    for study_id, case_status, n in rows:
+        out[study_id]["cases"] += n
+        if case_status in ("done", "failed"):
+            out[study_id][case_status] += n
+    return out
+
+
+def study_progress(session: Session, study_id: int) -> dict[str, int]:
+    """Case counts per status and their total, design cases only (twins excluded):
+    ``{"queued","running","done","failed","cancelled","total"}``."""
+    out = dict.fromkeys(CASE_STATUSES, 0)
+    rows = session.execute(
+        select(Case.status, func.count())
+        .where(Case.study_id == study_id, Case.kind == "case")
+        .group_by(Case.status)
+    ).all()
+    for case_status, n in rows:
+        out[case_status] = int(n)
+    out["total"] = sum(out[s] for s in CASE_STATUSES)
+    return out
+
+
+def study_detail(session: Session, study_id: int) -> dict[str, Any] | None:
+    """The study as ``gapsweep show --json`` prints it (design.md 4.3, 4.5), None when there
+    is no such (live) study: ``{"id","name","model","status","description","tags",
+    "created","started","finished","spec","provenance","analysis","counts","cases",
+    "twins"}``; each case ``{"id","params","status","attempts","reason","metrics",
+    "twin_id"}`` in design order, a clearance case's metrics carrying ``deviation_*`` from
+    its twin (twins: the same keys, ``twin_id`` null)."""
+    study = session.get(Study, study_id)
+    if study is None or study.deleted_at is not None:
+        return None
+    rows = session.execute(
+        select(Case, Result)
+        .outerjoin(Result, Result.case_id == Case.id)
+        .where(Case.study_id == study_id)
+        .order_by(Case.kind.desc(), Case.index)  # "twin" sorts before "case" descending
+    ).all()
+    twins: list[dict[str, Any]] = []
+    cases: list[dict[str, Any]] = []
+    twin_metrics: dict[int, dict[str, Any]] = {}
+    for case, result in rows:
+        entry = {
+            "id": case.id,
+            "params": case.params,
+            "status": case.status,
+            "attempts": case.attempts,
+            "reason": case.reason,
+            "metrics": result_metrics(result),
+            "twin_id": case.twin_id,
+        }
+        if case.kind == "twin":
+            twin_metrics[case.id] = entry["metrics"]
+            twins.append(entry)
+        else:
+            cases.append(entry)
+    for entry in cases:
+        if entry["twin_id"] is not None and entry["metrics"]:
+            entry["metrics"].update(
+                twin_deviations(entry["metrics"], twin_metrics.get(entry["twin_id"]))
+            )
+    return {
+        "id": study.id,
+        "name": study.name,
+        "model": study.model,
+        "status": study.status,
+        "description": study.description,
+        "tags": list(study.tags or []),
+        "created": iso(study.created),
+        "started": iso(study.started),
+        "finished": iso(study.finished),
+        "spec": study.spec,
+        "provenance": study.provenance,
+        "analysis": study.analysis,
+        "counts": study_progress(session, study_id),
+        "cases": cases,
+        "twins": twins,
+    }
