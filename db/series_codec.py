@@ -74,22 +74,24 @@ def decode_series(blob: bytes, names: Iterable[str] | None = None) -> dict[str, 
     for name in wanted or ():
         if name not in known:
             raise KeyError(name)
-    data = zlib.decompress(blob[start:])
-    out: dict[str, np.ndarray] = {}
-    offset = 0
+    layout = []
     for name, dtype_str, shape in head["arrays"]:
         dtype = np.dtype(dtype_str)
         if dtype.kind not in _KINDS:
             raise ValueError(f"series blob names a non-numeric dtype {dtype_str!r}")
-        size = int(np.prod(shape, dtype=np.int64))
+        layout.append((name, dtype, tuple(shape), int(np.prod(shape, dtype=np.int64))))
+    data = zlib.decompress(blob[start:])
+    if sum(size * dtype.itemsize for _, dtype, _, size in layout) != len(data):
+        raise ValueError("series blob is truncated or has trailing data")
+    out: dict[str, np.ndarray] = {}
+    offset = 0
+    for name, dtype, shape, size in layout:
         nbytes = size * dtype.itemsize
         if wanted is None or name in wanted:
             chunk = np.frombuffer(data, np.uint8, nbytes, offset)
             values = chunk.reshape(dtype.itemsize, size).T.copy().view(dtype)
             out[name] = values.reshape(shape)
         offset += nbytes
-    if offset != len(data):
-        raise ValueError("series blob is truncated or has trailing data")
     return out
 
 
