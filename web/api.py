@@ -53,6 +53,13 @@ def _http_error(exc: HTTPException) -> Any:
     return _error(exc.code or 500, exc.description or exc.name)
 
 
+@api.app_errorhandler(500)
+def _server_error(exc: Exception) -> Any:
+    if not request.path.startswith("/api/"):
+        return exc
+    return _error(500, "internal error (see the server log)")
+
+
 def _error(status: int, message: str, **extra: Any) -> tuple[Response, int]:
     return jsonify({"error": message, **extra}), status
 
@@ -156,11 +163,11 @@ def show_study(study_id: int) -> Any:
 
 @api.get("/studies/<int:study_id>/cases.csv")
 def study_csv(study_id: int) -> Any:
-    from gapsweep.db.studies import export_rows, study_progress
+    from gapsweep.db.studies import export_rows
 
+    if not actions.exists(study_id):
+        return _not_found("study", study_id)
     with context.session() as s:
-        if study_progress(s, study_id) is None:
-            return _not_found("study", study_id)
         columns, rows = export_rows(s, study_id)
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=columns, extrasaction="ignore", lineterminator="\n")
@@ -175,14 +182,18 @@ def study_csv(study_id: int) -> Any:
 
 @api.post("/studies/<int:study_id>/cancel")
 def cancel_study(study_id: int) -> Any:
-    result = actions.cancel(study_id)
-    return _not_found("study", study_id) if result is None else jsonify(result)
+    try:
+        return jsonify(actions.cancel(study_id))
+    except actions.StudyNotFoundError:
+        return _not_found("study", study_id)
 
 
 @api.post("/studies/<int:study_id>/retry")
 def retry_study(study_id: int) -> Any:
-    result = actions.retry(study_id)
-    return _not_found("study", study_id) if result is None else jsonify(result)
+    try:
+        return jsonify(actions.retry(study_id))
+    except actions.StudyNotFoundError:
+        return _not_found("study", study_id)
 
 
 @api.get("/cases/<int:case_id>")
@@ -203,12 +214,18 @@ def case_series(case_id: int) -> Any:
 
     names = [n.strip() for n in request.args.get("names", "").split(",") if n.strip()]
     with context.session() as s:
-        if case_detail(s, case_id) is None:
+        detail = case_detail(s, case_id)
+        if detail is None:
             return _not_found("case", case_id)
-        series = query(s, case_id, names or None)
-    missing = [n for n in names if n not in series]
-    if missing:
-        return _error(
-            404, f"case {case_id} has no series {', '.join(missing)}", available=sorted(series)
-        )
+        try:
+            series = query(s, case_id, names or None)
+        except KeyError as exc:
+            return _error(404, f"case {case_id} has no series {exc.args[0]!r}",
+                          available=detail["series"])
     return jsonify(_json_ready(series))
+
+
+@api.route("/<path:rest>", methods=["GET", "POST", "PUT", "PATCH", "DELETE"])
+def unknown(rest: str) -> Any:
+    # without this, Dash's catch-all page route would answer /api/... with the app's HTML
+    return _error(404, f"no such API path: /api/{rest}")
