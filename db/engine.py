@@ -17,6 +17,8 @@ after it, so the second process finds the schema at head and does nothing.
 
 from __future__ import annotations
 
+import sqlite3
+import time
 import zlib
 from pathlib import Path
 from typing import Any
@@ -56,6 +58,22 @@ def _sqlite_file(u: URL) -> Path | None:
     return Path(u.database).expanduser()
 
 
+def _use_wal(cur: Any) -> None:
+    """Switch the file to WAL (persistent: later connections find it so). The switch needs
+    an exclusive lock and SQLite reports "database is locked" at once, without the busy
+    handler, when another connection is opening the same new file - so retry a while."""
+    deadline = time.monotonic() + SQLITE_BUSY_TIMEOUT_S
+    while True:
+        try:
+            if cur.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+                cur.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.02)
+
+
 def _engine(url: str | URL, *, migrating: bool) -> Engine:
     u = _url(url)
     if u.get_backend_name() != "sqlite":
@@ -68,8 +86,8 @@ def _engine(url: str | URL, *, migrating: bool) -> Engine:
     @event.listens_for(engine, "connect")
     def _pragmas(dbapi_conn: Any, _record: Any) -> None:
         cur = dbapi_conn.cursor()
-        cur.execute("PRAGMA journal_mode=WAL")
         cur.execute(f"PRAGMA busy_timeout={int(SQLITE_BUSY_TIMEOUT_S * 1000)}")
+        _use_wal(cur)
         # Batch migrations rebuild tables (drop + rename), which foreign keys would block;
         # Alembic's advice is to run them with enforcement off.
         cur.execute("PRAGMA foreign_keys=" + ("OFF" if migrating else "ON"))
