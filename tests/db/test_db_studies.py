@@ -212,3 +212,32 @@ def test_export_rows_columns_and_order(session_factory):
     assert rows[2]["status"] == "failed" and rows[2]["peak_slider_accel"] is None
     assert rows[3]["peak_slider_accel"] == 1003.0
     assert rows[3]["deviation_peak_slider_accel"] == pytest.approx(1003.0 / 1050.0 - 1)
+
+
+def test_create_study_from_the_real_spec_and_plan(session_factory):
+    """The study layer's own StudySpec and StudyPlan for the user's file (design.md 4.2)."""
+    from gapsweep.study.designs import plan_study
+    from gapsweep.study.spec import parse_spec
+
+    spec = parse_spec(
+        {
+            "name": "Clearance x stiffness",
+            "tags": ["flores"],
+            "base": {"speed_rpm": 5000},
+            "axes": {
+                "clearance_mm": {"values": [0.02, 0.035, 0.05, 0.08, 0.1]},
+                "stiffness_scale": {"nominal": 1.0, "relative_percent": 30, "levels": 3},
+            },
+        }
+    )
+    plan = plan_study(spec)
+    with session_factory.begin() as s:
+        sid = make_study(s, spec=spec, plan=plan).id
+    with session_factory() as s:
+        d = study_detail(s, sid)
+        columns, _ = export_rows(s, sid)
+    assert len(d["cases"]) == 15 and len(d["twins"]) == 1
+    assert d["spec"] == spec.to_dict() and d["tags"] == ["flores"]
+    assert [c["params"] for c in d["cases"]] == plan.cases
+    assert d["twins"][0]["params"] == plan.twins[0]
+    assert columns[:4] == ["speed_rpm", "clearance_mm", "stiffness_scale", "status"]
