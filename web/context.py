@@ -42,3 +42,15 @@ def session() -> Iterator[Session]:
     """One session for one request's work, committed on success, rolled back on error."""
     with current().sessions.begin() as s:
         yield s
+
+
+def triggered_id() -> Any:
+    """The id of the input that fired the running callback; None when called outside one
+    (a test calling the callback as a plain function)."""
+    import dash
+    from dash.exceptions import MissingCallbackContextException
+
+    try:
+        return dash.ctx.triggered_id
+    except MissingCallbackContextException:
+        return None

@@ -19,8 +19,9 @@ PAGE_SIZE = 25
 _MARKDOWN_PUNCTUATION = re.compile(r"[\\`*_{}\[\]()#+\-.!|<>~]")
 STATUSES = ("queued", "running", "done", "cancelled")
 # table column -> list_studies sort key
-SORTABLE = {"id": "id", "name": "name", "model": "model", "status": "status",
-            "created": "created", "cases": "cases"}
+# (the other columns are not columns of the studies table: sorting them falls back to created)
+SORTABLE = {"id": "id", "link": "name", "model": "model", "status": "status",
+            "created": "created"}
 COLUMNS = [
     {"id": "id", "name": "Id"},
     {"id": "link", "name": "Study", "presentation": "markdown"},
@@ -157,7 +158,7 @@ def query_page(
 def update_table(page, sort_by, search, tag, status, model, _refresh, _poll, selected):
     total, items = query_page(page, sort_by, search, tag, status, model)
     page_count = max(1, -(-total // PAGE_SIZE))
-    keep = selected if dash.ctx.triggered_id == ids.ARCHIVE_POLL else []
+    keep = selected if context.triggered_id() == ids.ARCHIVE_POLL else []
     return table_rows(items), page_count, f"{total} studies", keep or []
 
 

@@ -1,0 +1,101 @@
+"""One case's page data: its detail, series, its ideal twin's series, the study's
+provenance; and the tables the case and compare pages show. Server side."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from . import context
+from .figures.labels import metric_label
+from .parameters import label as parameter_label
+
+# the solver's own counters among a case's metrics (how hard the step control worked)
+SOLVER_COUNTERS = ("accepted_steps", "rejected_steps", "rhs_evaluations", "peak_refinements",
+                   "wall_time_s", "max_constraint_drift", "energy_balance_error")
+
+
+def load_case(case_id: int) -> dict[str, Any] | None:
+    """``{"detail", "series", "twin_series", "provenance"}`` of a case, None if unknown."""
+    from gapsweep.db.lifecycle import StudyNotFoundError, live_study
+    from gapsweep.db.studies import case_detail, case_series
+
+    with context.session() as s:
+        detail = case_detail(s, case_id)
+        if detail is None:
+            return None
+        series = case_series(s, case_id) if detail["series"] else {}
+        twin_series: dict[str, np.ndarray] = {}
+        if detail.get("twin_id") is not None:
+            twin_series = case_series(s, detail["twin_id"])
+        try:
+            provenance = dict(live_study(s, detail["study_id"]).provenance or {})
+        except StudyNotFoundError:
+            provenance = {}
+    return {"detail": detail, "series": series, "twin_series": twin_series,
+            "provenance": provenance}
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, bool) or value is None:
+        return str(value)
+    if isinstance(value, float):
+        return f"{value:.6g}" if math.isfinite(value) else str(value)
+    if isinstance(value, (dict, list)):
+        return ", ".join(f"{k}={v}" for k, v in value.items()) if isinstance(value, dict) \
+            else ", ".join(map(str, value))
+    return str(value)
+
+
+def parameter_rows(params: Mapping[str, Any]) -> list[dict[str, str]]:
+    return [{"parameter": parameter_label(k), "value": _show(v)} for k, v in params.items()]
+
+
+def metric_rows(metrics: Mapping[str, Any], *, counters: bool) -> list[dict[str, str]]:
+    """Metrics (``counters=False``) or the solver counters (``True``) as label/value rows."""
+    names = [m for m in metrics if (m in SOLVER_COUNTERS) == counters]
+    return [{"quantity": metric_label(m), "value": _show(metrics[m])} for m in names]
+
+
+def provenance_rows(provenance: Mapping[str, Any]) -> list[dict[str, str]]:
+    rows = []
+    for key, value in provenance.items():
+        if key == "spec":
+            continue  # the study page offers the spec as a file
+        rows.append({"item": key, "value": _show(value)})
+    return rows
+
+
+def side_by_side(cases: Sequence[Mapping[str, Any]]) -> tuple[list[dict], list[dict]]:
+    """Columns and rows of the compare page's table: one row per parameter or headline
+    metric, one column per case (a parameter a case does not set shows its absence)."""
+    columns = [{"id": "name", "name": ""}] + [
+        {"id": str(c["id"]), "name": f"Case {c['id']}"} for c in cases]
+    names: dict[str, None] = {}
+    for c in cases:
+        names.update(dict.fromkeys(c.get("params") or {}))
+    rows = [{"name": parameter_label(n),
+             **{str(c["id"]): _show((c.get("params") or {}).get(n, "—")) for c in cases}}
+            for n in names]
+    rows.append({"name": "status", **{str(c["id"]): c.get("status", "") for c in cases}})
+    from .study_view import TABLE_METRICS
+
+    for m in TABLE_METRICS:
+        rows.append({"name": metric_label(m),
+                     **{str(c["id"]): _show((c.get("metrics") or {}).get(m)) for c in cases}})
+    return columns, rows
+
+
+def parse_case_ids(text: str | None, lo: int = 2, hi: int = 6) -> tuple[list[int], str | None]:
+    """``"1,2,3"`` -> ([1, 2, 3], None); a message when it is not lo..hi integer ids."""
+    tokens = [t for t in str(text or "").replace(" ", ",").split(",") if t]
+    try:
+        case_ids = list(dict.fromkeys(int(t) for t in tokens))
+    except ValueError:
+        return [], f"cases: {text!r} — comma-separated case ids"
+    if not lo <= len(case_ids) <= hi:
+        return case_ids, f"cases: {len(case_ids)} given — {lo} to {hi} case ids"
+    return case_ids, None

@@ -1,0 +1,91 @@
+"""One case ``/cases/<case_id>``: its figures (slider acceleration against its ideal twin,
+contact force, penetration with c marked, the journal orbit inside the clearance circle, the
+energy balance, driving torque, contact state), parameters, provenance, solver counters."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import dash
+import dash_bootstrap_components as dbc
+from dash import dash_table, dcc, html
+from gapsweep.web import case_view, ids
+from gapsweep.web.study_results import GRAPH_CONFIG, note
+
+dash.register_page(__name__, path_template="/cases/<case_id>", name="Case",
+                   title="gapsweep — case")
+
+
+def _table(table_id: str, rows: list[dict], columns: list[str]) -> dash_table.DataTable:
+    return dash_table.DataTable(
+        id=table_id, data=rows, columns=[{"id": c, "name": c} for c in columns],
+        style_cell={"textAlign": "left", "fontSize": "0.85rem", "padding": "3px 6px",
+                    "whiteSpace": "normal", "height": "auto"},
+        style_header={"fontWeight": "bold"}, page_action="none",
+    )
+
+
+def figures(data: dict[str, Any]) -> list[Any]:
+    """The case's graphs from ``web/figures/case_views.py`` (one dcc.Graph each)."""
+    try:
+        from gapsweep.web.figures import case_views
+    except ImportError:
+        return [note("The case figures are not installed yet.")]
+    detail, series = data["detail"], data["series"]
+    if not series:
+        why = ("its study keeps no series (policy 'none')" if detail["series_policy"] == "none"
+               else f"it is {detail['status']}")
+        return [note(f"No series to show: {why}.")]
+    figs = case_views.case_figures(series, params=detail["params"],
+                                   twin_series=data["twin_series"] or None)
+    return [dbc.Col(dcc.Graph(id=f"case-graph-{name}", figure=fig, config=GRAPH_CONFIG),
+                    lg=6) for name, fig in figs.items()]
+
+
+def layout(case_id: str | None = None, **_query: Any) -> html.Div:
+    try:
+        cid = int(str(case_id))
+    except ValueError:
+        cid = None
+    data = case_view.load_case(cid) if cid is not None else None
+    if data is None:
+        return html.Div([dbc.Alert(f"There is no case {case_id}.", color="warning"),
+                         dcc.Link("Back to the archive", href="/")])
+    detail = data["detail"]
+    badge_color = {"done": "success", "failed": "danger", "running": "info"}.get(
+        detail["status"], "secondary")
+    head = html.Div([
+        html.H3([f"Case {detail['id']} ", dbc.Badge(detail["status"], color=badge_color)]),
+        html.P([
+            "of study ", dcc.Link(f"{detail['study_id']}: {detail['study_name']}",
+                                  href=f"/studies/{detail['study_id']}"),
+            f" · {detail['kind']} · {detail['attempts']} attempt(s)",
+            f" · {detail['wall_time_s']:.3g} s" if detail.get("wall_time_s") else "",
+            " · ideal twin: ",
+            (dcc.Link(str(detail["twin_id"]), href=f"/cases/{detail['twin_id']}")
+             if detail.get("twin_id") else "none"),
+        ], className="text-muted"),
+        dbc.Alert(f"Reason: {detail['reason']}", color="danger") if detail.get("reason") else None,
+    ])
+    metrics = detail.get("metrics") or {}
+    side = [
+        html.H5("Parameters"),
+        _table(ids.CASE_PARAMS, case_view.parameter_rows(detail["params"]),
+               ["parameter", "value"]),
+        html.H5("Solver counters", className="mt-3"),
+        _table(ids.CASE_COUNTERS, case_view.metric_rows(metrics, counters=True),
+               ["quantity", "value"]),
+        html.H5("Metrics", className="mt-3"),
+        _table(ids.CASE_METRICS, case_view.metric_rows(metrics, counters=False),
+               ["quantity", "value"]),
+        html.H5("Provenance", className="mt-3"),
+        _table(ids.CASE_PROVENANCE, case_view.provenance_rows(data["provenance"]),
+               ["item", "value"]),
+    ]
+    return html.Div([
+        head,
+        dbc.Row([
+            dbc.Col(dbc.Row(figures(data), id=ids.CASE_GRAPHS), lg=8),
+            dbc.Col(side, lg=4),
+        ]),
+    ])

@@ -1,0 +1,341 @@
+"""A study ``/studies/<study_id>``: live progress (polling the database), cancel and retry,
+and its results in tabs (cases, trends, sensitivity, spectra, convergence, parallel
+coordinates when it has more than two axes). Figures come from ``web/figures``; the data
+from ``gapsweep.db``; the shaping from :mod:`gapsweep.web.study_view`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import dash
+import dash_bootstrap_components as dbc
+from dash import Input, Output, State, callback, dash_table, dcc, html, no_update
+from gapsweep.web import actions, context, ids, study_results
+from gapsweep.web import study_view as view
+from gapsweep.web.figures.trends import TREND_METRICS
+
+dash.register_page(__name__, path_template="/studies/<study_id>", name="Study",
+                   title="gapsweep — study")
+
+POLL_MS = 1500
+TAB_CASES, TAB_TRENDS, TAB_SENSITIVITY = "cases", "trends", "sensitivity"
+TAB_SPECTRA, TAB_CONVERGENCE, TAB_PARALLEL = "spectra", "convergence", "parallel"
+
+
+def parse_id(value: Any) -> int | None:
+    try:
+        return int(str(value))
+    except (TypeError, ValueError):
+        return None
+
+
+def load_detail(study_id: int | None) -> dict[str, Any] | None:
+    from gapsweep.db.studies import study_detail
+
+    if study_id is None:
+        return None
+    with context.session() as s:
+        return study_detail(s, study_id)
+
+
+def not_found(text: str) -> html.Div:
+    return html.Div([dbc.Alert(text, color="warning"), dcc.Link("Back to the archive", href="/")])
+
+
+def header(detail: dict[str, Any]) -> html.Div:
+    spec = detail.get("spec") or {}
+    badges = [dbc.Badge(detail["model"], color="info", className="me-1"),
+              dbc.Badge(spec.get("design", "grid"), color="secondary", className="me-1")]
+    badges += [dbc.Badge(t, color="light", text_color="dark", className="me-1")
+               for t in detail.get("tags") or []]
+    study_id = detail["id"]
+    return html.Div([
+        html.H3([f"Study {study_id}: ", detail["name"]]),
+        html.Div(badges, className="mb-1"),
+        html.P(detail.get("description") or "", className="text-muted mb-2"),
+        html.Div([
+            dbc.Button("Cases CSV", href=f"/api/studies/{study_id}/cases.csv",
+                       external_link=True, size="sm", color="secondary", outline=True,
+                       className="me-2"),
+            dbc.Button("Study file (TOML)", id=ids.STUDY_DOWNLOAD_SPEC, size="sm",
+                       color="secondary", outline=True, className="me-2"),
+            dbc.Button("JSON", href=f"/api/studies/{study_id}", external_link=True,
+                       target="_blank", size="sm", color="secondary", outline=True),
+            dcc.Download(id=ids.STUDY_DOWNLOAD),
+        ], className="mb-3"),
+    ])
+
+
+def progress_card(detail: dict[str, Any]) -> dbc.Card:
+    return dbc.Card(dbc.CardBody([
+        dbc.Row([
+            dbc.Col(html.H5(id=ids.STUDY_STATUS, className="mb-0"), width="auto"),
+            dbc.Col(dbc.Progress(id=ids.STUDY_PROGRESS, value=0, label="", striped=True,
+                                 style={"height": "1.4rem"}), className="pt-1"),
+            dbc.Col([
+                dbc.Button("Cancel", id=ids.STUDY_CANCEL, color="danger", outline=True,
+                           size="sm", className="me-2"),
+                dbc.Button("Retry failed", id=ids.STUDY_RETRY, color="warning", outline=True,
+                           size="sm"),
+            ], width="auto"),
+        ], align="center"),
+        html.Div([html.Span(id=ids.STUDY_COUNTS), html.Span(" · "),
+                  html.Span(id=ids.STUDY_ETA)], className="mt-2 text-muted"),
+        html.Div(id=ids.STUDY_ACTION_MESSAGE, className="mt-2"),
+    ]), className="mb-3")
+
+
+def cases_tab(detail: dict[str, Any]) -> html.Div:
+    return html.Div([
+        html.Div([
+            dbc.Button("Compare selected", id=ids.STUDY_COMPARE_LINK, href="/compare",
+                       disabled=True, size="sm", color="primary", outline=True),
+            dbc.FormText(" select 2–6 cases", className="ms-2"),
+        ], className="my-2"),
+        dash_table.DataTable(
+            id=ids.STUDY_CASE_TABLE,
+            columns=view.case_columns(view.axes_of(detail)),
+            data=view.case_rows(detail),
+            sort_action="native",
+            filter_action="native",
+            page_action="native",
+            page_size=50,
+            row_selectable="multi",
+            selected_rows=[],
+            markdown_options={"link_target": "_self"},
+            style_table={"overflowX": "auto"},
+            style_cell={"textAlign": "left", "fontSize": "0.85rem", "padding": "3px 6px"},
+            style_header={"fontWeight": "bold", "whiteSpace": "normal"},
+            style_data_conditional=[
+                {"if": {"filter_query": '{status} = "failed"'}, "color": "#c0392b"},
+                {"if": {"filter_query": '{status} = "running"'}, "fontStyle": "italic"},
+            ],
+        ),
+    ])
+
+
+def trends_tab(axes: list[str]) -> html.Div:
+    x_axis = "clearance_mm" if "clearance_mm" in axes else (axes[0] if axes else None)
+    group = next((a for a in axes if a != x_axis), None)
+    from gapsweep.web.figures.labels import metric_label, parameter_label
+
+    return html.Div([
+        dbc.Row([
+            dbc.Col(dcc.Dropdown(id=ids.TRENDS_METRIC, value=TREND_METRICS[0], clearable=False,
+                                 options=[{"label": metric_label(m), "value": m}
+                                          for m in TREND_METRICS]), md=4),
+            dbc.Col(dbc.RadioItems(id=ids.TRENDS_WINDOW, value="whole", inline=True, options=[
+                {"label": "whole run", "value": "whole"},
+                {"label": "steady (last revolution)", "value": "steady"}]), md=4),
+            dbc.Col(dbc.Checklist(id=ids.TRENDS_LOG_Y, value=[], switch=True,
+                                  options=[{"label": "log y", "value": "log"}]), md=2),
+        ], className="my-2 g-2", align="center"),
+        dcc.Store(id=ids.TRENDS_AXES, data={"x": x_axis, "group": group}),
+        html.Div(f"x: {parameter_label(x_axis)}" + (f", one line per {group}" if group else "")
+                 if x_axis else "This study has no axis.", className="text-muted small"),
+        dcc.Graph(id=ids.TRENDS_GRAPH, config={"displaylogo": False}),
+    ])
+
+
+def metric_picker(cid: str) -> dcc.Dropdown:
+    from gapsweep.web.figures.labels import metric_label
+
+    return dcc.Dropdown(id=cid, value="peak_slider_accel", clearable=False,
+                        options=[{"label": metric_label(m), "value": m}
+                                 for m in view.TABLE_METRICS], className="my-2")
+
+
+def layout(study_id: str | None = None, **_query: Any) -> html.Div:
+    sid = parse_id(study_id)
+    detail = load_detail(sid)
+    if detail is None:
+        return not_found(f"There is no study {study_id}.")
+    axes = view.axes_of(detail)
+    tabs = [
+        dbc.Tab(cases_tab(detail), label="Cases", tab_id=TAB_CASES),
+        dbc.Tab(trends_tab(axes), label="Trends", tab_id=TAB_TRENDS),
+        dbc.Tab(html.Div([metric_picker(ids.SENSITIVITY_METRIC),
+                          html.Div(id=ids.SENSITIVITY_CONTENT)]),
+                label="Sensitivity", tab_id=TAB_SENSITIVITY),
+        dbc.Tab(html.Div([
+            dbc.RadioItems(id=ids.SPECTRA_SIGNAL, value="slider_acceleration", inline=True,
+                           className="my-2", options=[
+                               {"label": "slider acceleration", "value": "slider_acceleration"},
+                               {"label": "contact force", "value": "contact_normal_force"}]),
+            dbc.RadioItems(id=ids.SPECTRA_VIEW, value="overlay", inline=True, options=[
+                {"label": "overlay", "value": "overlay"},
+                {"label": "waterfall", "value": "waterfall"}]),
+            html.Div(id=ids.SPECTRA_GRAPH),
+        ]), label="Spectra", tab_id=TAB_SPECTRA),
+        dbc.Tab(html.Div(id=ids.CONVERGENCE_CONTENT), label="Convergence",
+                tab_id=TAB_CONVERGENCE),
+    ]
+    if len(axes) > 2:
+        tabs.append(dbc.Tab(html.Div([metric_picker(ids.PARALLEL_METRIC),
+                                      dcc.Graph(id=ids.PARALLEL_GRAPH)]),
+                            label="Parallel coordinates", tab_id=TAB_PARALLEL))
+    return html.Div([
+        dcc.Store(id=ids.STUDY_ID_STORE, data=sid),
+        dcc.Store(id=ids.STUDY_VERSION, data=None),
+        dcc.Interval(id=ids.STUDY_POLL, interval=POLL_MS),
+        header(detail),
+        progress_card(detail),
+        dbc.Tabs(tabs, id=ids.STUDY_TABS, active_tab=TAB_CASES),
+    ])
+
+
+@callback(
+    Output(ids.STUDY_STATUS, "children"),
+    Output(ids.STUDY_PROGRESS, "value"),
+    Output(ids.STUDY_PROGRESS, "label"),
+    Output(ids.STUDY_PROGRESS, "animated"),
+    Output(ids.STUDY_COUNTS, "children"),
+    Output(ids.STUDY_ETA, "children"),
+    Output(ids.STUDY_POLL, "disabled"),
+    Output(ids.STUDY_VERSION, "data"),
+    Output(ids.STUDY_CASE_TABLE, "data"),
+    Output(ids.STUDY_CANCEL, "disabled"),
+    Output(ids.STUDY_RETRY, "disabled"),
+    Input(ids.STUDY_POLL, "n_intervals"),
+    State(ids.STUDY_ID_STORE, "data"),
+    State(ids.STUDY_VERSION, "data"),
+)
+def poll(_n, study_id, version):
+    """Progress from the case counts; the case table (and, through the version, the open
+    figure) only when a count moved."""
+    detail = load_detail(study_id)
+    if detail is None:
+        return ("deleted", 0, "", False, "", "", True, version, no_update, True, True)
+    progress, status = detail["counts"], detail["status"]
+    percent, label = view.progress_bar(progress)
+    finished = status in view.FINISHED
+    fingerprint = [status, *[progress.get(s, 0) for s in view.CASE_STATUSES]]
+    rows = view.case_rows(detail) if fingerprint != version else no_update
+    eta = view.eta_text(view.eta_seconds(progress, detail.get("started")), status)
+    return (status, percent, label, not finished, view.counts_text(progress), eta, finished,
+            fingerprint, rows, finished, not progress.get("failed"))
+
+
+@callback(
+    Output(ids.STUDY_ACTION_MESSAGE, "children"),
+    Output(ids.STUDY_POLL, "disabled", allow_duplicate=True),
+    Input(ids.STUDY_CANCEL, "n_clicks"),
+    Input(ids.STUDY_RETRY, "n_clicks"),
+    State(ids.STUDY_ID_STORE, "data"),
+    prevent_initial_call=True,
+)
+def act(_cancel, _retry, study_id):
+    try:
+        if context.triggered_id() == ids.STUDY_CANCEL:
+            n = actions.cancel(study_id)["cancelled"]
+            text = f"Cancelled {n} queued cases; running ones finish their chunk."
+        else:
+            n = actions.retry(study_id)["retried"]
+            text = f"Queued {n} failed cases again."
+    except actions.StudyNotFoundError:
+        return dbc.Alert("This study no longer exists.", color="warning"), True
+    return dbc.Alert(text, color="info", dismissable=True, className="py-2"), False
+
+
+@callback(
+    Output(ids.STUDY_COMPARE_LINK, "href"),
+    Output(ids.STUDY_COMPARE_LINK, "disabled"),
+    Input(ids.STUDY_CASE_TABLE, "derived_virtual_selected_rows"),
+    State(ids.STUDY_CASE_TABLE, "derived_virtual_data"),
+)
+def compare_link(selected, data):
+    chosen = [data[i]["id"] for i in selected or [] if data and i < len(data)]
+    ok = 2 <= len(chosen) <= 6
+    return (view.compare_href(chosen) if ok else "/compare"), not ok
+
+
+@callback(
+    Output(ids.STUDY_DOWNLOAD, "data"),
+    Input(ids.STUDY_DOWNLOAD_SPEC, "n_clicks"),
+    State(ids.STUDY_ID_STORE, "data"),
+    prevent_initial_call=True,
+)
+def download_spec(_n, study_id):
+    from gapsweep.study.spec import dumps_toml, parse_spec
+
+    detail = load_detail(study_id)
+    if detail is None:
+        return no_update
+    return dcc.send_string(dumps_toml(parse_spec(detail["spec"])), f"study-{study_id}.toml")
+
+
+@callback(
+    Output(ids.TRENDS_GRAPH, "figure"),
+    Input(ids.STUDY_TABS, "active_tab"),
+    Input(ids.STUDY_VERSION, "data"),
+    Input(ids.TRENDS_METRIC, "value"),
+    Input(ids.TRENDS_WINDOW, "value"),
+    Input(ids.TRENDS_LOG_Y, "value"),
+    State(ids.TRENDS_AXES, "data"),
+    State(ids.STUDY_ID_STORE, "data"),
+)
+def trends(tab, _version, metric, window, log_y, axes, study_id):
+    if tab != TAB_TRENDS or not axes or not axes.get("x"):
+        return no_update
+    detail = load_detail(study_id)
+    if detail is None:
+        return no_update
+    return study_results.trends(detail, metric=metric, x_axis=axes["x"],
+                                group_axis=axes.get("group"), steady=window == "steady",
+                                log_y="log" in (log_y or []))
+
+
+@callback(
+    Output(ids.SENSITIVITY_CONTENT, "children"),
+    Input(ids.STUDY_TABS, "active_tab"),
+    Input(ids.STUDY_VERSION, "data"),
+    Input(ids.SENSITIVITY_METRIC, "value"),
+    State(ids.STUDY_ID_STORE, "data"),
+)
+def sensitivity(tab, _version, metric, study_id):
+    if tab != TAB_SENSITIVITY:
+        return no_update
+    detail = load_detail(study_id)
+    return no_update if detail is None else study_results.sensitivity(detail, metric)
+
+
+@callback(
+    Output(ids.SPECTRA_GRAPH, "children"),
+    Input(ids.STUDY_TABS, "active_tab"),
+    Input(ids.STUDY_VERSION, "data"),
+    Input(ids.SPECTRA_SIGNAL, "value"),
+    Input(ids.SPECTRA_VIEW, "value"),
+    State(ids.STUDY_ID_STORE, "data"),
+)
+def spectra(tab, _version, signal, kind, study_id):
+    if tab != TAB_SPECTRA:
+        return no_update
+    detail = load_detail(study_id)
+    return no_update if detail is None else study_results.spectra(detail, signal, kind)
+
+
+@callback(
+    Output(ids.CONVERGENCE_CONTENT, "children"),
+    Input(ids.STUDY_TABS, "active_tab"),
+    Input(ids.STUDY_VERSION, "data"),
+    State(ids.STUDY_ID_STORE, "data"),
+)
+def convergence(tab, _version, study_id):
+    if tab != TAB_CONVERGENCE:
+        return no_update
+    detail = load_detail(study_id)
+    return no_update if detail is None else study_results.convergence(detail)
+
+
+@callback(
+    Output(ids.PARALLEL_GRAPH, "figure"),
+    Input(ids.STUDY_TABS, "active_tab"),
+    Input(ids.STUDY_VERSION, "data"),
+    Input(ids.PARALLEL_METRIC, "value"),
+    State(ids.STUDY_ID_STORE, "data"),
+)
+def parallel(tab, _version, metric, study_id):
+    if tab != TAB_PARALLEL:
+        return no_update
+    detail = load_detail(study_id)
+    return no_update if detail is None else study_results.parallel(detail, metric)
