@@ -23,7 +23,9 @@ from .api import install_api
 from .kernels import workers_ready
 
 PAGES_FOLDER = Path(__file__).parent / "pages"
-THEME = dbc.themes.FLATLY
+# The Bootstrap theme (Bootswatch Flatly) is served from web/assets, not a CDN: the app works
+# offline and makes no third-party requests (web/assets/README.md says where it comes from).
+ASSETS_FOLDER = Path(__file__).parent / "assets"
 KERNEL_POLL_MS = 3000
 COMPILING_TEXT = (
     "The solver kernels are compiling in the local worker (about 2.5 minutes on a first "
@@ -82,7 +84,7 @@ def create_app(settings: Any = None) -> dash.Dash:
         __name__,
         use_pages=True,
         pages_folder=str(PAGES_FOLDER),
-        external_stylesheets=[THEME],
+        assets_folder=str(ASSETS_FOLDER),
         suppress_callback_exceptions=True,  # page components appear only on their page
         title="gapsweep",
         update_title=None,
