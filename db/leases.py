@@ -23,7 +23,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import numpy as np
-from sqlalchemy import exists, func, insert, select, update
+from sqlalchemy import case, exists, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from gapsweep.settings import get_settings
@@ -161,44 +161,87 @@ def complete_case(
     keep per the study's policy (the worker reduces them; ignored for policy ``none``).
     Writes Result (+ Series), ``done`` and the wall time only while ``holder`` holds an
     unexpired lease and no result exists; else writes nothing and returns False. A result
-    whose status is not ``ok`` is a final failure (:func:`fail_case` with its reason)."""
+    whose status is not ``ok`` is a final failure (:func:`fail_case` with its reason).
+    For a chunk of cases, :func:`complete_cases` does the same in a few statements."""
+    return complete_cases(session, holder=holder, outcomes=[(case_id, result, series)], now=now)[0]
+
+
+Outcome = tuple[int, Any, "Mapping[str, np.ndarray] | None"]
+
+
+def complete_cases(
+    session: Session,
+    *,
+    holder: str,
+    outcomes: Sequence[Outcome],
+    now: datetime | None = None,
+) -> list[bool]:
+    """:func:`complete_case` for a chunk: ``outcomes`` = ``(case_id, CaseResult, series)``
+    each; returns per outcome whether it was stored. One guarded UPDATE for the chunk, one
+    bulk insert each for results and series, one status refresh per study - what makes a
+    worker's batch cheap to store (see benchmarks/archive_scale.py)."""
     now = now or utcnow()
-    if getattr(result, "status", "ok") != "ok":
-        reason = getattr(result, "reason", "") or "the solver reported a failure"
-        return fail_case(
-            session, case_id=case_id, holder=holder, reason=reason, final=True, now=now
-        )
-    columns = split_metrics(result.metrics)
-    study_id = session.scalar(
-        update(Case)
-        .where(
-            Case.id == case_id,
-            Case.status == "running",
-            Case.lease_holder == holder,
-            Case.lease_expires > now,
-            ~exists().where(Result.case_id == case_id),
-        )
-        .values(
-            status="done",
-            lease_expires=None,
-            finished_at=now,
-            wall_time_s=columns.get("wall_time_s"),
-            reason=None,
-        )
-        .returning(Case.study_id),
-        execution_options=_NO_SYNC,
-    )
-    if study_id is None:
-        return False
-    session.execute(insert(Result).values(case_id=case_id, **columns))
-    policy = session.scalar(select(Study.series_policy).where(Study.id == study_id))
-    if series and policy != "none":
-        blob = encode_series(series)
-        session.execute(
-            insert(Series).values(case_id=case_id, policy=policy, n_bytes=len(blob), data=blob)
-        )
-    refresh_study_status(session, study_id, now=now)
-    return True
+    ids = [case_id for case_id, _, _ in outcomes]
+    if len(set(ids)) != len(ids):
+        raise ValueError("a case appears twice in one complete_cases call")
+    stored: dict[int, bool] = {}
+    good: dict[int, tuple[dict[str, Any], Mapping[str, np.ndarray] | None]] = {}
+    for case_id, result, series in outcomes:
+        if getattr(result, "status", "ok") != "ok":
+            reason = getattr(result, "reason", "") or "the solver reported a failure"
+            stored[case_id] = fail_case(
+                session, case_id=case_id, holder=holder, reason=reason, final=True, now=now
+            )
+        else:
+            good[case_id] = (split_metrics(result.metrics), series)
+    if good:
+        walls = {cid: cols.get("wall_time_s") for cid, (cols, _) in good.items()}
+        accepted = session.execute(
+            update(Case)
+            .where(
+                Case.id.in_(list(good)),
+                Case.status == "running",
+                Case.lease_holder == holder,
+                Case.lease_expires > now,
+                ~exists().where(Result.case_id == Case.id),
+            )
+            .values(
+                status="done",
+                lease_expires=None,
+                finished_at=now,
+                wall_time_s=case(walls, value=Case.id, else_=None),
+                reason=None,
+            )
+            .returning(Case.id, Case.study_id),
+            execution_options=_NO_SYNC,
+        ).all()
+        study_of = {row.id: row.study_id for row in accepted}
+        if study_of:
+            session.execute(
+                insert(Result), [{"case_id": cid, **good[cid][0]} for cid in study_of]
+            )
+            policies = dict(
+                session.execute(
+                    select(Study.id, Study.series_policy).where(
+                        Study.id.in_(set(study_of.values()))
+                    )
+                ).all()
+            )
+            blobs = []
+            for cid, sid in study_of.items():
+                series = good[cid][1]
+                if series and policies[sid] != "none":
+                    blob = encode_series(series)
+                    blobs.append(
+                        {"case_id": cid, "policy": policies[sid], "n_bytes": len(blob),
+                         "data": blob}
+                    )
+            if blobs:
+                session.execute(insert(Series), blobs)
+            for sid in sorted(set(study_of.values())):
+                refresh_study_status(session, sid, now=now)
+        stored.update({cid: cid in study_of for cid in good})
+    return [stored[cid] for cid in ids]
 
 
 def fail_case(

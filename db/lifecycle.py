@@ -48,29 +48,34 @@ def refresh_study_status(session: Session, study_id: int, *, now: datetime | Non
     now = now or utcnow()
     # the row lock that serialises concurrent refreshes of one study (no-op on SQLite,
     # whose writers are serialised by the database lock already)
-    session.execute(select(Study.id).where(Study.id == study_id).with_for_update())
-    idle = ~_cases_in(study_id, "queued", "running")
-    session.execute(
-        update(Study)
-        .where(Study.id == study_id, Study.status == "queued")
-        .where(_cases_in(study_id, "running", "done", "failed"))
-        .values(status="running", started=func.coalesce(Study.started, now))
-    )
-    session.execute(
-        update(Study)
-        .where(Study.id == study_id, Study.status.in_(("queued", "running")), idle)
-        .values(status="done", finished=now, started=func.coalesce(Study.started, now))
-    )
-    session.execute(
-        update(Study)
-        .where(Study.id == study_id, Study.status == "cancelled", Study.finished.is_(None))
-        .where(~_cases_in(study_id, "running"))
-        .values(finished=now)
-    )
-    session.expire_all()  # the ORM copies are stale after the core updates
-    status = session.scalar(select(Study.status).where(Study.id == study_id))
-    if status is None:
+    row = session.execute(
+        select(Study.status, Study.finished).where(Study.id == study_id).with_for_update()
+    ).first()
+    if row is None:
         raise StudyNotFoundError(study_id)
+    status = row.status
+    idle = ~_cases_in(study_id, "queued", "running")
+    if status == "queued":
+        started = session.execute(
+            update(Study)
+            .where(Study.id == study_id, _cases_in(study_id, "running", "done", "failed"))
+            .values(status="running", started=func.coalesce(Study.started, now))
+        ).rowcount
+        status = "running" if started else status
+    if status in ("queued", "running"):
+        finished = session.execute(
+            update(Study)
+            .where(Study.id == study_id, idle)
+            .values(status="done", finished=now, started=func.coalesce(Study.started, now))
+        ).rowcount
+        status = "done" if finished else status
+    elif status == "cancelled" and row.finished is None:
+        session.execute(
+            update(Study)
+            .where(Study.id == study_id, ~_cases_in(study_id, "running"))
+            .values(finished=now)
+        )
+    session.expire_all()  # the ORM copies are stale after the core updates
     return status
 
 

@@ -8,8 +8,10 @@ finds runs). Floating arrays are stored as float32, integer arrays keep their dt
 never unpickles (only numeric dtypes are accepted), so a blob from the database is data only.
 
 Measured on the reference case (slider-crank, clearance 0.05 mm; 2 cores shared, mean of 20):
+full = its 19 series x 2401 samples + the final state; preview = 10 series x 500 samples + 2
+spectra; zlib at level 6 unless said.
 
-| option | full (19 x 2401 + state) | write | read | preview (10 x 500 + 2 spectra) | write | read |
+| option | full | write | read | preview | write | read |
 |---|---|---|---|---|---|---|
 | raw float64 | 365 128 B | - | - | 54 424 B | - | - |
 | npz deflate float64 | 297 591 B | 8.6 ms | 2.9 ms | 49 774 B | 1.4 ms | 1.0 ms |
@@ -18,12 +20,15 @@ Measured on the reference case (slider-crank, clearance 0.05 mm; 2 cores shared,
 | zlib float64 | 296 517 B | 14.6 ms | 1.4 ms | 48 351 B | 1.3 ms | 0.2 ms |
 | zlib shuffle float64 | 253 619 B | 6.6 ms | 1.3 ms | 42 989 B | 0.9 ms | 0.2 ms |
 | zlib float32 | 155 168 B | 4.8 ms | 0.7 ms | 25 457 B | 0.5 ms | 0.1 ms |
-| **zlib shuffle float32** | **117 154 B** | 3.5 ms | 0.7 ms | **21 003 B** | 0.4 ms | 0.1 ms |
+| zlib shuffle float32 | 117 154 B | 3.5 ms | 0.7 ms | 21 003 B | 0.4 ms | 0.1 ms |
+| **zlib shuffle f32, level 1** | **119 721 B** | 2.3 ms | 0.6 ms | **21 294 B** | 0.3 ms | 0.1 |
 
-Chosen: zlib (level 6) of byte-shuffled float32 - the smallest by 25-40 % and among the
-fastest to read; level 1 is only 1-2 % larger and ~35 % faster to write, not worth a second
-setting. float32 keeps 7 significant digits, ample for plots and spectra; metrics are float64
-columns, and a case is deterministic, so full precision is one re-run away (design.md 3).
+Chosen: zlib of byte-shuffled float32 - the smallest by 25-40 % and among the fastest to
+read - at level 1, which is only 1-2 % larger than level 6 and ~35 % faster to write (the
+write is on the worker's path: 1,000 preview results are stored per benchmark run in
+benchmarks/archive_scale.py). float32 keeps 7 significant digits, ample for plots and
+spectra; metrics are float64 columns, and a case is deterministic, so full precision is one
+re-run away (design.md 3). Preview: ~21 KB per case; full: ~120 KB per case.
 """
 
 from __future__ import annotations
@@ -36,7 +41,7 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 
 MAGIC = b"GSS1"
-_LEVEL = 6
+_LEVEL = 1
 _KINDS = "biuf"  # numeric dtypes only: bool, signed/unsigned integer, float
 
 
