@@ -146,3 +146,42 @@ def archive(tmp_path, monkeypatch) -> Archive:
 
     monkeypatch.setattr(submit_module, "submit_study", stand_in)
     return arch
+
+
+def page(name: str):
+    """The page module Dash loaded from web/pages (after an app was created)."""
+    import sys
+
+    return sys.modules[f"pages.{name}"]
+
+
+def component_ids(component) -> set:
+    """Every id in a layout tree (the root's included)."""
+    found = {getattr(component, "id", None)}
+    found |= {getattr(c, "id", None) for c in component._traverse()}
+    return found - {None}
+
+
+def find(component, cid):
+    """The component with id ``cid`` in a layout tree."""
+    for c in [component, *component._traverse()]:
+        if getattr(c, "id", None) == cid:
+            return c
+    raise KeyError(cid)
+
+
+def texts(component) -> str:
+    """All the text of a layout tree, joined (what the user reads)."""
+    out = []
+
+    def walk(node):
+        if isinstance(node, (str, int, float)):
+            out.append(str(node))
+        elif isinstance(node, (list, tuple)):
+            for n in node:
+                walk(n)
+        elif node is not None and hasattr(node, "children"):
+            walk(node.children)
+
+    walk(component)
+    return " ".join(out)

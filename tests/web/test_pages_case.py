@@ -1,0 +1,43 @@
+"""The case and compare pages: layouts, parameters, counters, figures when they exist."""
+
+from __future__ import annotations
+
+import pytest
+from archive_fixtures import component_ids, find, page, texts
+from gapsweep.web import ids
+
+
+@pytest.fixture
+def done_study(archive):
+    with archive.app.server.test_request_context():
+        study_id = archive.create()
+        archive.run(archive.case_ids(study_id))
+        yield archive, study_id
+
+
+def test_case_page(done_study):
+    archive, study_id = done_study
+    case_id = archive.case_ids(study_id, "case")[4]
+    layout = page("case").layout(case_id=str(case_id))
+    found = component_ids(layout)
+    assert {ids.CASE_GRAPHS, ids.CASE_PARAMS, ids.CASE_COUNTERS, ids.CASE_PROVENANCE} <= found
+    params = {r["parameter"]: r["value"] for r in find(layout, ids.CASE_PARAMS).data}
+    assert params == {"speed_rpm [rpm]": "5000", "clearance_mm [mm]": "0.035",
+                      "stiffness_scale": "1"}
+    counters = {r["quantity"] for r in find(layout, ids.CASE_COUNTERS).data}
+    assert counters == {"Wall time [s]"}
+    assert f"Case {case_id}" in texts(layout)
+    assert "There is no case" in texts(page("case").layout(case_id="424242"))
+
+
+def test_compare_page(done_study):
+    archive, study_id = done_study
+    a, b = archive.case_ids(study_id, "case")[:2]
+    layout = page("compare").layout(cases=f"{a},{b}")
+    table = find(layout, ids.COMPARE_PARAMS)
+    assert [c["name"] for c in table.columns] == ["", f"Case {a}", f"Case {b}"]
+    row = next(r for r in table.data if r["name"] == "stiffness_scale")
+    assert (row[str(a)], row[str(b)]) == ("0.7", "1")
+    assert "2 to 6 case ids" in texts(page("compare").layout(cases=str(a)))
+    assert "no case with id 999999" in texts(page("compare").layout(cases=f"{a},999999"))
+    assert page("compare").go(1, None, "3, 5,7") == "?cases=3,5,7"

@@ -1,0 +1,149 @@
+"""The new-study page: its layout opens on the user's preset, the validation callback gives
+the file's and the API's FieldError messages, submit creates the study or nothing."""
+
+from __future__ import annotations
+
+import base64
+
+import pytest
+from archive_fixtures import component_ids, find, page, texts
+from gapsweep.study.spec import loads_spec
+from gapsweep.web import ids
+
+
+@pytest.fixture
+def new_study(archive):
+    with archive.app.server.test_request_context():
+        yield page("new_study"), archive
+
+
+def values(layout, module):
+    """The form's values as the layout holds them, in the callbacks' order."""
+    return [getattr(find(layout, cid), prop) for _, cid, prop in module.FIELDS]
+
+
+def set_value(module, vals, key, value):
+    out = list(vals)
+    out[[k for k, _, _ in module.FIELDS].index(key)] = value
+    return out
+
+
+def test_layout_has_every_control_and_the_preset(new_study):
+    module, _ = new_study
+    layout = module.layout()
+    assert {ids.NEW_NAME, ids.NEW_MODEL, ids.NEW_DESIGN, ids.NEW_IDEAL_TWIN, ids.NEW_SERIES,
+            ids.NEW_BASE_TABLE, ids.NEW_AXES_TABLE, ids.NEW_ADD_AXIS, ids.NEW_CASE_COUNT,
+            ids.NEW_ERRORS, ids.NEW_SUBMIT, ids.NEW_UPLOAD, ids.NEW_DOWNLOAD_BUTTON,
+            ids.NEW_DOWNLOAD, ids.NEW_REDIRECT} <= component_ids(layout)
+    axes = find(layout, ids.NEW_AXES_TABLE).data
+    assert [a["parameter"] for a in axes] == ["clearance_mm", "stiffness_scale"]
+    assert axes[0]["values"] == "0.02, 0.035, 0.05, 0.08, 0.1"
+    assert (axes[1]["nominal"], axes[1]["relative_percent"], axes[1]["levels"]) == (1.0, 30, 3)
+    base = {r["name"]: r for r in find(layout, ids.NEW_BASE_TABLE).data}
+    # every parameter of the model, with unit and default
+    from gapsweep.core.api import get_model
+
+    assert list(base) == list(get_model("slider-crank").defaults())
+    assert base["clearance_mm"]["unit"] == "mm" and base["clearance_mm"]["default"] == "0.5"
+    assert base["speed_rpm"]["unit"] == "rpm" and base["speed_rpm"]["value"] == 5000
+    assert base["max_step"]["default"] == "inf"
+
+
+def test_preset_validates_to_15_cases_and_one_twin(new_study):
+    module, _ = new_study
+    summary, errors, disabled = module.validate(*values(module.layout(), module))
+    assert "15 cases + 1 ideal twin" in texts(summary)
+    assert "estimated solver time" in texts(summary)
+    assert errors is None and disabled is False
+
+
+def test_bad_clearance_shows_the_field_error_and_blocks_submit(new_study):
+    module, archive = new_study
+    vals = values(module.layout(), module)
+    axes = [dict(r) for r in vals[-1]]
+    axes[0]["values"] = "0.02, 0.035, -0.05, 0.08, 0.1"
+    vals = set_value(module, vals, "axis_rows", axes)
+    summary, errors, disabled = module.validate(*vals)
+    message = texts(errors)
+    # the same text the file and the API give (FieldError.__str__)
+    assert "axes.clearance_mm.values[2]: -0.05 — > 0 and < bearing radius 10 mm" in message
+    assert disabled is True and "Not valid" in texts(summary)
+    redirect, shown = module.submit(1, *vals)
+    assert redirect is module.no_update
+    assert "axes.clearance_mm.values[2]" in texts(shown)
+    assert archive.count("studies") == 0 and archive.count("cases") == 0
+
+
+def test_form_errors_of_base_and_levels(new_study):
+    module, _ = new_study
+    vals = values(module.layout(), module)
+    base = [dict(r) for r in vals[-2]]
+    next(r for r in base if r["name"] == "restitution")["value"] = "1.5"
+    axes = [dict(r) for r in vals[-1]]
+    axes[1]["levels"] = "0"
+    vals = set_value(module, set_value(module, vals, "base_rows", base), "axis_rows", axes)
+    message = texts(module.validate(*vals)[1])
+    assert "base.restitution: 1.5" in message
+    assert "axes.stiffness_scale.levels: 0 — >= 1" in message
+
+
+def test_submit_creates_the_study_and_navigates_to_it(new_study):
+    module, archive = new_study
+    path, message = module.submit(1, *values(module.layout(), module))
+    study_id = int(path.rsplit("/", 1)[1])
+    assert path == f"/studies/{study_id}"
+    assert f"Study {study_id} created" in texts(message)
+    assert archive.count("studies") == 1 and archive.count("cases") == 16
+    assert len(archive.sent) == 1 and len(archive.sent[0]) == 16
+
+
+def test_download_gives_the_study_file_that_parses_back(new_study):
+    module, _ = new_study
+    data, message = module.download(1, *values(module.layout(), module))
+    assert message is None and data["filename"] == "clearance_x_stiffness.toml"
+    spec = loads_spec(data["content"], "toml")
+    assert spec.name == "Clearance x stiffness"
+    assert spec.axes["clearance_mm"].level_values() == [0.02, 0.035, 0.05, 0.08, 0.1]
+    assert spec.levels("stiffness_scale") == [0.7, 1.0, 1.3]
+
+
+def _upload(text: str) -> str:
+    return "data:application/octet-stream;base64," + base64.b64encode(text.encode()).decode()
+
+
+def test_upload_fills_the_form(new_study):
+    module, _ = new_study
+    toml = (
+        'name = "Friction sweep"\ndesign = "grid"\n[base]\nrestitution = 0.5\n'
+        "[axes.friction]\nstart = 0.0\nstop = 0.1\ncount = 5\n"
+    )
+    out = module.upload(_upload(toml), "friction.toml")
+    form = dict(zip([k for k, _, _ in module.FIELDS], out[: len(module.FIELDS)], strict=True))
+    assert form["name"] == "Friction sweep"
+    axis = form["axis_rows"][0]
+    assert (axis["parameter"], axis["form"], axis["start"], axis["stop"], axis["count"]) == (
+        "friction", "range", 0.0, 0.1, 5)
+    base = {r["name"]: r["value"] for r in form["base_rows"]}
+    assert base["restitution"] == 0.5 and base["speed_rpm"] == ""
+    assert "Loaded friction.toml" in texts(out[len(module.FIELDS)])
+    summary, errors, _ = module.validate(*out[: len(module.FIELDS)])
+    assert errors is None and "5 cases" in texts(summary)
+
+
+def test_malformed_upload_says_so_and_changes_nothing(new_study):
+    module, _ = new_study
+    out = module.upload(_upload('name = "x\n'), "bad.toml")
+    assert all(v is module.no_update for v in out[: len(module.FIELDS)])
+    assert "file: malformed TOML" in texts(out[len(module.FIELDS)])
+
+
+def test_add_axis_and_change_model(new_study):
+    module, _ = new_study
+    rows = module.add_axis(1, [{"parameter": "clearance_mm"}])
+    assert len(rows) == 2 and rows[1]["parameter"] == "" and rows[1]["form"] == "values"
+    base, dropdown = module.change_model("flexible-slider-crank", [
+        {"name": "speed_rpm", "value": 3000}, {"name": "template", "value": "seed002"}])
+    names = [r["name"] for r in base]
+    assert "elements" in names and "template" not in names
+    assert next(r for r in base if r["name"] == "speed_rpm")["value"] == 3000
+    assert "elements" in [o["value"] for o in dropdown["parameter"]["options"]]

@@ -1,0 +1,123 @@
+"""The study page: layout for a known and an unknown id, the polling callback's progress,
+the case table, the trends figure's data, cancel and retry, the compare link."""
+
+from __future__ import annotations
+
+import pytest
+from archive_fixtures import component_ids, fake_metrics, find, page, texts
+from gapsweep.web import ids
+
+CLEARANCES = [0.02, 0.035, 0.05, 0.08, 0.1]
+STIFFNESS = [0.7, 1.0, 1.3]
+AXES = {"x": "clearance_mm", "group": "stiffness_scale"}
+
+
+@pytest.fixture
+def study(archive):
+    with archive.app.server.test_request_context():
+        study_id = archive.create()
+        yield page("study"), archive, study_id
+
+
+def test_layout_of_a_study_and_of_an_unknown_id(study):
+    module, _, study_id = study
+    layout = module.layout(study_id=str(study_id))
+    found = component_ids(layout)
+    assert {ids.STUDY_PROGRESS, ids.STUDY_COUNTS, ids.STUDY_ETA, ids.STUDY_CANCEL,
+            ids.STUDY_RETRY, ids.STUDY_TABS, ids.STUDY_CASE_TABLE, ids.TRENDS_GRAPH,
+            ids.TRENDS_METRIC, ids.TRENDS_WINDOW, ids.TRENDS_LOG_Y, ids.STUDY_POLL} <= found
+    assert ids.PARALLEL_GRAPH not in found  # only with more than two axes
+    tabs = [t.tab_id for t in find(layout, ids.STUDY_TABS).children]
+    assert tabs == ["cases", "trends", "sensitivity", "spectra", "convergence"]
+    table = find(layout, ids.STUDY_CASE_TABLE)
+    assert len(table.data) == 15
+    names = [c["name"] for c in table.columns]
+    assert "Clearance [mm]" in names and "Peak slider acceleration [m/s²]" in names
+    for bad in ("999", "abc"):
+        assert "There is no study" in texts(module.layout(study_id=bad))
+
+
+def test_poll_reports_progress_then_stops_when_done(study):
+    module, archive, study_id = study
+    cases = archive.case_ids(study_id, "case")
+    archive.run(archive.case_ids(study_id, "twin") + cases[:6], fail={cases[5]})
+    out = module.poll(1, study_id, None)
+    status, percent, label, animated, counts, eta, disabled, version, rows, no_cancel, \
+        no_retry = out
+    assert status == "running" and percent == pytest.approx(100 * 6 / 15)
+    assert label == "6 / 15" and animated is True and disabled is False
+    assert counts == "9 queued · 5 done · 1 failed"
+    assert eta.startswith("ETA")
+    assert [r["status"] for r in rows].count("failed") == 1
+    failed = next(r for r in rows if r["status"] == "failed")
+    assert failed["reason"] == "diverged" and failed["attempts"] == 1
+    assert no_cancel is False and no_retry is False
+    # nothing moved: the table is not sent again
+    assert module.poll(2, study_id, version)[8] is module.no_update
+    archive.run(cases[6:])
+    out = module.poll(3, study_id, version)
+    assert out[0] == "done" and out[6] is True and out[5] == "finished" and out[9] is True
+
+
+def test_trends_figure_has_three_lines_of_five_and_the_baseline(study):
+    module, archive, study_id = study
+    archive.run(archive.case_ids(study_id))
+    fig = module.trends("trends", None, "peak_slider_accel", "whole", [], AXES, study_id)
+    lines = [t for t in fig.data if t.name != "ideal joint"]
+    assert [len(t.x) for t in lines] == [5, 5, 5]
+    for k, line in zip(STIFFNESS, lines, strict=True):
+        assert list(line.x) == CLEARANCES
+        want = [fake_metrics({"clearance_mm": c, "stiffness_scale": k})["peak_slider_accel"]
+                for c in CLEARANCES]
+        assert list(line.y) == pytest.approx(want)
+    baseline = fig.data[-1]
+    assert baseline.name == "ideal joint"
+    assert set(baseline.y) == {fake_metrics({"ideal": True})["peak_slider_accel"]}
+    assert fig.layout.xaxis.title.text == "Clearance [mm]"
+    steady = module.trends("trends", None, "peak_slider_accel", "steady", ["log"], AXES,
+                           study_id)
+    assert steady.layout.yaxis.type == "log"
+    assert steady.data[0].y[0] == pytest.approx(fake_metrics(
+        {"clearance_mm": 0.02, "stiffness_scale": 0.7})["peak_slider_accel_steady"])
+    # another tab open: nothing computed
+    assert module.trends("cases", None, "peak_slider_accel", "whole", [], AXES, study_id) \
+        is module.no_update
+
+
+def test_cancel_and_retry_buttons(study, monkeypatch):
+    module, archive, study_id = study
+    cases = archive.case_ids(study_id, "case")
+    archive.run(cases[:2], fail={cases[0]})
+    sent = []
+
+    class Recorder:
+        def send(self, chunk):
+            sent.append(chunk)
+
+    import gapsweep.workers.submit as submit_module
+
+    monkeypatch.setattr(submit_module, "default_dispatcher", Recorder)
+    monkeypatch.setattr(module.context, "triggered_id", lambda: ids.STUDY_RETRY)
+    message, _ = module.act(None, 1, study_id)
+    assert "Queued 1 failed cases again" in texts(message) and sent == [[cases[0]]]
+    monkeypatch.setattr(module.context, "triggered_id", lambda: ids.STUDY_CANCEL)
+    message, _ = module.act(1, None, study_id)
+    assert "Cancelled 15 queued cases" in texts(message)  # 13 cases + the retried + twin
+    assert module.poll(1, study_id, None)[0] == "cancelled"
+
+
+def test_compare_link_needs_two_to_six_cases(study):
+    module, _, _ = study
+    data = [{"id": i} for i in range(10, 20)]
+    assert module.compare_link([0], data) == ("/compare", True)
+    assert module.compare_link([0, 3, 4], data) == ("/compare?cases=10,13,14", False)
+    assert module.compare_link(list(range(7)), data) == ("/compare", True)
+
+
+def test_study_file_download(study):
+    module, _, study_id = study
+    from gapsweep.study.spec import loads_spec
+
+    sent = module.download_spec(1, study_id)
+    assert sent["filename"] == f"study-{study_id}.toml"
+    assert loads_spec(sent["content"], "toml").levels("stiffness_scale") == [0.7, 1.0, 1.3]
