@@ -232,4 +232,5 @@ class Series(Base):
     )
     policy: Mapped[str] = mapped_column(String(16))
     n_bytes: Mapped[int] = mapped_column(Integer)
+    #: on PostgreSQL stored EXTERNAL (uncompressed TOAST): it is compressed already
     data: Mapped[bytes] = mapped_column(LargeBinary)

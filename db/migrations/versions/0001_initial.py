@@ -142,6 +142,10 @@ def upgrade() -> None:
         ),
         sa.PrimaryKeyConstraint("case_id", name="pk_series"),
     )
+    if op.get_bind().dialect.name == "postgresql":
+        # The blobs are zlib streams already: PostgreSQL's TOAST compression of them only
+        # costs server time (storing 1,000 preview results: 1.8 s -> 1.55 s measured).
+        op.execute("ALTER TABLE series ALTER COLUMN data SET STORAGE EXTERNAL")
 
 
 def downgrade() -> None:
