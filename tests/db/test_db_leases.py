@@ -14,6 +14,7 @@ from gapsweep.db.case_reads import case_detail, case_series
 from gapsweep.db.leases import (
     claim_cases,
     complete_case,
+    complete_cases,
     expired_or_orphaned,
     fail_case,
     mark_enqueued,
@@ -319,3 +320,35 @@ def test_claims_skip_cancelled_studies_and_statuses_follow(session_factory):
             complete_case(s, case_id=cid, holder="w", result=fake_result({}))
     with session_factory() as s:
         assert s.get(Study, keep).status == "done" and s.get(Study, keep).finished
+
+
+def test_complete_cases_stores_a_chunk_and_rejects_per_case(session_factory, study):
+    sid, ids = study
+    twin, a, b, c, d = ids[:5]
+    t0 = utcnow()
+    with session_factory.begin() as s:
+        claim_cases(s, case_ids=[twin, a, b, c], holder="w", lease_s=60, now=t0)
+        claim_cases(s, case_ids=[d], holder="other", lease_s=60, now=t0)
+    failed = fake_result({})
+    failed.status, failed.reason = "failed", "diverged"
+    outcomes = [
+        (a, fake_result({}, 1), preview_series()),
+        (d, fake_result({}, 4), None),  # held by another worker: refused
+        (b, failed, None),  # the solver's verdict: final failure
+        (twin, fake_result({}, 50), preview_series(50)),
+        (ids[6], fake_result({}, 6), None),  # never claimed: refused
+    ]
+    with session_factory.begin() as s:
+        got = complete_cases(s, holder="w", outcomes=outcomes, now=t0 + timedelta(seconds=1))
+    assert got == [True, False, True, True, False]
+    with session_factory() as s:
+        status = dict(s.execute(select(Case.id, Case.status).where(Case.study_id == sid)).all())
+        assert [status[i] for i in (twin, a, b, c, d, ids[6])] == [
+            "done", "done", "failed", "running", "running", "queued"
+        ]
+        stored = dict(s.execute(select(Result.case_id, Result.peak_slider_accel)).all())
+        assert stored == {a: 1001.0, twin: 1050.0}
+        assert s.scalar(select(func.count()).select_from(Series)) == 2
+        assert case_series(s, twin)["t"].shape == (50,)
+    with session_factory.begin() as s, pytest.raises(ValueError, match="twice"):
+        complete_cases(s, holder="w", outcomes=[(c, fake_result({}), None)] * 2)
