@@ -354,6 +354,17 @@ def requeue_expired(
     return sorted(done)
 
 
+def queued_case_ids(session: Session, *, study_id: int) -> list[int]:
+    """Ids of the study's queued cases, twins included (what to enqueue after a commit)."""
+    return list(
+        session.scalars(
+            select(Case.id)
+            .where(Case.study_id == study_id, Case.status == "queued")
+            .order_by(Case.id)
+        )
+    )
+
+
 def stale_queued(
     session: Session, *, older_than_s: float, now: datetime | None = None
 ) -> list[int]:

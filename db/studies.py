@@ -18,6 +18,7 @@ from sqlalchemy import func, insert, or_, select
 from sqlalchemy.orm import Session
 
 from .case_reads import case_detail, case_series, export_rows, twin_deviations
+from .leases import queued_case_ids
 from .lifecycle import (
     StudyNotFoundError,
     cancel_study,
@@ -143,17 +144,6 @@ def _case_row(
         "attempts": 0,
         "queued_at": now,
     }
-
-
-def queued_case_ids(session: Session, *, study_id: int) -> list[int]:
-    """Ids of the study's queued cases, twins included (what to enqueue after a commit)."""
-    return list(
-        session.scalars(
-            select(Case.id)
-            .where(Case.study_id == study_id, Case.status == "queued")
-            .order_by(Case.id)
-        )
-    )
 
 
 _SORTS = {
