@@ -83,16 +83,24 @@ def new_figure(title: str, x_title: str, y_title: str, *, subtitle: str | None =
 def vertical_markers(
     fig: go.Figure, xs: Sequence[float], *, dash: str = "dot", color: str = MARKER_COLOR
 ) -> None:
-    """Full-height vertical lines at ``xs`` (data units of the x axis), as layout shapes."""
-    for x in xs:
-        fig.add_shape(
-            type="line",
-            xref="x",
-            yref="paper",
-            x0=float(x),
-            x1=float(x),
-            y0=0.0,
-            y1=1.0,
-            line={"color": color, "width": 1, "dash": dash},
-            layer="below",
-        )
+    """Full-height vertical lines at ``xs`` (data units of the x axis), as layout shapes.
+
+    Added in one layout update: ``add_shape`` per line re-validates every earlier shape,
+    quadratic in their number.
+    """
+    line = {"color": color, "width": 1, "dash": dash}
+    new = [
+        {
+            "type": "line",
+            "xref": "x",
+            "yref": "paper",
+            "x0": float(x),
+            "x1": float(x),
+            "y0": 0.0,
+            "y1": 1.0,
+            "line": line,
+            "layer": "below",
+        }
+        for x in xs
+    ]
+    fig.update_layout(shapes=[*fig.layout.shapes, *new])

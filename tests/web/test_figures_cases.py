@@ -1,0 +1,245 @@
+"""Figures fed with real solver output: spectra (overlay, waterfall), the case views and
+compare. Three short slider-crank runs (two crank revolutions at 5000 rpm) and an ideal twin."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from gapsweep.core.api import run_case
+from gapsweep.core.spectra import amplitude_spectrum
+from gapsweep.web.figures.case_views import (
+    contact_force_figure,
+    contact_state_figure,
+    driving_torque_figure,
+    energy_figure,
+    orbit_figure,
+    penetration_figure,
+    slider_acceleration_figure,
+    time_of,
+)
+from gapsweep.web.figures.compare import MAX_CASES, compare_figure
+from gapsweep.web.figures.spectra import (
+    MAX_HARMONIC_MARKERS,
+    case_label,
+    harmonic_frequencies,
+    spectra_overlay_figure,
+    spectra_waterfall_figure,
+    spectrum_arrays,
+)
+from gapsweep.workers.series_policy import select_series
+
+CLEARANCES_MM = (0.1, 0.02, 0.05)  # deliberately unsorted: the waterfall sorts
+RPM = 5000.0
+T_END = 0.024  # two revolutions
+
+
+@pytest.fixture(scope="module")
+def runs():
+    """{clearance_mm: CaseResult}, plus the ideal twin under key None."""
+    out = {c: run_case("slider-crank", {"clearance_mm": c, "t_end": T_END}) for c in CLEARANCES_MM}
+    out[None] = run_case("slider-crank", {"clearance_mm": 0.05, "t_end": T_END, "ideal": True})
+    assert all(r.status == "ok" for r in out.values()), [r.reason for r in out.values()]
+    return out
+
+
+def worker_spectrum(result) -> dict[str, np.ndarray]:
+    """The spectra as the worker stores them, taken independently with amplitude_spectrum
+    (rectangular window over whole revolutions: the repeated last sample dropped)."""
+    t = result.series["t"][:-1]
+    out = {}
+    for name in ("slider_acceleration", "contact_normal_force"):
+        s = amplitude_spectrum(t, result.series[name][:-1])
+        out["freq_hz"], out[name] = s.frequency_hz, s.amplitude
+    return out
+
+
+@pytest.fixture(scope="module")
+def spectra(runs):
+    return [worker_spectrum(runs[c]) for c in CLEARANCES_MM]
+
+
+# --- spectra -------------------------------------------------------------------------------
+
+
+def test_overlay_one_trace_per_case_with_the_data_up_to_the_x_limit(spectra):
+    labels = [case_label({"params": {"clearance_mm": c}}) for c in CLEARANCES_MM]
+    fig = spectra_overlay_figure(spectra, labels, speed_rpm=RPM, f_max_hz=900.0)
+    assert [t.name for t in fig.data] == ["c = 0.1 mm", "c = 0.02 mm", "c = 0.05 mm"]
+    for trace, s in zip(fig.data, spectra, strict=True):
+        keep = s["freq_hz"] <= 900.0
+        np.testing.assert_array_equal(trace.x, s["freq_hz"][keep])
+        np.testing.assert_array_equal(trace.y, s["slider_acceleration"][keep])
+    assert tuple(fig.layout.xaxis.range) == (0.0, 900.0)
+    assert fig.layout.xaxis.title.text == "Frequency [Hz]"
+    assert fig.layout.yaxis.title.text == "Slider acceleration amplitude [m/s²]"
+
+
+def test_harmonic_markers_at_n_times_rpm_over_60_and_only_below_the_x_limit(spectra):
+    fig = spectra_overlay_figure(spectra, ["a", "b", "c"], speed_rpm=RPM, f_max_hz=900.0)
+    xs = [s.x0 for s in fig.layout.shapes]
+    np.testing.assert_allclose(xs, [n * RPM / 60 for n in range(1, 11)], rtol=1e-12)
+    assert all(
+        s.x1 == s.x0 and s.line.dash == "dot" and s.yref == "paper" for s in fig.layout.shapes
+    )
+    # default range = Nyquist of the 1e-5 s grid (50 kHz, 600 harmonics): the first 40 shown
+    full = spectra_overlay_figure(spectra, ["a", "b", "c"], speed_rpm=RPM)
+    assert full.layout.xaxis.range[1] == spectra[0]["freq_hz"][-1] == pytest.approx(5e4)
+    assert len(full.layout.shapes) == MAX_HARMONIC_MARKERS
+    assert full.layout.shapes[-1].x0 == pytest.approx(MAX_HARMONIC_MARKERS * RPM / 60)
+    assert len(spectra_overlay_figure(spectra, ["a", "b", "c"]).layout.shapes) == 0
+
+
+def test_harmonic_frequencies_edges():
+    assert list(harmonic_frequencies(6000.0, 350.0)) == [100.0, 200.0, 300.0]
+    assert list(harmonic_frequencies(6000.0, 300.0)) == [100.0, 200.0, 300.0]
+    assert harmonic_frequencies(6000.0, 50.0).size == 0
+    assert harmonic_frequencies(0.0, 1000.0).size == 0
+    assert list(harmonic_frequencies(6000.0, 1e6, limit=2)) == [100.0, 200.0]
+
+
+def test_dominant_frequencies_annotated_per_trace(spectra):
+    fig = spectra_overlay_figure(
+        spectra, ["a", "b", "c"], series="contact_normal_force", f_max_hz=2000.0
+    )
+    assert len(fig.layout.annotations) == 3
+    for note, s in zip(fig.layout.annotations, spectra, strict=True):
+        f, a = s["freq_hz"], s["contact_normal_force"]
+        band = (f > 0) & (f <= 2000.0)
+        expected = f[band][np.argmax(a[band])]
+        assert note.x == expected and note.text == f"{expected:.4g} Hz"
+    assert fig.layout.yaxis.title.text == "Contact normal force amplitude [N]"
+
+
+def test_spectrum_arrays_reads_the_stored_preview_form(runs):
+    stored = select_series(runs[0.05], "preview", RPM / 60)
+    freq, amp = spectrum_arrays(stored, "slider_acceleration")
+    np.testing.assert_array_equal(freq, stored["spectrum_freq_hz"])
+    np.testing.assert_array_equal(amp, stored["spectrum_slider_acceleration"])
+    with pytest.raises(KeyError, match="penetration"):
+        spectrum_arrays(stored, "penetration")
+
+
+def test_waterfall_heatmap_rows_sorted_by_clearance(spectra):
+    fig = spectra_waterfall_figure(spectra, CLEARANCES_MM, speed_rpm=RPM, f_max_hz=1000.0)
+    (heat,) = fig.data
+    assert list(heat.y) == [0.02, 0.05, 0.1]
+    keep = spectra[0]["freq_hz"] <= 1000.0
+    np.testing.assert_array_equal(heat.x, spectra[0]["freq_hz"][keep])
+    z = np.asarray(heat.z)
+    assert z.shape == (3, keep.sum())
+    np.testing.assert_array_equal(z[0], spectra[1]["slider_acceleration"][keep])  # 0.02 mm
+    np.testing.assert_array_equal(z[2], spectra[0]["slider_acceleration"][keep])  # 0.1 mm
+    assert fig.layout.yaxis.title.text == "Clearance [mm]"
+    assert fig.layout.xaxis.title.text == "Frequency [Hz]"
+    assert len(fig.layout.shapes) == 12  # 83.3 Hz x 12 = 1000 Hz, the limit included
+    log = spectra_waterfall_figure(spectra, CLEARANCES_MM, log_amplitude=True, f_max_hz=1000.0)
+    assert np.nanmax(np.asarray(log.data[0].z)) == pytest.approx(np.log10(z.max()))
+
+
+# --- case views ----------------------------------------------------------------------------
+
+
+def test_slider_acceleration_against_the_ideal_twin(runs):
+    case, twin = runs[0.05].series, runs[None].series
+    fig = slider_acceleration_figure(case, twin)
+    assert [t.name for t in fig.data] == ["clearance joint", "ideal joint"]
+    np.testing.assert_array_equal(fig.data[0].y, case["slider_acceleration"])
+    np.testing.assert_array_equal(fig.data[1].y, twin["slider_acceleration"])
+    np.testing.assert_array_equal(fig.data[1].x, twin["t"])
+    assert fig.data[1].line.dash == "dash"
+    assert fig.layout.xaxis.title.text == "Time [s]"
+    assert fig.layout.yaxis.title.text == "Slider acceleration [m/s²]"
+    assert len(slider_acceleration_figure(case).data) == 1
+
+
+def test_penetration_with_the_clearance_marked_in_metres(runs):
+    series = runs[0.05].series
+    fig = penetration_figure(series, 0.05)
+    np.testing.assert_array_equal(fig.data[0].y, series["penetration"])
+    (hline,) = fig.layout.shapes
+    assert hline.y0 == hline.y1 == pytest.approx(5e-5)
+    assert fig.layout.yaxis.title.text == "Penetration [m]"
+    assert np.max(series["penetration"]) < hline.y0  # far below c, as the physics demands
+
+
+def test_orbit_inside_the_clearance_circle_of_radius_c(runs):
+    series = runs[0.05].series
+    fig = orbit_figure(series, 0.05)
+    np.testing.assert_array_equal(fig.data[0].x, series["eccentricity_x"])
+    np.testing.assert_array_equal(fig.data[0].y, series["eccentricity_y"])
+    (circle,) = fig.layout.shapes
+    assert circle.type == "circle" and (circle.xref, circle.yref) == ("x", "y")
+    c = 0.05e-3
+    assert (circle.x1 - circle.x0) / 2 == pytest.approx(c)
+    assert (circle.y1 - circle.y0) / 2 == pytest.approx(c)
+    assert (circle.x0 + circle.x1, circle.y0 + circle.y1) == pytest.approx((0.0, 0.0))
+    assert fig.layout.yaxis.scaleanchor == "x" and fig.layout.yaxis.scaleratio == 1
+    assert fig.layout.xaxis.title.text == "Eccentricity x [m]"
+    assert fig.layout.yaxis.title.text == "Eccentricity y [m]"
+    # the whole orbit is in view: c plus the penetration
+    r = np.hypot(series["eccentricity_x"], series["eccentricity_y"]).max()
+    assert fig.layout.xaxis.range[1] >= r and fig.layout.yaxis.range[1] >= r
+
+
+def test_energy_balance_has_each_term_and_the_residual(runs):
+    series = runs[0.05].series
+    fig = energy_figure(series)
+    names = [t.name for t in fig.data]
+    assert names == [
+        "Kinetic energy",
+        "Potential energy",
+        "Contact energy",
+        "Damping dissipation",
+        "Friction dissipation",
+        "Driver work",
+        "Energy residual",
+    ]
+    np.testing.assert_array_equal(fig.data[-1].y, series["energy_residual"])
+    assert fig.data[-1].yaxis == "y2"
+    assert fig.layout.yaxis.title.text == "Energy [J]"
+    assert fig.layout.yaxis2.title.text == "Energy residual [J]"
+
+
+def test_forces_torque_and_contact_state(runs):
+    series = runs[0.05].series
+    force = contact_force_figure(series)
+    assert [t.name for t in force.data] == ["Contact normal force", "Contact tangential force"]
+    np.testing.assert_array_equal(force.data[1].y, series["contact_tangential_force"])
+    assert force.layout.yaxis.title.text == "Contact force [N]"
+    torque = driving_torque_figure(series)
+    np.testing.assert_array_equal(torque.data[0].y, series["driving_torque"])
+    assert torque.layout.yaxis.title.text == "Driving torque [N m]"
+    state = contact_state_figure(series)
+    assert state.data[0].line.shape == "hv"
+    assert set(np.unique(state.data[0].y)) <= {0.0, 1.0}
+    assert state.layout.yaxis.title.text == "Contact state [–]"
+
+
+def test_case_views_use_each_series_own_time_base_in_a_preview(runs):
+    preview = select_series(runs[0.05], "preview", RPM / 60)
+    fig = penetration_figure(preview, 0.05)
+    np.testing.assert_array_equal(fig.data[0].x, preview["t:penetration"])
+    np.testing.assert_array_equal(fig.data[0].y, preview["penetration"])
+    assert len(fig.data[0].x) < len(runs[0.05].series["t"])
+    np.testing.assert_array_equal(time_of(runs[0.05].series, "penetration"), runs[0.05].series["t"])
+
+
+# --- compare -------------------------------------------------------------------------------
+
+
+def test_compare_overlays_the_cases_for_a_chosen_series(runs):
+    cases = [runs[c].series for c in CLEARANCES_MM]
+    fig = compare_figure(cases, ["A", "B", "C"], "contact_normal_force")
+    assert [t.name for t in fig.data] == ["A", "B", "C"]
+    for trace, s in zip(fig.data, cases, strict=True):
+        np.testing.assert_array_equal(trace.y, s["contact_normal_force"])
+    assert fig.layout.yaxis.title.text == "Contact normal force [N]"
+    assert fig.layout.xaxis.title.text == "Time [s]"
+
+
+def test_compare_refuses_more_than_six_cases(runs):
+    s = runs[0.05].series
+    with pytest.raises(ValueError, match="1 to 6"):
+        compare_figure([s] * (MAX_CASES + 1), ["x"] * (MAX_CASES + 1))
+    with pytest.raises(ValueError):
+        compare_figure([], [])

@@ -1,0 +1,174 @@
+"""The views of one case (design.md 2, seed 000's "three mirrors"): slider acceleration
+against the ideal joint, contact forces, penetration against the clearance, the journal orbit
+inside the clearance circle, the energy balance, driving torque and contact state.
+
+``series``: ``dict[str, np.ndarray]`` as stored - either one time base ``"t"`` [s] for all
+series (``full``) or one per series, ``"t:<name>"`` (``preview``). Lengths (penetration,
+eccentricity, the clearance c) are shown in metres, like every length of the solver; the
+clearance parameter arrives as ``clearance_mm`` and is converted (c [m] = clearance_mm / 1000).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+from .labels import SERIES, series_label, with_unit
+from .style import BASELINE_COLOR, MARKER_COLOR, color, new_figure
+
+TIME_TITLE = with_unit("Time", "s")
+ENERGY_TERMS = (
+    "kinetic_energy",
+    "potential_energy",
+    "contact_energy",
+    "damping_dissipation",
+    "friction_dissipation",
+    "driver_work",
+)
+MM = 1e-3  # m per mm
+
+
+def time_of(series: Mapping[str, np.ndarray], name: str) -> np.ndarray:
+    """The time base [s] of series ``name``: its own ``"t:<name>"`` or the shared ``"t"``."""
+    own = series.get(f"t:{name}")
+    return np.asarray(series["t"] if own is None else own)
+
+
+def line(
+    series: Mapping[str, np.ndarray], name: str, *, label: str | None = None, index: int = 0
+) -> go.Scatter:
+    """A line trace of series ``name`` against its time base, named ``label`` or the series."""
+    return go.Scatter(
+        x=time_of(series, name),
+        y=np.asarray(series[name]),
+        mode="lines",
+        name=label or SERIES.get(name, (name,))[0],
+        line_color=color(index),
+    )
+
+
+def time_series_figure(
+    series: Mapping[str, np.ndarray], names: Sequence[str], title: str, y_title: str
+) -> go.Figure:
+    """Series ``names`` (one unit, named by ``y_title``) against time [s], one trace each."""
+    fig = new_figure(title, TIME_TITLE, y_title)
+    for i, name in enumerate(names):
+        fig.add_trace(line(series, name, index=i))
+    return fig
+
+
+def slider_acceleration_figure(
+    series: Mapping[str, np.ndarray], twin_series: Mapping[str, np.ndarray] | None = None
+) -> go.Figure:
+    """Slider acceleration [m/s²] of the case and, given ``twin_series``, of its ideal twin
+    (dashed, named ``"ideal joint"``, the second trace)."""
+    fig = new_figure("Slider acceleration", TIME_TITLE, series_label("slider_acceleration"))
+    fig.add_trace(line(series, "slider_acceleration", label="clearance joint"))
+    if twin_series is not None and "slider_acceleration" in twin_series:
+        twin = line(twin_series, "slider_acceleration", label="ideal joint")
+        twin.line.update(color=BASELINE_COLOR, dash="dash")
+        fig.add_trace(twin)
+    return fig
+
+
+def contact_force_figure(series: Mapping[str, np.ndarray]) -> go.Figure:
+    """Normal and tangential (friction) contact force in the joint [N]."""
+    return time_series_figure(
+        series,
+        ("contact_normal_force", "contact_tangential_force"),
+        "Contact force",
+        with_unit("Contact force", "N"),
+    )
+
+
+def penetration_figure(series: Mapping[str, np.ndarray], clearance_mm: float) -> go.Figure:
+    """Penetration depth [m] with the clearance c [m] as a dashed horizontal line: the
+    penetration must stay far below c (design.md 2)."""
+    fig = time_series_figure(
+        series, ("penetration",), "Penetration (clearance c dashed)", series_label("penetration")
+    )
+    c = clearance_mm * MM
+    fig.add_hline(
+        y=c,
+        line={"color": MARKER_COLOR, "dash": "dash", "width": 1},
+        annotation_text=f"c = {c:.3g} m",
+        annotation_position="top left",
+    )
+    return fig
+
+
+def orbit_figure(series: Mapping[str, np.ndarray], clearance_mm: float) -> go.Figure:
+    """The journal orbit: eccentricity y against x [m] inside the clearance circle of radius
+    c = clearance_mm / 1000 m (a circle shape), equal aspect; the journal leaves the circle
+    by the penetration depth."""
+    c = clearance_mm * MM
+    fig = new_figure(
+        "Journal orbit in the clearance circle",
+        series_label("eccentricity_x"),
+        series_label("eccentricity_y"),
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=np.asarray(series["eccentricity_x"]),
+            y=np.asarray(series["eccentricity_y"]),
+            mode="lines",
+            name="journal centre",
+            line={"color": color(0), "width": 1},
+        )
+    )
+    fig.add_shape(
+        type="circle",
+        xref="x",
+        yref="y",
+        x0=-c,
+        y0=-c,
+        x1=c,
+        y1=c,
+        line={"color": MARKER_COLOR, "dash": "dash"},
+    )
+    span = 1.1 * max(c, float(np.max(np.hypot(series["eccentricity_x"], series["eccentricity_y"]))))
+    fig.update_xaxes(range=[-span, span], constrain="domain")
+    fig.update_yaxes(range=[-span, span], scaleanchor="x", scaleratio=1)
+    return fig
+
+
+def energy_figure(series: Mapping[str, np.ndarray]) -> go.Figure:
+    """The energy balance [J]: each term of :data:`ENERGY_TERMS` present, and the residual
+    (driver work - the stored and dissipated energies) on a second y axis [J], since it is
+    orders of magnitude smaller."""
+    names = [n for n in ENERGY_TERMS if n in series]
+    fig = time_series_figure(series, names, "Energy balance", with_unit("Energy", "J"))
+    if "energy_residual" in series:
+        residual = line(series, "energy_residual", index=len(names))
+        residual.update(yaxis="y2", line_dash="dot")
+        fig.add_trace(residual)
+        fig.update_layout(
+            yaxis2={
+                "title": {"text": series_label("energy_residual")},
+                "overlaying": "y",
+                "side": "right",
+                "showgrid": False,
+                "exponentformat": "SI",
+            },
+            margin_r=80,
+        )
+    return fig
+
+
+def driving_torque_figure(series: Mapping[str, np.ndarray]) -> go.Figure:
+    """The torque [N m] the driver applies to hold the crank speed."""
+    return time_series_figure(
+        series, ("driving_torque",), "Driving torque", series_label("driving_torque")
+    )
+
+
+def contact_state_figure(series: Mapping[str, np.ndarray]) -> go.Figure:
+    """Contact state (0 free flight, 1 contact) as a step line."""
+    fig = time_series_figure(
+        series, ("contact_state",), "Contact state", series_label("contact_state")
+    )
+    fig.update_traces(line_shape="hv")
+    fig.update_yaxes(tickvals=[0, 1], ticktext=["free (0)", "contact (1)"], range=[-0.1, 1.1])
+    return fig
