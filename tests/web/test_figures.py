@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from gapsweep.study.analysis import analyse
+from gapsweep.study.analysis import analyse, convergence_summary
 from gapsweep.study.designs import plan_study
 from gapsweep.study.spec import parse_spec
+from gapsweep.web.figures.convergence import convergence_figure
+from gapsweep.web.figures.parallel import parallel_figure
 from gapsweep.web.figures.sensitivity import (
     coefficients_figure,
     morris_figure,
@@ -267,3 +269,85 @@ def test_tornado_and_coefficients_read_the_study_analysis_output():
     coef = coefficients_figure(analysis, "peak_contact_force")
     assert [t.name for t in coef.data] == ["restitution", "stiffness_scale"]
     assert list(coef.data[1].y) == pytest.approx([(3000 / nominal) / 0.3] * 2)
+
+
+# --- convergence ---------------------------------------------------------------------------
+
+
+def test_convergence_metric_vs_level_with_richardson_order_and_verdict():
+    # f = 100 + 5 h^2 at h = 0.4, 0.2, 0.1: order 2, limit 100 (the core's own analysis)
+    levels = [0.4, 0.2, 0.1]
+    values = [100 + 5 * h**2 for h in levels]
+    analysis = {
+        "axis": "max_step",
+        "metric": "peak_contact_force",
+        **convergence_summary(levels, values),
+    }
+    fig = convergence_figure(analysis)
+    line, richardson = fig.data
+    assert list(line.x) == levels and list(line.y) == pytest.approx(values)
+    assert richardson.name == "Richardson estimate" and richardson.line.dash == "dash"
+    assert list(richardson.x) == [0.1, 0.4]
+    assert list(richardson.y) == pytest.approx([100.0, 100.0])
+    assert fig.layout.xaxis.type == "log"
+    assert fig.layout.xaxis.title.text == "Max step [s]"
+    assert fig.layout.yaxis.title.text == "Peak contact force [N]"
+    assert "observed order 2.00" in fig.layout.title.text
+    assert analysis["verdict"] in fig.layout.title.text
+    assert analysis["verdict"].startswith("converged")  # last change 0.15 % < 1 %
+
+
+def test_convergence_without_richardson_estimate_and_unjudged_analyses():
+    # oscillating changes: an order but no extrapolation (None once JSON-ready)
+    analysis = {
+        "axis": "rtol",
+        "metric": "peak_slider_accel",
+        **convergence_summary([1e-4, 1e-5, 1e-6], [10.0, 10.2, 10.15]),
+    }
+    assert analysis["richardson_estimate"] is None
+    fig = convergence_figure(analysis)
+    assert len(fig.data) == 1
+    assert fig.layout.xaxis.title.text == "Relative tolerance [–]"
+    waiting = convergence_figure({"incomplete": 2}, metric="peak_contact_force", axis="rtol")
+    assert len(waiting.data) == 0 and "waiting for 2 cases" in waiting.layout.title.text
+    err = convergence_figure({"axis": "rtol", "metric": "impacts", "error": "levels: bad"})
+    assert len(err.data) == 0 and "levels: bad" in err.layout.title.text
+    assert err.layout.yaxis.title.text == "Impacts [count]"
+
+
+# --- parallel coordinates ------------------------------------------------------------------
+
+
+def test_parallel_coordinates_one_dimension_per_axis_plus_the_metric():
+    cases = [
+        {
+            "id": i,
+            "status": "failed" if i == 3 else "done",
+            "params": {"clearance_mm": c, "stiffness_scale": k, "contact_law": law},
+            "metrics": {"peak_contact_force": 1000.0 * i},
+        }
+        for i, (c, k, law) in enumerate(
+            [
+                (0.02, 0.7, "hertz"),
+                (0.05, 1.0, "lankarani-nikravesh"),
+                (0.1, 1.3, "hertz"),
+                (0.1, 0.7, "hertz"),
+            ]
+        )
+    ]
+    fig = parallel_figure(
+        cases, ["clearance_mm", "stiffness_scale", "contact_law"], "peak_contact_force"
+    )
+    (trace,) = fig.data
+    dims = trace.dimensions
+    assert [d.label for d in dims] == [
+        "Clearance [mm]",
+        "Stiffness scale [–]",
+        "Contact law [–]",
+        "Peak contact force [N]",
+    ]
+    assert list(dims[0].values) == [0.02, 0.05, 0.1]
+    assert list(dims[2].values) == [0, 1, 0]
+    assert list(dims[2].ticktext) == ["hertz", "lankarani-nikravesh"]
+    assert list(dims[3].values) == [0.0, 1000.0, 2000.0] == list(trace.line.color)
+    assert "1 of 4 cases skipped" in fig.layout.title.text

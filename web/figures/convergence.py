@@ -1,0 +1,82 @@
+"""A refinement study (design.md 2): the metric against the refinement level, the Richardson
+estimate, the observed order and the verdict.
+
+Input: the convergence analysis of ``gapsweep.study.analysis`` -
+``{"axis", "metric", "levels", "values", "observed_order", "richardson_estimate",
+"converged", "verdict", ...}`` (NaN written as None), or ``{"axis", "metric", "error"}`` /
+``{"incomplete": n}`` when it could not be judged (then an empty figure says so).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import plotly.graph_objects as go
+
+from .labels import metric_label, metric_parts, parameter_label, phrase
+from .style import BASELINE_COLOR, color, new_figure
+
+RICHARDSON_NAME = "Richardson estimate"
+
+
+def _finite(value: Any) -> float | None:
+    if value is None or isinstance(value, bool):
+        return None
+    value = float(value)
+    return value if math.isfinite(value) else None
+
+
+def convergence_title(analysis: Mapping[str, Any], metric: str) -> tuple[str, str | None]:
+    """(title, subtitle): ``"Convergence of peak contact force: observed order 2.00"`` and
+    the verdict (or why there is none)."""
+    head = f"Convergence of {phrase(metric_parts(metric)[0])}"
+    if "incomplete" in analysis:
+        return head, f"waiting for {analysis['incomplete']} cases"
+    if "error" in analysis:
+        return head, str(analysis["error"])
+    order = _finite(analysis.get("observed_order"))
+    head += ": observed order " + ("undefined" if order is None else f"{order:.2f}")
+    return head, analysis.get("verdict")
+
+
+def convergence_figure(
+    analysis: Mapping[str, Any], *, metric: str | None = None, axis: str | None = None
+) -> go.Figure:
+    """``values`` against ``levels`` (log x) as one line with markers, and the Richardson
+    estimate as a dashed horizontal trace over the level range when it is finite.
+
+    ``metric``/``axis`` default to the analysis' own ``"metric"``/``"axis"``. x in the unit
+    of the refinement parameter (``Relative tolerance [–]``), y in the metric's.
+    """
+    metric = metric or analysis.get("metric") or "metric"
+    axis = axis or analysis.get("axis") or "level"
+    title, subtitle = convergence_title(analysis, metric)
+    fig = new_figure(title, parameter_label(axis), metric_label(metric), subtitle=subtitle)
+    fig.update_xaxes(type="log")
+    levels = [float(v) for v in analysis.get("levels") or []]
+    values = [_finite(v) for v in analysis.get("values") or []]
+    if not levels:
+        return fig
+    fig.add_trace(
+        go.Scatter(
+            x=levels,
+            y=values,
+            mode="lines+markers",
+            name=metric_parts(metric)[0],
+            line_color=color(0),
+        )
+    )
+    estimate = _finite(analysis.get("richardson_estimate"))
+    if estimate is not None:
+        fig.add_trace(
+            go.Scatter(
+                x=[min(levels), max(levels)],
+                y=[estimate, estimate],
+                mode="lines",
+                name=RICHARDSON_NAME,
+                line={"color": BASELINE_COLOR, "dash": "dash"},
+            )
+        )
+    return fig
