@@ -8,6 +8,7 @@ import pytest
 from gapsweep.core.api import run_case
 from gapsweep.core.spectra import amplitude_spectrum
 from gapsweep.web.figures.case_views import (
+    case_figures,
     contact_force_figure,
     contact_state_figure,
     driving_torque_figure,
@@ -17,14 +18,16 @@ from gapsweep.web.figures.case_views import (
     slider_acceleration_figure,
     time_of,
 )
-from gapsweep.web.figures.compare import MAX_CASES, compare_figure
+from gapsweep.web.figures.compare import MAX_CASES, compare_figure, compare_figures, compare_labels
 from gapsweep.web.figures.spectra import (
     MAX_HARMONIC_MARKERS,
     case_label,
     harmonic_frequencies,
+    spectra_figure,
     spectra_overlay_figure,
     spectra_waterfall_figure,
     spectrum_arrays,
+    waterfall_figure,
 )
 from gapsweep.workers.series_policy import select_series
 
@@ -243,3 +246,72 @@ def test_compare_refuses_more_than_six_cases(runs):
         compare_figure([s] * (MAX_CASES + 1), ["x"] * (MAX_CASES + 1))
     with pytest.raises(ValueError):
         compare_figure([], [])
+
+
+# --- the pages' entry points ---------------------------------------------------------------
+
+
+def test_case_figures_gives_every_view_and_none_of_the_joint_for_an_ideal_case(runs):
+    figs = case_figures(
+        runs[0.05].series, params={"clearance_mm": 0.05}, twin_series=runs[None].series
+    )
+    assert list(figs) == [
+        "acceleration",
+        "contact_force",
+        "penetration",
+        "orbit",
+        "energy",
+        "driving_torque",
+        "contact_state",
+    ]
+    assert len(figs["acceleration"].data) == 2
+    assert figs["orbit"].layout.shapes[0].x1 == pytest.approx(5e-5)
+    ideal = case_figures(runs[None].series, params={"clearance_mm": 0.05, "ideal": True})
+    assert list(ideal) == ["acceleration", "energy", "driving_torque"]
+    unknown_c = case_figures(runs[0.05].series, params={})
+    assert "orbit" not in unknown_c and len(unknown_c["penetration"].layout.shapes) == 0
+
+
+def test_spectra_and_waterfall_of_cases_carrying_their_spectrum(spectra):
+    cases = [
+        {
+            "id": i,
+            "params": {"clearance_mm": c, "stiffness_scale": 1.0},
+            "spectrum": {"freq_hz": s["freq_hz"], "amplitude": s["contact_normal_force"]},
+        }
+        for i, (c, s) in enumerate(zip(CLEARANCES_MM, spectra, strict=True))
+    ]
+    fig = spectra_figure(
+        cases, signal="contact_normal_force", axis="clearance_mm", speed_rpm=RPM, f_max_hz=500.0
+    )
+    assert [t.name for t in fig.data] == ["c = 0.1 mm", "c = 0.02 mm", "c = 0.05 mm"]
+    np.testing.assert_array_equal(
+        fig.data[1].y, spectra[1]["contact_normal_force"][spectra[1]["freq_hz"] <= 500.0]
+    )
+    assert len(fig.layout.shapes) == 6  # 83.3 ... 500 Hz
+    water = waterfall_figure(cases, signal="contact_normal_force", axis="clearance_mm")
+    assert list(water.data[0].y) == [0.02, 0.05, 0.1]
+    assert water.layout.yaxis.title.text == "Clearance [mm]"
+
+
+def test_compare_figures_label_cases_by_the_parameters_that_differ(runs):
+    series = {7: runs[0.02].series, 9: runs[0.1].series}
+    details = {
+        7: {"params": {"clearance_mm": 0.02, "stiffness_scale": 1.0}},
+        9: {"params": {"clearance_mm": 0.1, "stiffness_scale": 1.0}},
+    }
+    figs = compare_figures(series, details)
+    assert list(figs) == [
+        "slider_acceleration",
+        "contact_normal_force",
+        "penetration",
+        "driving_torque",
+    ]
+    assert [t.name for t in figs["penetration"].data] == [
+        "case 7: c = 0.02 mm",
+        "case 9: c = 0.1 mm",
+    ]
+    assert compare_labels({3: {"params": {"stiffness_scale": 0.7}}}) == {
+        3: "case 3: stiffness ×0.7"
+    }
+    assert compare_figures({}, {}) == {}

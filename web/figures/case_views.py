@@ -11,6 +11,7 @@ clearance parameter arrives as ``clearance_mm`` and is converted (c [m] = cleara
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import plotly.graph_objects as go
@@ -83,12 +84,14 @@ def contact_force_figure(series: Mapping[str, np.ndarray]) -> go.Figure:
     )
 
 
-def penetration_figure(series: Mapping[str, np.ndarray], clearance_mm: float) -> go.Figure:
+def penetration_figure(series: Mapping[str, np.ndarray], clearance_mm: float | None) -> go.Figure:
     """Penetration depth [m] with the clearance c [m] as a dashed horizontal line: the
-    penetration must stay far below c (design.md 2)."""
+    penetration must stay far below c (design.md 2). No line when c is unknown (None)."""
     fig = time_series_figure(
         series, ("penetration",), "Penetration (clearance c dashed)", series_label("penetration")
     )
+    if clearance_mm is None:
+        return fig
     c = clearance_mm * MM
     fig.add_hline(
         y=c,
@@ -172,3 +175,41 @@ def contact_state_figure(series: Mapping[str, np.ndarray]) -> go.Figure:
     fig.update_traces(line_shape="hv")
     fig.update_yaxes(tickvals=[0, 1], ticktext=["free (0)", "contact (1)"], range=[-0.1, 1.1])
     return fig
+
+
+def case_figures(
+    series: Mapping[str, np.ndarray],
+    *,
+    params: Mapping[str, Any],
+    twin_series: Mapping[str, np.ndarray] | None = None,
+) -> dict[str, go.Figure]:
+    """Every view of a case whose series are present, by name: ``acceleration``,
+    ``contact_force``, ``penetration``, ``orbit``, ``energy``, ``driving_torque``,
+    ``contact_state``. ``params``: the case's parameters; ``clearance_mm`` (absent: the
+    model's default, which the caller may put in) gives c. An ideal case has no joint views."""
+    c = params.get("clearance_mm")
+    c = float(c) if isinstance(c, (int, float)) and not isinstance(c, bool) else None
+    ideal = bool(params.get("ideal"))
+    views: dict[str, tuple[tuple[str, ...], Any]] = {
+        "acceleration": (
+            ("slider_acceleration",),
+            lambda: slider_acceleration_figure(series, twin_series),
+        ),
+        "contact_force": (
+            ("contact_normal_force", "contact_tangential_force"),
+            lambda: contact_force_figure(series),
+        ),
+        "penetration": (("penetration",), lambda: penetration_figure(series, c)),
+        "orbit": (("eccentricity_x", "eccentricity_y"), lambda: orbit_figure(series, c)),
+        "energy": (("kinetic_energy",), lambda: energy_figure(series)),
+        "driving_torque": (("driving_torque",), lambda: driving_torque_figure(series)),
+        "contact_state": (("contact_state",), lambda: contact_state_figure(series)),
+    }
+    joint_views = {"contact_force", "penetration", "orbit", "contact_state"}
+    return {
+        name: make()
+        for name, (needs, make) in views.items()
+        if all(n in series for n in needs)
+        and not (ideal and name in joint_views)
+        and not (name == "orbit" and c is None)
+    }

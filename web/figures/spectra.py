@@ -2,9 +2,10 @@
 crank-harmonic markers and the dominant frequencies, and a waterfall over an axis.
 
 A spectrum comes as the worker stores it, in either of two forms:
-``{"freq_hz": f, "slider_acceleration": A, "contact_normal_force": A}`` or a case's stored
-series ``{"spectrum_freq_hz": f, "spectrum_slider_acceleration": A, ...}``; ``f`` in Hz from 0
-to Nyquist, ``A`` in the series' unit (m/s², N), one-sided amplitude.
+``{"freq_hz": f, "slider_acceleration": A, "contact_normal_force": A}``, a case's stored
+series ``{"spectrum_freq_hz": f, "spectrum_slider_acceleration": A, ...}``, or one signal
+alone ``{"freq_hz": f, "amplitude": A}``; ``f`` in Hz from 0 to Nyquist, ``A`` in the
+series' unit (m/s², N), one-sided amplitude.
 """
 
 from __future__ import annotations
@@ -41,6 +42,8 @@ def spectrum_arrays(stored: Mapping[str, Any], series: str) -> tuple[np.ndarray,
         freq, amp = stored["spectrum_freq_hz"], stored[f"spectrum_{series}"]
     elif series in stored and "freq_hz" in stored:
         freq, amp = stored["freq_hz"], stored[series]
+    elif "amplitude" in stored and "freq_hz" in stored:
+        freq, amp = stored["freq_hz"], stored["amplitude"]
     else:
         raise KeyError(f"no spectrum of {series!r}")
     return np.asarray(freq, dtype=float), np.asarray(amp, dtype=float)
@@ -187,3 +190,47 @@ def case_label(case: Mapping[str, Any], axis: str = "clearance_mm") -> str:
     if axis in params:
         return level_name(axis, params[axis])
     return f"case {case.get('id')}"
+
+
+def spectra_figure(
+    cases: Sequence[Mapping[str, Any]],
+    *,
+    signal: str = "slider_acceleration",
+    axis: str | None = "clearance_mm",
+    speed_rpm: float | None = None,
+    f_max_hz: float | None = None,
+) -> go.Figure:
+    """The overlay for case dicts that carry their spectrum under ``"spectrum"`` (any form of
+    the module doc), each named by its ``axis`` value (:func:`case_label`).
+    ``speed_rpm`` None: the slider-crank's default 5000 rpm is not assumed - no markers."""
+    return spectra_overlay_figure(
+        [c["spectrum"] for c in cases],
+        [case_label(c, axis) if axis else f"case {c.get('id')}" for c in cases],
+        series=signal,
+        speed_rpm=speed_rpm,
+        f_max_hz=f_max_hz,
+    )
+
+
+def waterfall_figure(
+    cases: Sequence[Mapping[str, Any]],
+    *,
+    signal: str = "slider_acceleration",
+    axis: str | None = "clearance_mm",
+    speed_rpm: float | None = None,
+    f_max_hz: float | None = None,
+) -> go.Figure:
+    """The waterfall for case dicts with a ``"spectrum"``, one row per case at its ``axis``
+    value (the case's position in the list without an axis)."""
+    levels = [
+        float((c.get("params") or {}).get(axis, i)) if axis else float(i)
+        for i, c in enumerate(cases)
+    ]
+    return spectra_waterfall_figure(
+        [c["spectrum"] for c in cases],
+        levels,
+        series=signal,
+        level_axis=axis or "case",
+        speed_rpm=speed_rpm,
+        f_max_hz=f_max_hz,
+    )
