@@ -134,12 +134,12 @@ class _Checker:
         ):
             self.add(f"{field}.nominal", axis.nominal, "a finite number")
             return None
-        levels = axis.level_values()
-        n_levels = len(levels)
-        if n_levels > max_cases():
+        n_levels = axis.n_levels
+        if n_levels > max_cases():  # refused before the levels are built
             key = "count" if axis.form == "range" else "levels"
             self.add(f"{field}.{key}", n_levels, f"at most {max_cases()} (GAPSWEEP_MAX_CASES)")
             return None
+        levels = axis.level_values()
         if self.spec.design in SAMPLING_DESIGNS:
             levels = levels + list(axis.bounds())
         if n_levels > MAX_CHECKED_LEVELS:

@@ -22,7 +22,11 @@ OAT_NOMINAL = (
 
 
 def _n_levels(spec: StudySpec) -> list[int]:
-    return [len(a.level_values()) for a in spec.axes.values()]
+    return [a.n_levels for a in spec.axes.values()]
+
+
+def _is_number(x: object) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
 
 
 CASE_COUNTS: dict[str, Callable[[StudySpec], int]] = {
@@ -61,7 +65,7 @@ def _convergence(spec: StudySpec, complete: bool) -> list[FieldError]:
     kinds = param_kinds(spec.model)
     for name in spec.axes:
         levels = spec.levels(name)
-        if kinds[name] not in ("int", "float"):
+        if kinds[name] not in ("int", "float") or not all(map(_is_number, levels)):
             errors.append(FieldError(f"axes.{name}", name, "a numeric parameter to refine"))
             continue
         try:  # the core's own rules for refinement levels (positive, monotone, ratio)
@@ -82,6 +86,9 @@ def _sampling(spec: StudySpec) -> list[FieldError]:
             errors.append(FieldError(f"axes.{name}", name,
                                      f"a numeric parameter for {spec.design} "
                                      f"({name} is {kinds[name]})"))
+            continue
+        if not all(map(_is_number, axis.level_values())):
+            errors.append(FieldError(f"axes.{name}", axis.values, "numbers to sample between"))
             continue
         lo, hi = axis.bounds()
         if not lo < hi:

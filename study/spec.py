@@ -70,6 +70,13 @@ class Axis(BaseModel):
             return "factor"
         return None
 
+    @property
+    def n_levels(self) -> int:
+        """How many levels the axis has (without building them)."""
+        if self.form == "values":
+            return len(self.values or [])
+        return int(self.count if self.form == "range" else self.levels)
+
     def level_values(self) -> list[Any]:
         """The axis's levels in order (no rounding to the parameter's type)."""
         if self.form == "values":

@@ -226,3 +226,15 @@ def test_spec_error_to_dict() -> None:
         parse_spec(study(clearance_mm={"values": [-0.01]}))
     assert info.value.to_dict() == {"errors": [{
         "field": "axes.clearance_mm.values[0]", "value": -0.01, "allowed": CLEARANCE_RANGE}]}
+
+
+def test_a_huge_level_count_is_refused_before_levels_are_built() -> None:
+    err = one_error(study(friction={"start": 0.0, "stop": 0.1, "count": 10**12}))
+    assert (err.field, err.value) == ("axes.friction.count", 10**12)
+    assert "at most 100000" in err.allowed
+
+
+def test_text_levels_cannot_be_sampled() -> None:
+    err = one_error({"name": "s", "model": "cantilever", "design": "sobol", "samples": 4,
+                     "axes": {"dt": {"values": ["auto", 1e-6]}}})
+    assert (err.field, err.allowed) == ("axes.dt", "numbers to sample between")
