@@ -4,7 +4,6 @@ read from the archive here."""
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Mapping
 from typing import Any
 
@@ -12,19 +11,16 @@ import dash_bootstrap_components as dbc
 import plotly.graph_objects as go
 from dash import dcc, html
 
-from . import context
+from . import context, parameters
 from . import study_view as view
+from .figures import convergence as convergence_figs
+from .figures import parallel as parallel_figs
+from .figures import sensitivity as sensitivity_figs
+from .figures import spectra as spectra_figs
+from .figures.trends import trend_figure
 
 GRAPH_CONFIG = {"displaylogo": False}
 MAX_SPECTRA = 12  # overlaid spectra stay readable up to about this many lines
-
-
-def _figures(module: str) -> Any | None:
-    """``gapsweep.web.figures.<module>``, None while it does not exist."""
-    try:
-        return importlib.import_module(f"gapsweep.web.figures.{module}")
-    except ImportError:
-        return None
 
 
 def note(text: str, color: str = "secondary") -> dbc.Alert:
@@ -58,16 +54,13 @@ def trends(
     detail: Mapping[str, Any], *, metric: str, x_axis: str, group_axis: str | None,
     steady: bool, log_y: bool,
 ) -> go.Figure:
-    from .figures.trends import trend_figure
-
     return trend_figure(detail["cases"], metric, x_axis=x_axis, group_axis=group_axis,
                         twin_metrics=view.single_twin_metrics(detail), steady=steady,
                         log_y=log_y)
 
 
 def sensitivity(detail: Mapping[str, Any], metric: str) -> Any:
-    from .figures import sensitivity as figs
-
+    figs = sensitivity_figs
     design = (detail.get("spec") or {}).get("design", "grid")
     analysis = analysis_of(detail)
     if analysis.get("error"):
@@ -122,18 +115,27 @@ def load_spectra(case_ids: list[int], signal: str) -> dict[int, dict[str, Any]]:
 
 
 def spectra(detail: Mapping[str, Any], signal: str, kind: str) -> Any:
-    figs = _figures("spectra")
-    if figs is None:
-        return note("The spectra figures are not installed yet.")
     cases = spectra_cases(detail)
     stored = load_spectra([c["id"] for c in cases], signal)
     cases = [{**c, "spectrum": stored[c["id"]]} for c in cases if c["id"] in stored]
     if not cases:
         return note("No stored spectra yet (series policy 'none', or no case done).")
     axes = view.axes_of(detail)
-    rpm = (detail.get("spec") or {}).get("base", {}).get("speed_rpm")
-    make = figs.waterfall_figure if kind == "waterfall" else figs.spectra_figure
+    rpm = crank_speed(detail)
+    make = spectra_figs.waterfall_figure if kind == "waterfall" else spectra_figs.spectra_figure
     return graph(make(cases, signal=signal, axis=axes[0] if axes else None, speed_rpm=rpm))
+
+
+def crank_speed(detail: Mapping[str, Any]) -> float | None:
+    """The study's one crank speed [rpm] (base, else the model's default) for the harmonic
+    markers; None when the speed is an axis (no single set of harmonics) or unknown."""
+    spec = detail.get("spec") or {}
+    if "speed_rpm" in (spec.get("axes") or {}):
+        return None
+    value = (spec.get("base") or {}).get("speed_rpm")
+    if value is None:
+        value = parameters.defaults(detail.get("model", "slider-crank")).get("speed_rpm")
+    return float(value) if isinstance(value, (int, float)) else None
 
 
 def convergence(detail: Mapping[str, Any]) -> Any:
@@ -141,21 +143,15 @@ def convergence(detail: Mapping[str, Any]) -> Any:
     if design != "convergence":
         return note("Convergence studies (design = \"convergence\") show the metric against "
                     f"the refinement here; this study's design is {design}.")
-    figs = _figures("convergence")
-    if figs is None:
-        return note("The convergence figures are not installed yet.")
     analysis = analysis_of(detail)
     if analysis.get("error"):
         return note(f"The analysis could not run: {analysis['error']}", "warning")
     if analysis.get("incomplete"):
         return note(f"The analysis needs every case: {analysis['incomplete']} not done yet.")
     verdict = analysis.get("verdict")
-    return html.Div([graph(figs.convergence_figure(analysis)),
+    return html.Div([graph(convergence_figs.convergence_figure(analysis)),
                      html.P(f"Verdict: {verdict}" if verdict else "", className="fw-bold")])
 
 
 def parallel(detail: Mapping[str, Any], metric: str) -> go.Figure:
-    figs = _figures("parallel")
-    if figs is None:
-        return go.Figure()
-    return figs.parallel_figure(detail["cases"], view.axes_of(detail), metric)
+    return parallel_figs.parallel_figure(detail["cases"], view.axes_of(detail), metric)

@@ -56,6 +56,10 @@ def fake_series(params: dict[str, Any]) -> dict[str, np.ndarray]:
         "eccentricity_x": c * np.cos(2 * np.pi * t / 0.012),
         "eccentricity_y": c * np.sin(2 * np.pi * t / 0.012),
         "penetration": np.zeros_like(t),
+        # a spectrum with one peak whose height is the case's peak acceleration
+        "spectrum_freq_hz": np.linspace(0.0, 1000.0, 101),
+        "spectrum_slider_acceleration": np.where(
+            np.arange(101) == 8, fake_metrics(params)["peak_slider_accel"], 1.0),
     }
 
 

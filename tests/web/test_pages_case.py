@@ -41,3 +41,27 @@ def test_compare_page(done_study):
     assert "2 to 6 case ids" in texts(page("compare").layout(cases=str(a)))
     assert "no case with id 999999" in texts(page("compare").layout(cases=f"{a},999999"))
     assert page("compare").go(1, None, "3, 5,7") == "?cases=3,5,7"
+
+
+def test_case_figures_with_the_twin_and_the_orbit(done_study):
+    archive, study_id = done_study
+    case_id = archive.case_ids(study_id, "case")[4]
+    layout = page("case").layout(case_id=str(case_id))
+    graphs = {g.id: g.figure for g in layout._traverse() if str(getattr(g, "id", "")).startswith(
+        "case-graph-")}
+    assert {"case-graph-acceleration", "case-graph-orbit", "case-graph-penetration"} <= set(
+        graphs)
+    accel = graphs["case-graph-acceleration"]
+    assert [t.name for t in accel.data][1] == "ideal joint"  # the twin's series, dashed
+    orbit = graphs["case-graph-orbit"]
+    assert max(len(t.x) for t in orbit.data) == 50  # every stored eccentricity sample
+
+
+def test_compare_figures_overlay_both_cases(done_study):
+    archive, study_id = done_study
+    a, b, c = archive.case_ids(study_id, "case")[:3]
+    layout = page("compare").layout(cases=f"{a},{b},{c}")
+    graphs = [g for g in layout._traverse() if str(getattr(g, "id", "")).startswith(
+        "compare-graph-")]
+    accel = next(g for g in graphs if g.id == "compare-graph-slider_acceleration")
+    assert len(accel.figure.data) == 3

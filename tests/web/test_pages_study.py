@@ -121,3 +121,66 @@ def test_study_file_download(study):
     sent = module.download_spec(1, study_id)
     assert sent["filename"] == f"study-{study_id}.toml"
     assert loads_spec(sent["content"], "toml").levels("stiffness_scale") == [0.7, 1.0, 1.3]
+
+
+def test_spectra_tab_overlays_the_clearance_axis_at_the_nominal_stiffness(study):
+    module, archive, study_id = study
+    archive.run(archive.case_ids(study_id))
+    graph = module.spectra("spectra", None, "slider_acceleration", "overlay", study_id)
+    traces = [t for t in graph.figure.data if len(t.x) == 101]
+    assert len(traces) == 5  # clearance 0.02 ... 0.1 at stiffness 1.0
+    peaks = sorted(float(max(t.y)) for t in traces)
+    want = sorted(fake_metrics({"clearance_mm": c, "stiffness_scale": 1.0})["peak_slider_accel"]
+                  for c in CLEARANCES)
+    assert peaks == pytest.approx(want)
+    water = module.spectra("spectra", None, "slider_acceleration", "waterfall", study_id)
+    assert water.figure.data
+    assert module.spectra("cases", None, "slider_acceleration", "overlay", study_id) \
+        is module.no_update
+
+
+def test_other_tabs_explain_what_a_grid_study_shows(study):
+    module, archive, study_id = study
+    archive.run(archive.case_ids(study_id))
+    assert "one-at-a-time" in texts(module.sensitivity("sensitivity", None,
+                                                        "peak_slider_accel", study_id))
+    assert "Convergence studies" in texts(module.convergence("convergence", None, study_id))
+
+
+def test_one_at_a_time_study_shows_the_tornado(archive):
+    with archive.app.server.test_request_context():
+        spec = {"name": "oat", "design": "one-at-a-time", "ideal_twin": False,
+                "axes": {"stiffness_scale": {"nominal": 1.0, "relative_percent": 30,
+                                             "levels": 3},
+                         "clearance_mm": {"values": [0.02, 0.05, 0.1], "nominal": 0.05}}}
+        study_id = archive.create(spec)
+        archive.run(archive.case_ids(study_id))
+        module = page("study")
+        out = module.sensitivity("sensitivity", None, "peak_slider_accel", study_id)
+        figs = [g.figure for g in out._traverse() if hasattr(g, "figure")]
+        assert len(figs) == 2  # tornado and coefficients
+        tornado = figs[0]
+        low, high = tornado.data[:2]
+        # nominal 6000 = 1000 (1 + 100 * 0.05) * 1.0; c 0.02 / 0.1 -> 3000 / 11000,
+        # stiffness 0.7 / 1.3 -> 4200 / 7800: clearance swings most
+        assert list(low.y) == ["clearance_mm", "stiffness_scale"]
+        assert list(low.base) == [6000.0, 6000.0]
+        assert list(low.x) == pytest.approx([-3000.0, -1800.0])
+        assert list(high.x) == pytest.approx([5000.0, 1800.0])
+
+
+def test_parallel_tab_for_three_axes(archive):
+    with archive.app.server.test_request_context():
+        spec = {"name": "three", "ideal_twin": False,
+                "axes": {"clearance_mm": {"values": [0.02, 0.1]},
+                         "stiffness_scale": {"values": [0.7, 1.3]},
+                         "restitution": {"values": [0.5, 0.9]}}}
+        study_id = archive.create(spec)
+        archive.run(archive.case_ids(study_id))
+        module = page("study")
+        from archive_fixtures import component_ids
+
+        assert ids.PARALLEL_GRAPH in component_ids(module.layout(study_id=str(study_id)))
+        fig = module.parallel("parallel", None, "peak_slider_accel", study_id)
+        dims = fig.data[0].dimensions
+        assert len(dims) == 4 and len(dims[-1].values) == 8

@@ -9,7 +9,8 @@ from typing import Any
 import dash
 import dash_bootstrap_components as dbc
 from dash import dash_table, dcc, html
-from gapsweep.web import case_view, ids
+from gapsweep.web import case_view, ids, parameters
+from gapsweep.web.figures import case_views
 from gapsweep.web.study_results import GRAPH_CONFIG, note
 
 dash.register_page(__name__, path_template="/cases/<case_id>", name="Case",
@@ -27,16 +28,14 @@ def _table(table_id: str, rows: list[dict], columns: list[str]) -> dash_table.Da
 
 def figures(data: dict[str, Any]) -> list[Any]:
     """The case's graphs from ``web/figures/case_views.py`` (one dcc.Graph each)."""
-    try:
-        from gapsweep.web.figures import case_views
-    except ImportError:
-        return [note("The case figures are not installed yet.")]
     detail, series = data["detail"], data["series"]
     if not series:
         why = ("its study keeps no series (policy 'none')" if detail["series_policy"] == "none"
                else f"it is {detail['status']}")
         return [note(f"No series to show: {why}.")]
-    figs = case_views.case_figures(series, params=detail["params"],
+    # parameters the case leaves at the model's default (c for the orbit) included
+    params = {**parameters.defaults(detail["model"]), **detail["params"]}
+    figs = case_views.case_figures(series, params=params,
                                    twin_series=data["twin_series"] or None)
     return [dbc.Col(dcc.Graph(id=f"case-graph-{name}", figure=fig, config=GRAPH_CONFIG),
                     lg=6) for name, fig in figs.items()]

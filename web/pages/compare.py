@@ -8,6 +8,7 @@ import dash
 import dash_bootstrap_components as dbc
 from dash import Input, Output, State, callback, dash_table, dcc, html
 from gapsweep.web import case_view, ids
+from gapsweep.web.figures.compare import compare_figures
 from gapsweep.web.study_results import GRAPH_CONFIG, note
 
 dash.register_page(__name__, path="/compare", name="Compare", title="gapsweep — compare")
@@ -26,14 +27,10 @@ def content(text: str | None) -> list[Any]:
         id=ids.COMPARE_PARAMS, columns=columns, data=rows,
         style_cell={"textAlign": "left", "fontSize": "0.85rem", "padding": "3px 6px"},
         style_header={"fontWeight": "bold"})]
-    try:
-        from gapsweep.web.figures import compare as figs
-    except ImportError:
-        return [*out, note("The compare figures are not installed yet.")]
     series = {d["detail"]["id"]: d["series"] for d in loaded if d["series"]}
     details = {d["detail"]["id"]: d["detail"] for d in loaded}
     graphs = [dbc.Col(dcc.Graph(id=f"compare-graph-{name}", figure=fig, config=GRAPH_CONFIG),
-                      lg=6) for name, fig in figs.compare_figures(series, details).items()]
+                      lg=6) for name, fig in compare_figures(series, details).items()]
     return [dbc.Row(graphs, className="mb-3"), *out]
 
 
