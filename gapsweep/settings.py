@@ -14,6 +14,14 @@ variable, the value and what is allowed, before anything is opened.
 | ``GAPSWEEP_LEASE_S`` | ``lease_s`` | 60 s a claimed case stays leased without renewal |
 | ``GAPSWEEP_RECONCILE_S`` | ``reconcile_interval_s`` | 15 s between reconciler passes |
 | ``GAPSWEEP_MAX_CASES`` | ``max_cases`` | 100 000 cases per study |
+| ``GAPSWEEP_REQUEUE_AFTER_S`` | ``requeue_after_s`` | 60 s: queued, queue empty = lost |
+| ``GAPSWEEP_CHUNK_SIZE`` | ``chunk_size`` | 8 case ids per task message |
+| ``GAPSWEEP_CONCURRENCY`` | ``concurrency`` | usable cores: worker processes |
+| ``GAPSWEEP_POLLING_INTERVAL_S`` | ``polling_interval_s`` | 0.05 s, the embedded broker's poll |
+| ``GAPSWEEP_VISIBILITY_TIMEOUT_S`` | ``visibility_timeout_s`` | 3600 s (> the hard time limit) |
+| ``GAPSWEEP_RESTORE_INTERVAL_S`` | ``restore_interval_s`` | 10 s: a dead worker's messages return |
+| ``GAPSWEEP_SOFT_TIME_LIMIT_S`` | ``soft_time_limit_s`` | 1500 s per chunk, then stopped |
+| ``GAPSWEEP_HARD_TIME_LIMIT_S`` | ``hard_time_limit_s`` | 1800 s per chunk, then killed |
 
 The data folder is not created here (reading settings has no side effects); the database
 engine creates it on first use (:meth:`Settings.ensure_data_dir`).
@@ -50,6 +58,14 @@ class Settings:
     lease_s: float
     reconcile_interval_s: float
     max_cases: int
+    requeue_after_s: float = 60.0
+    chunk_size: int = 8
+    concurrency: int = 1
+    polling_interval_s: float = 0.05
+    visibility_timeout_s: float = 3600.0
+    restore_interval_s: float = 10.0
+    soft_time_limit_s: float = 1500.0
+    hard_time_limit_s: float = 1800.0
 
     def ensure_data_dir(self) -> Path:
         """Create the data folder (and parents) if missing; return it."""
@@ -113,4 +129,25 @@ def get_settings(env: Mapping[str, str] | None = None) -> Settings:
         max_cases=_read(
             env, "GAPSWEEP_MAX_CASES", _positive_int, 100_000, "an integer >= 1 (cases per study)"
         ),
+        requeue_after_s=_seconds(env, "GAPSWEEP_REQUEUE_AFTER_S", 60.0),
+        chunk_size=_read(env, "GAPSWEEP_CHUNK_SIZE", _positive_int, 8, "an integer >= 1"),
+        concurrency=_read(
+            env, "GAPSWEEP_CONCURRENCY", _positive_int, _usable_cores(), "an integer >= 1"
+        ),
+        polling_interval_s=_seconds(env, "GAPSWEEP_POLLING_INTERVAL_S", 0.05),
+        visibility_timeout_s=_seconds(env, "GAPSWEEP_VISIBILITY_TIMEOUT_S", 3600.0),
+        restore_interval_s=_seconds(env, "GAPSWEEP_RESTORE_INTERVAL_S", 10.0),
+        soft_time_limit_s=_seconds(env, "GAPSWEEP_SOFT_TIME_LIMIT_S", 1500.0),
+        hard_time_limit_s=_seconds(env, "GAPSWEEP_HARD_TIME_LIMIT_S", 1800.0),
     )
+
+
+def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
+    return _read(env, name, _positive_seconds, default, "seconds > 0")
+
+
+def _usable_cores() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not Linux
+        return max(1, os.cpu_count() or 1)

@@ -24,6 +24,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from gapsweep.settings import Settings
 
+from .dispatch import Dispatcher, enqueue
 from .series_policy import select_series
 from .study_finish import finish_study
 
@@ -87,11 +88,14 @@ def run_chunk(
     holder: str,
     settings: Settings,
     threads: int | None = 1,
+    dispatcher: Dispatcher | None = None,
 ) -> ChunkReport:
     """Claim, run and store the cases ``case_ids``; returns what became of them.
 
     Ids that are no longer queued (done, cancelled, held by another worker) are skipped:
     a duplicate message costs nothing. ``holder`` names this worker (host:pid) in the lease.
+    Cases that crashed go back to the queue, each alone, through ``dispatcher`` (when
+    none is given the reconciler sends them).
     """
     report = ChunkReport()
     with sessions.begin() as session:
@@ -102,9 +106,15 @@ def run_chunk(
     if not claimed:
         return report
     touched = sorted({c.study_id for c in claimed})
+    retried: list[int] = []
     with LeaseKeeper(sessions, [c.id for c in claimed], holder, settings.lease_s):
         for (model, policy), group in groupby(claimed, key=lambda c: (c.model, c.series_policy)):
-            _run_group(model, policy, list(group), sessions, holder, settings, threads, report)
+            retried += _run_group(
+                model, policy, list(group), sessions, holder, settings, threads, report
+            )
+    if retried and dispatcher is not None:
+        # those that used up their attempts are failed by now: their claim will be refused
+        enqueue(retried, sessions=sessions, dispatcher=dispatcher, chunk_size=1)
     for study_id in touched:
         with sessions.begin() as session:
             status = studies.refresh_study_status(session, study_id)
@@ -113,14 +123,17 @@ def run_chunk(
     return report
 
 
-def _run_group(model, policy, group, sessions, holder, settings, threads, report) -> None:
+def _run_group(model, policy, group, sessions, holder, settings, threads, report) -> list[int]:
+    """Run one model's claimed cases as a batch and store them; returns the ids sent back
+    to the queue after a crash."""
     try:
         results = run_cases(model, [c.params for c in group], threads=threads)
     except Exception as exc:  # not the solver's verdict: count it as an attempt and retry
         log.exception("batch of %d case(s) crashed", len(group))
         reason = f"worker error: {type(exc).__name__}: {exc}"
-        for case in group:
-            with sessions.begin() as session:
+        retried = []
+        with sessions.begin() as session:
+            for case in group:
                 leases.fail_case(
                     session,
                     case_id=case.id,
@@ -129,24 +142,20 @@ def _run_group(model, policy, group, sessions, holder, settings, threads, report
                     final=False,
                     max_attempts=settings.max_attempts,
                 )
-            report.retried += 1
-        return
-    for case, result in zip(group, results, strict=True):
-        with sessions.begin() as session:
-            if result.ok:
-                series = select_series(result, policy, rotation_hz(model, case.params))
-                stored = leases.complete_case(
-                    session, case_id=case.id, holder=holder, result=result, series=series
-                )
-                report.done += stored
-                report.rejected += not stored
-            else:
-                leases.fail_case(
-                    session,
-                    case_id=case.id,
-                    holder=holder,
-                    reason=result.reason,
-                    final=True,
-                    max_attempts=settings.max_attempts,
-                )
-                report.failed += 1
+                retried.append(case.id)
+        report.retried += len(retried)
+        return retried
+    outcomes = [
+        (case.id, r, select_series(r, policy, rotation_hz(model, case.params)) if r.ok else None)
+        for case, r in zip(group, results, strict=True)
+    ]
+    # one transaction for the chunk: one guarded update, bulk inserts (db.leases)
+    with sessions.begin() as session:
+        stored = leases.complete_cases(session, holder=holder, outcomes=outcomes)
+    for (_, result, _), ok in zip(outcomes, stored, strict=True):
+        if result.ok:
+            report.done += ok
+            report.rejected += not ok
+        else:
+            report.failed += 1
+    return []

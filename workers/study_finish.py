@@ -33,4 +33,4 @@ def finish_study(sessions: sessionmaker[Session], study_id: int) -> None:
         log.exception("analysis of study %d failed", study_id)
         analysis = {"error": f"{type(exc).__name__}: {exc}"}
     with sessions.begin() as session:
-        studies.set_analysis(session, study_id, analysis)
+        studies.set_analysis(session, study_id=study_id, analysis=analysis)

@@ -21,6 +21,7 @@ from gapsweep.settings import get_settings
 
 from .case_runner import run_chunk
 from .celery_app import TASK_NAME, app
+from .dispatch import CeleryDispatcher
 from .readiness import mark_ready, warm_kernels
 
 log = logging.getLogger(__name__)
@@ -46,6 +47,7 @@ def run_chunk_task(case_ids: list[int]) -> dict[str, int]:
         holder=holder_name(),
         settings=settings,
         threads=1,  # one process per core: numba threads on top would oversubscribe
+        dispatcher=CeleryDispatcher(app),
     )
     return vars(report)
 
@@ -54,6 +56,11 @@ def run_chunk_task(case_ids: list[int]) -> dict[str, int]:
 def _load_kernels(**_: object) -> None:
     """Compile (first run on a machine) or load the kernels in the main process, before
     the pool forks: every child inherits them, and no case waits for a compile."""
+    import numba
+
+    # the pool forks after this: GNU OpenMP's threads do not survive a fork (the children
+    # die with "fork() called from a process already using GNU OpenMP"); workqueue does
+    numba.config.THREADING_LAYER = "workqueue"
     t0 = time.perf_counter()
     print("gapsweep worker: loading the solver kernels (the first run on a machine compiles "
           "them, about 2.5 min on 2 cores)...", flush=True)

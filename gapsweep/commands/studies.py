@@ -246,7 +246,7 @@ def _change(args: argparse.Namespace, action: str) -> int:
     with sessions.begin() as session:
         if studies.study_detail(session, args.id) is None:
             raise UnknownIdError(args.id)
-        result = getattr(studies, action)(session, args.id)
+        result = getattr(studies, action)(session, study_id=args.id)
     if action == "retry_failed" and result:
         from gapsweep.workers.dispatch import enqueue
         from gapsweep.workers.submit import default_dispatcher
