@@ -2,7 +2,6 @@
 
 import numpy as np
 import pytest
-
 from gapsweep.core.api import run_case
 from gapsweep.core.postprocessing import series_spectrum
 from gapsweep.workers.series_policy import PREVIEW_SAMPLES, decimate, select_series
