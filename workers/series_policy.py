@@ -17,29 +17,13 @@ from collections.abc import Callable
 import numpy as np
 from gapsweep.core.postprocessing import series_spectrum
 from gapsweep.core.result import CaseResult
+from gapsweep.core.solver import SERIES_NAMES
 
 # Points per series in a preview: a 1280-px-wide figure shows no more than this.
 PREVIEW_SAMPLES = 600
 
-PREVIEW_SERIES = (
-    "slider_position",
-    "slider_velocity",
-    "slider_acceleration",
-    "driving_torque",
-    "contact_normal_force",
-    "contact_tangential_force",
-    "penetration",
-    "eccentricity_x",
-    "eccentricity_y",
-    "contact_state",
-    "kinetic_energy",
-    "potential_energy",
-    "contact_energy",
-    "damping_dissipation",
-    "friction_dissipation",
-    "driver_work",
-    "energy_residual",
-)
+# every series of the solver's grid but its time base (each preview series carries its own)
+PREVIEW_SERIES = tuple(name for name in SERIES_NAMES if name != "t")
 
 # Stored spectra: "spectrum_freq_hz" [Hz] shared by "spectrum_<series>" amplitudes (series units).
 SPECTRUM_SERIES = ("slider_acceleration", "contact_normal_force")
