@@ -33,6 +33,8 @@ def test_layout_of_a_study_and_of_an_unknown_id(study):
     assert len(table.data) == 15
     names = [c["name"] for c in table.columns]
     assert "Clearance [mm]" in names and "Peak slider acceleration [m/s²]" in names
+    # the layout's table is current: the first poll does not send it again
+    assert module.poll(1, study_id, find(layout, ids.STUDY_VERSION).data)[8] is module.no_update
     for bad in ("999", "abc"):
         assert "There is no study" in texts(module.layout(study_id=bad))
 

@@ -176,12 +176,18 @@ def layout(study_id: str | None = None, **_query: Any) -> html.Div:
                             label="Parallel coordinates", tab_id=TAB_PARALLEL))
     return html.Div([
         dcc.Store(id=ids.STUDY_ID_STORE, data=sid),
-        dcc.Store(id=ids.STUDY_VERSION, data=None),
+        # the table in the layout is current: the first poll need not send it again
+        dcc.Store(id=ids.STUDY_VERSION, data=fingerprint(detail)),
         dcc.Interval(id=ids.STUDY_POLL, interval=POLL_MS),
         header(detail),
         progress_card(detail),
         dbc.Tabs(tabs, id=ids.STUDY_TABS, active_tab=TAB_CASES),
     ])
+
+
+def fingerprint(detail: dict[str, Any]) -> list[Any]:
+    """What changes when the page must redraw: the status and the case counts."""
+    return [detail["status"], *[detail["counts"].get(s, 0) for s in view.CASE_STATUSES]]
 
 
 @callback(
@@ -209,11 +215,11 @@ def poll(_n, study_id, version):
     progress, status = detail["counts"], detail["status"]
     percent, label = view.progress_bar(progress)
     finished = status in view.FINISHED
-    fingerprint = [status, *[progress.get(s, 0) for s in view.CASE_STATUSES]]
-    rows = view.case_rows(detail) if fingerprint != version else no_update
+    current = fingerprint(detail)
+    rows = view.case_rows(detail) if current != version else no_update
     eta = view.eta_text(view.eta_seconds(progress, detail.get("started")), status)
     return (status, percent, label, not finished, view.counts_text(progress), eta, finished,
-            fingerprint, rows, finished, not progress.get("failed"))
+            current, rows, finished, not progress.get("failed"))
 
 
 @callback(
