@@ -1,0 +1,66 @@
+"""A worker SIGKILLed mid-case (its main process, or one pool child), another started:
+every case of a 60-case study ends done exactly once, and the killed chunk shows its retry
+(issue 9, "Fault tests"). Embedded (SQLite + filesystem broker) and Redis + PostgreSQL."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+import pytest
+from processes import (
+    case_rows,
+    grid_60,
+    group_alive,
+    holder_pid,
+    result_counts,
+    start_worker,
+    study_status,
+    submit,
+    wait_finished,
+    wait_running,
+)
+
+
+@pytest.mark.parametrize("target", ["main", "child"])
+def test_sigkill_mid_case_then_another_worker(backend, procs, tmp_path, target):
+    t0 = time.monotonic()
+    env = backend.env()
+    first = start_worker(procs, env, concurrency=2)
+    study_id = submit(grid_60(tmp_path), env)
+    running = wait_running(backend.sessions, study_id, min_done=6)
+    victim_holder = running[0].lease_holder
+    child = holder_pid(victim_holder)
+    assert child in first.children(), (child, first.children())
+    # the cases the killed process holds right now (its chunk, claimed together)
+    held = {r.id for r in case_rows(backend.sessions, study_id)
+            if r.status == "running" and r.lease_holder == victim_holder}
+    if target == "main":
+        os.kill(first.pid, signal.SIGKILL)
+        # its pool children lose their parent; a machine lost takes them too
+        first.kill_group(signal.SIGKILL)
+    else:
+        os.kill(child, signal.SIGKILL)
+    killed_at = time.monotonic()
+    if target == "main":
+        assert not group_alive(first.pid)
+        start_worker(procs, env, concurrency=2)
+    progress = wait_finished(backend.sessions, study_id, 90.0)
+    rows = case_rows(backend.sessions, study_id)
+    results, distinct = result_counts(backend.sessions, study_id)
+    retried = sorted(r.id for r in rows if r.attempts > 1)
+    print(f"\n[{backend.kind}, SIGKILL {target}] progress {progress}; results {results} "
+          f"({distinct} distinct); killed chunk {sorted(held)}; retried {retried} "
+          f"(attempts {[r.attempts for r in rows if r.attempts > 1]}); "
+          f"recovered {time.monotonic() - killed_at:.1f} s after the kill; "
+          f"total {time.monotonic() - t0:.1f} s")
+    assert progress == {"queued": 0, "running": 0, "done": 60, "failed": 0, "cancelled": 0,
+                        "total": 60}
+    assert (results, distinct) == (60, 60)
+    assert all(r.status == "done" for r in rows)
+    # the killed process's cases were claimed again: attempts 2, nothing else retried
+    assert held and set(retried) == held
+    assert all(r.attempts == 2 for r in rows if r.id in held)
+    assert all(r.attempts == 1 for r in rows if r.id not in held)
+    assert study_status(backend.sessions, study_id) == "done"
