@@ -21,7 +21,9 @@ def _table(table_id: str, rows: list[dict], columns: list[str]) -> dash_table.Da
     return dash_table.DataTable(
         id=table_id, data=rows, columns=[{"id": c, "name": c} for c in columns],
         style_cell={"textAlign": "left", "fontSize": "0.85rem", "padding": "3px 6px",
-                    "whiteSpace": "normal", "height": "auto"},
+                    "whiteSpace": "normal", "height": "auto", "wordBreak": "break-word",
+                    "maxWidth": "360px"},
+        style_table={"overflowX": "auto"},
         style_header={"fontWeight": "bold"}, page_action="none",
     )
 
@@ -67,24 +69,25 @@ def layout(case_id: str | None = None, **_query: Any) -> html.Div:
         dbc.Alert(f"Reason: {detail['reason']}", color="danger") if detail.get("reason") else None,
     ])
     metrics = detail.get("metrics") or {}
-    side = [
-        html.H5("Parameters"),
-        _table(ids.CASE_PARAMS, case_view.parameter_rows(detail["params"]),
-               ["parameter", "value"]),
-        html.H5("Solver counters", className="mt-3"),
-        _table(ids.CASE_COUNTERS, case_view.metric_rows(metrics, counters=True),
-               ["quantity", "value"]),
-        html.H5("Metrics", className="mt-3"),
-        _table(ids.CASE_METRICS, case_view.metric_rows(metrics, counters=False),
-               ["quantity", "value"]),
-        html.H5("Provenance", className="mt-3"),
-        _table(ids.CASE_PROVENANCE, case_view.provenance_rows(data["provenance"]),
-               ["item", "value"]),
-    ]
-    return html.Div([
-        head,
-        dbc.Row([
-            dbc.Col(dbc.Row(figures(data), id=ids.CASE_GRAPHS), lg=8),
-            dbc.Col(side, lg=4),
-        ]),
-    ])
+    tables = dbc.Row([
+        dbc.Col([
+            html.H5("Parameters"),
+            _table(ids.CASE_PARAMS, case_view.parameter_rows(detail["params"]),
+                   ["parameter", "value"]),
+            html.H5("Solver counters", className="mt-3"),
+            _table(ids.CASE_COUNTERS, case_view.metric_rows(metrics, counters=True),
+                   ["quantity", "value"]),
+        ], lg=4),
+        dbc.Col([
+            html.H5("Metrics"),
+            _table(ids.CASE_METRICS, case_view.metric_rows(metrics, counters=False),
+                   ["quantity", "value"]),
+        ], lg=4),
+        dbc.Col([
+            html.H5("Provenance"),
+            _table(ids.CASE_PROVENANCE, case_view.provenance_rows(data["provenance"]),
+                   ["item", "value"]),
+        ], lg=4),
+    ], className="mt-3")
+    # figures two to a row over the page's width, the tables below them
+    return html.Div([head, dbc.Row(figures(data), id=ids.CASE_GRAPHS), tables])

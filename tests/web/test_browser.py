@@ -1,0 +1,331 @@
+"""The dashboard in a real browser (Debian's chromium through Playwright) against
+``gapsweep serve`` with its local worker, on a free port and its own data folder.
+
+Creates the user's preset study from the form and watches it reach done, reads the trends
+figure's data (3 lines of 5 points + the ideal-joint baseline), opens a case and its journal
+orbit, types a bad clearance and sees the message with nothing submitted, cancels a running
+study, and allows no console error on any page. Screenshots go to ``tests/artifacts/``.
+
+Skipped when chromium is missing, except with ``CI=true`` (then it fails): the test command
+installs it (``apt-get install -y chromium``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "tests" / "artifacts"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+START_S = 90  # server up (imports, database)
+STUDY_S = 420  # the preset study done, a first-start kernel compile (2.5 min) included
+UI_MS = 20_000  # one page or figure to appear
+
+pytestmark = pytest.mark.timeout(1200)
+
+
+def _need_chromium() -> str:
+    path = shutil.which("chromium")
+    if path:
+        return path
+    if os.environ.get("CI") == "true":
+        pytest.fail("chromium is not installed (apt-get install -y chromium)")
+    pytest.skip("chromium is not installed (apt-get install -y chromium)")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _get(url: str, timeout: float = 5.0) -> tuple[int, dict]:
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as r:
+            return r.status, json.loads(r.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read() or b"{}")
+
+
+def _post(url: str, body: dict) -> tuple[int, dict]:
+    req = urllib.request.Request(
+        url,
+        data=json.dumps(body).encode(),
+        method="POST",
+        headers={"Content-Type": "application/json"},
+    )
+    try:
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return r.status, json.loads(r.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read() or b"{}")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """``gapsweep serve`` in its own session (killed as a group at the end); its base URL."""
+    chromium = _need_chromium()
+    data = tmp_path_factory.mktemp("gapsweep-data")
+    port = _free_port()
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("GAPSWEEP_DATABASE_URL", "GAPSWEEP_BROKER_URL")
+    }
+    env["GAPSWEEP_DATA"] = str(data)
+    log = open(data / "serve.log", "wb")  # noqa: SIM115 - open for the server's lifetime
+    cmd = [sys.executable, "-m", "gapsweep", "serve", "--port", str(port), "--workers", "1"]
+    proc = subprocess.Popen(
+        cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + START_S
+        while True:
+            if proc.poll() is not None:
+                pytest.fail(
+                    f"gapsweep serve exited ({proc.returncode}):\n"
+                    + (data / "serve.log").read_text(errors="replace")[-3000:]
+                )
+            try:
+                if _get(base + "/api/health", timeout=2)[0] == 200:
+                    break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail(f"gapsweep serve not up after {START_S} s")
+            time.sleep(0.5)
+        yield {"base": base, "chromium": chromium, "log": data / "serve.log"}
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGTERM)
+            proc.wait(timeout=20)
+        except (ProcessLookupError, subprocess.TimeoutExpired):
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=10)
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def browser(server):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=server["chromium"], args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+class Console:
+    """Console errors and uncaught page errors of one browser page."""
+
+    def __init__(self, page):
+        self.errors: list[str] = []
+        page.on(
+            "console",
+            lambda m: self.errors.append(f"{m.type}: {m.text}") if m.type == "error" else None,
+        )
+        page.on("pageerror", lambda e: self.errors.append(f"pageerror: {e}"))
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    pg = context.new_page()
+    pg.set_default_timeout(UI_MS)
+    pg.console = Console(pg)
+    yield pg
+    context.close()
+
+
+def shot(page, name: str) -> None:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+
+
+def wait_status(page, wanted: set[str], timeout_s: float) -> str:
+    """Wait until the study page's status (polled from the database) is one of ``wanted``."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        text = page.inner_text("#study-status").strip()
+        if text in wanted:
+            return text
+        page.wait_for_timeout(500)
+    pytest.fail(f"study status still {text!r} after {timeout_s} s (wanted {wanted})")
+
+
+def figure(page, graph_id: str, min_traces: int = 1) -> dict:
+    """A dcc.Graph's figure as Plotly holds it in the page, once it has ``min_traces``
+    traces (the graph first draws empty, then the callback's figure): {"data", "title"}."""
+    page.wait_for_function(
+        """([id, n]) => { const el = document.querySelector('#' + id + ' .js-plotly-plot');
+                          return el && el.data && el.data.length >= n; }""",
+        arg=[graph_id, min_traces])
+    return page.evaluate(
+        """id => { const el = document.querySelector('#' + id + ' .js-plotly-plot');
+                   // _fullData: the arrays as Plotly decoded them (plotly.py sends numpy arrays
+                   // base64-encoded, which el.data keeps as {dtype, bdata})
+                   return {data: el._fullData.map(t => ({name: t.name,
+                                                         x: Array.from(t.x || []),
+                                                         y: Array.from(t.y || [])})),
+                           title: (el.layout.title || {}).text || ''}; }""",
+        graph_id,
+    )
+
+
+def test_bad_clearance_shows_the_message_and_submits_nothing(server, page):
+    page.goto(server["base"] + "/studies/new")
+    page.wait_for_selector("#new-case-count:has-text('15 cases + 1 ideal twin')")
+    before = _get(server["base"] + "/api/studies")[1]["total"]
+    page.locator('#new-axes-table td[data-dash-column="values"][data-dash-row="0"]').click()
+    page.keyboard.type("0.02, 0.035, -0.05, 0.08, 0.1")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#new-errors:has-text('axes.clearance_mm.values[2]')")
+    message = page.inner_text("#new-errors")
+    assert "axes.clearance_mm.values[2]: -0.05 — > 0 and < bearing radius 10 mm" in message
+    assert page.is_disabled("#new-submit")
+    page.click("#new-submit", force=True)  # a disabled button: nothing may happen
+    page.wait_for_timeout(1000)
+    assert page.url.endswith("/studies/new")
+    assert _get(server["base"] + "/api/studies")[1]["total"] == before
+    shot(page, "new-study-bad-clearance")
+    assert page.console.errors == []
+
+
+def test_preset_study_from_the_form_to_trends_and_a_case_orbit(server, page):
+    page.goto(server["base"] + "/studies/new")
+    page.wait_for_selector("#new-case-count:has-text('15 cases + 1 ideal twin')")
+    shot(page, "new-study")
+    page.click("#new-submit")
+    page.wait_for_url(re.compile(r"/studies/\d+$"), timeout=60_000)
+    study_id = int(page.url.rstrip("/").rsplit("/", 1)[1])
+    page.wait_for_selector("#study-status")
+    shot(page, "study-running")
+    assert wait_status(page, {"done", "cancelled"}, STUDY_S) == "done"
+    page.wait_for_selector("#study-counts:has-text('15 done')")
+    shot(page, "study-done")
+    detail = _get(f"{server['base']}/api/studies/{study_id}")[1]
+    assert [c["status"] for c in detail["cases"]] == ["done"] * 15
+    assert len(detail["twins"]) == 1 and detail["twins"][0]["status"] == "done"
+
+    page.get_by_role("tab", name="Trends").click()
+    fig = figure(page, "trends-graph", min_traces=4)
+    lines = [t for t in fig["data"] if t["name"] != "ideal joint"]
+    baseline = [t for t in fig["data"] if t["name"] == "ideal joint"]
+    assert [len(t["x"]) for t in lines] == [5, 5, 5]
+    assert sum(len(t["x"]) for t in lines) == 15
+    assert len(baseline) == 1
+    assert lines[0]["x"] == [0.02, 0.035, 0.05, 0.08, 0.1]
+    # the figure shows the archive's numbers
+    by_params = {
+        (c["params"]["clearance_mm"], c["params"]["stiffness_scale"]): c["metrics"][
+            "peak_slider_accel"
+        ]
+        for c in detail["cases"]
+    }
+    assert lines[0]["y"] == pytest.approx([by_params[(c, 0.7)] for c in lines[0]["x"]])
+    twin_peak = detail["twins"][0]["metrics"]["peak_slider_accel"]
+    assert baseline[0]["y"] == pytest.approx([twin_peak, twin_peak])
+    shot(page, "study-trends")
+    for tab in ("Sensitivity", "Spectra", "Convergence"):
+        page.get_by_role("tab", name=tab).click()
+        page.wait_for_timeout(1500)
+        shot(page, f"study-{tab.lower()}")
+
+    case_id = detail["cases"][2]["id"]
+    page.goto(f"{server['base']}/cases/{case_id}")
+    page.wait_for_selector(f"h3:has-text('Case {case_id}')")
+    page.wait_for_function(
+        """() => Array.from(document.querySelectorAll('#case-graphs .js-plotly-plot'))
+                 .some(el => /orbit/i.test((el.layout.title || {}).text || ''))""")
+    orbits = page.evaluate(
+        """() => Array.from(document.querySelectorAll('#case-graphs .js-plotly-plot'))
+                 .filter(el => /orbit/i.test((el.layout.title || {}).text || ''))
+                 .map(el => el._fullData.map(t => (t.x || []).length))"""
+    )
+    assert orbits, "no journal-orbit figure on the case page"
+    assert max(orbits[0]) > 10  # the orbit has points (the clearance circle is a trace too)
+    shot(page, "case")
+
+    other = detail["cases"][5]["id"]
+    page.goto(f"{server['base']}/compare?cases={case_id},{other}")
+    page.wait_for_selector("#compare-params")
+    shot(page, "compare")
+    page.goto(server["base"] + "/")
+    page.wait_for_selector(f"#archive-table a[href='/studies/{study_id}']")
+    shot(page, "archive")
+    assert page.console.errors == []
+
+
+def test_cancel_a_running_study(server, page):
+    spec = {
+        "name": "Long sweep to cancel",
+        "ideal_twin": False,
+        "series": "none",
+        "axes": {
+            "clearance_mm": {"start": 0.02, "stop": 0.1, "count": 40},
+            "friction": {"start": 0.0, "stop": 0.1, "count": 50},
+        },
+    }
+    status, body = _post(server["base"] + "/api/studies", spec)
+    assert status == 201, body
+    study_id = body["id"]
+    page.goto(f"{server['base']}/studies/{study_id}")
+    wait_status(page, {"running"}, STUDY_S)
+    page.click("#study-cancel")
+    page.wait_for_selector("#study-action-message:has-text('Cancelled')")
+    assert wait_status(page, {"cancelled"}, 60) == "cancelled"
+    shot(page, "study-cancelled")
+    deadline = time.monotonic() + 60
+    while True:  # running cases finish their chunk, then nothing is left
+        counts = _get(f"{server['base']}/api/studies/{study_id}")[1]["counts"]
+        if counts["queued"] == 0 and counts["running"] == 0:
+            break
+        assert time.monotonic() < deadline, counts
+        time.sleep(1)
+    assert counts["cancelled"] > 0 and counts["done"] < 2000
+    assert counts["done"] + counts["failed"] + counts["cancelled"] == 2000
+    assert page.console.errors == []
+
+
+def test_every_page_without_console_errors(server, page):
+    items = _get(server["base"] + "/api/studies")[1]["items"]
+    paths = ["/", "/studies/new", "/compare", "/studies/999999", "/cases/999999"]
+    if items:
+        detail = _get(f"{server['base']}/api/studies/{items[-1]['id']}")[1]
+        paths += [f"/studies/{detail['id']}", f"/cases/{detail['cases'][0]['id']}"]
+    too_wide = {}
+    for path in paths:
+        page.goto(server["base"] + path)
+        page.wait_for_selector("#_pages_content > *")
+        page.wait_for_timeout(1500)  # the first callbacks run
+        # readable at 1280 x 800: nothing wider than the window
+        width = page.evaluate("() => document.documentElement.scrollWidth")
+        if width > 1280:
+            too_wide[path] = width
+    assert page.console.errors == []
+    assert too_wide == {}
+    assert _get(server["base"] + "/api/health")[1]["database"] == "ok"
