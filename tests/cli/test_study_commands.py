@@ -8,6 +8,7 @@ that change the archive submit studies of their own.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import json
 import os
@@ -23,7 +24,6 @@ import pytest
 from sqlalchemy import create_engine, func, select
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "db"))
-import contextlib
 
 from database_fixtures import (  # noqa: E402
     create_postgres_database,
