@@ -186,3 +186,18 @@ def test_parallel_tab_for_three_axes(archive):
         fig = module.parallel("parallel", None, "peak_slider_accel", study_id)
         dims = fig.data[0].dimensions
         assert len(dims) == 4 and len(dims[-1].values) == 8
+
+
+def test_layout_shows_progress_and_log_y_is_a_patch(study, monkeypatch):
+    module, archive, study_id = study
+    archive.run(archive.case_ids(study_id, "case")[:3])
+    layout = module.layout(study_id=str(study_id))
+    assert find(layout, ids.STUDY_PROGRESS).label == "3 / 15"
+    assert find(layout, ids.STUDY_COUNTS).children == "12 queued · 3 done"
+    assert find(layout, ids.STUDY_POLL).disabled is False
+    monkeypatch.setattr(module.context, "triggered_id", lambda: ids.TRENDS_LOG_Y)
+    patch = module.trends("trends", None, "peak_slider_accel", "whole", ["log"], AXES, study_id)
+    assert isinstance(patch, module.Patch)
+    assert patch.to_plotly_json()["operations"] == [
+        {"operation": "Assign", "location": ["layout", "yaxis", "type"], "params": {
+            "value": "log"}}]

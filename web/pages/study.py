@@ -9,7 +9,7 @@ from typing import Any
 
 import dash
 import dash_bootstrap_components as dbc
-from dash import Input, Output, State, callback, dash_table, dcc, html, no_update
+from dash import Input, Output, Patch, State, callback, dash_table, dcc, html, no_update
 from gapsweep.web import actions, context, ids, study_results
 from gapsweep.web import study_view as view
 from gapsweep.web.figures.trends import TREND_METRICS
@@ -66,21 +66,54 @@ def header(detail: dict[str, Any]) -> html.Div:
     ])
 
 
+def load_progress(study_id: int | None) -> dict[str, Any] | None:
+    """What the poll needs, cheaply: ``{"status", "counts", "started"}`` (two small
+    queries, whatever the study's size); None for an unknown or deleted study."""
+    from gapsweep.db.lifecycle import StudyNotFoundError, live_study
+    from gapsweep.db.studies import study_progress
+
+    if study_id is None:
+        return None
+    with context.session() as s:
+        try:
+            study = live_study(s, study_id)
+        except StudyNotFoundError:
+            return None
+        return {"status": study.status, "counts": study_progress(s, study_id),
+                "started": study.started}
+
+
+def progress_state(state: dict[str, Any]) -> dict[str, Any]:
+    """The progress card's values from :func:`load_progress` (or a study detail)."""
+    progress, status = state["counts"], state["status"]
+    percent, label = view.progress_bar(progress)
+    finished = status in view.FINISHED
+    return {
+        "status": status, "percent": percent, "label": label, "animated": not finished,
+        "counts": view.counts_text(progress),
+        "eta": view.eta_text(view.eta_seconds(progress, state.get("started")), status),
+        "finished": finished, "no_retry": not progress.get("failed"),
+    }
+
+
 def progress_card(detail: dict[str, Any]) -> dbc.Card:
+    now = progress_state(detail)
     return dbc.Card(dbc.CardBody([
         dbc.Row([
-            dbc.Col(html.H5(id=ids.STUDY_STATUS, className="mb-0"), width="auto"),
-            dbc.Col(dbc.Progress(id=ids.STUDY_PROGRESS, value=0, label="", striped=True,
+            dbc.Col(html.H5(now["status"], id=ids.STUDY_STATUS, className="mb-0"),
+                    width="auto"),
+            dbc.Col(dbc.Progress(id=ids.STUDY_PROGRESS, value=now["percent"],
+                                 label=now["label"], striped=True, animated=now["animated"],
                                  style={"height": "1.4rem"}), className="pt-1"),
             dbc.Col([
                 dbc.Button("Cancel", id=ids.STUDY_CANCEL, color="danger", outline=True,
-                           size="sm", className="me-2"),
+                           size="sm", className="me-2", disabled=now["finished"]),
                 dbc.Button("Retry failed", id=ids.STUDY_RETRY, color="warning", outline=True,
-                           size="sm"),
+                           size="sm", disabled=now["no_retry"]),
             ], width="auto"),
         ], align="center"),
-        html.Div([html.Span(id=ids.STUDY_COUNTS), html.Span(" · "),
-                  html.Span(id=ids.STUDY_ETA)], className="mt-2 text-muted"),
+        html.Div([html.Span(now["counts"], id=ids.STUDY_COUNTS), html.Span(" · "),
+                  html.Span(now["eta"], id=ids.STUDY_ETA)], className="mt-2 text-muted"),
         html.Div(id=ids.STUDY_ACTION_MESSAGE, className="mt-2"),
     ]), className="mb-3")
 
@@ -178,7 +211,8 @@ def layout(study_id: str | None = None, **_query: Any) -> html.Div:
         dcc.Store(id=ids.STUDY_ID_STORE, data=sid),
         # the table in the layout is current: the first poll need not send it again
         dcc.Store(id=ids.STUDY_VERSION, data=fingerprint(detail)),
-        dcc.Interval(id=ids.STUDY_POLL, interval=POLL_MS),
+        dcc.Interval(id=ids.STUDY_POLL, interval=POLL_MS,
+                     disabled=detail["status"] in view.FINISHED),
         header(detail),
         progress_card(detail),
         dbc.Tabs(tabs, id=ids.STUDY_TABS, active_tab=TAB_CASES),
@@ -205,21 +239,21 @@ def fingerprint(detail: dict[str, Any]) -> list[Any]:
     Input(ids.STUDY_POLL, "n_intervals"),
     State(ids.STUDY_ID_STORE, "data"),
     State(ids.STUDY_VERSION, "data"),
+    prevent_initial_call=True,  # the layout was filled from the database a moment ago
 )
 def poll(_n, study_id, version):
     """Progress from the case counts; the case table (and, through the version, the open
-    figure) only when a count moved."""
-    detail = load_detail(study_id)
-    if detail is None:
+    figure) only when a count moved (then the whole detail is read)."""
+    state = load_progress(study_id)
+    if state is None:
         return ("deleted", 0, "", False, "", "", True, version, no_update, True, True)
-    progress, status = detail["counts"], detail["status"]
-    percent, label = view.progress_bar(progress)
-    finished = status in view.FINISHED
-    current = fingerprint(detail)
-    rows = view.case_rows(detail) if current != version else no_update
-    eta = view.eta_text(view.eta_seconds(progress, detail.get("started")), status)
-    return (status, percent, label, not finished, view.counts_text(progress), eta, finished,
-            current, rows, finished, not progress.get("failed"))
+    now, current = progress_state(state), fingerprint(state)
+    rows = no_update
+    if current != version:
+        detail = load_detail(study_id)
+        rows = view.case_rows(detail) if detail is not None else no_update
+    return (now["status"], now["percent"], now["label"], now["animated"], now["counts"],
+            now["eta"], now["finished"], current, rows, now["finished"], now["no_retry"])
 
 
 @callback(
@@ -283,6 +317,10 @@ def download_spec(_n, study_id):
 def trends(tab, _version, metric, window, log_y, axes, study_id):
     if tab != TAB_TRENDS or not axes or not axes.get("x"):
         return no_update
+    if context.triggered_id() == ids.TRENDS_LOG_Y:  # the data did not change: patch the axis
+        patch = Patch()
+        patch["layout"]["yaxis"]["type"] = "log" if "log" in (log_y or []) else "linear"
+        return patch
     detail = load_detail(study_id)
     if detail is None:
         return no_update
