@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import flask
@@ -25,6 +25,9 @@ EXTENSION = "gapsweep"
 class WebContext:
     settings: Any  # gapsweep.settings.Settings
     sessions: sessionmaker[Session]
+    # per-app memo of expensive reads, keyed so that a change in the archive misses it
+    # (see pages/study.py); one per app, so tests over different archives never share it
+    memo: dict = field(default_factory=dict)
 
 
 def install(server: flask.Flask, settings: Any, sessions: sessionmaker[Session]) -> None:
