@@ -7,7 +7,6 @@ hook that loads the solver kernels before the first message is taken.
 
 from __future__ import annotations
 
-import functools
 import logging
 import os
 import socket
@@ -27,9 +26,29 @@ from .readiness import mark_ready, warm_kernels
 log = logging.getLogger(__name__)
 
 
-@functools.cache
+_SESSIONS: dict[str, sessionmaker[Session]] = {}
+
+
 def _sessions(url: str) -> sessionmaker[Session]:
-    return open_database(url)
+    """This process's sessions on ``url`` (one engine per process and URL)."""
+    if url not in _SESSIONS:
+        _SESSIONS[url] = open_database(url)
+    return _SESSIONS[url]
+
+
+def _forget_parent_connections() -> None:
+    """In a forked child: drop the pooled connections inherited from the parent, unclosed
+    (closing would end the parent's sessions). The pool forks replacement children after
+    the main process's reconciler has opened connections (a child killed, a broker
+    connection lost, max tasks per child); a child that used the inherited sockets shared
+    them with the parent, and both got each other's replies - the Redis-restart fault test
+    saw ResourceClosedError / "connection in transaction status INTRANS" and a reconciler
+    thread blocked for good."""
+    for sessions in _SESSIONS.values():
+        sessions.kw["bind"].dispose(close=False)
+
+
+os.register_at_fork(after_in_child=_forget_parent_connections)
 
 
 def holder_name() -> str:
