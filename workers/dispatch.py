@@ -43,11 +43,19 @@ class CeleryDispatcher:
         self._app.send_task(TASK_NAME, args=[chunk])
 
     def pending_messages(self) -> int | None:
+        from kombu.exceptions import ChannelError
+
         try:
             with self._app.connection_for_read() as conn:
                 queue = self._app.conf.task_default_queue
                 return int(conn.default_channel.queue_declare(queue, passive=True).message_count)
-        except Exception:  # a queue never declared, a broker down: unknown
+        except ChannelError:
+            # NOT_FOUND: no queue of that name holds anything. Redis deletes a list when
+            # its last item goes, so an empty queue - and every queue after a restart
+            # without persistence - is "not found"; reading that as unknown kept the
+            # reconciler from re-sending the lost messages (Redis-restart fault test)
+            return 0
+        except Exception:  # a broker down or unreachable: unknown
             return None
 
 
