@@ -358,3 +358,15 @@ class RedisServer:
         with socket.create_connection(("127.0.0.1", self.port), timeout=2) as s:
             s.sendall(f"LLEN {queue}\r\n".encode())
             return int(s.recv(64).strip().lstrip(b":"))
+
+
+def restart_redis(redis: RedisServer, down_s: float = 1.0) -> None:
+    """Stop the server (SIGTERM), leave it down ``down_s``, start it again on its port."""
+    redis.stop()
+    time.sleep(down_s)
+    redis.start()
+
+
+def log_count(proc: Proc, text: str) -> int:
+    """Lines of the process's log containing ``text``."""
+    return sum(text in line for line in proc.log.read_text(errors="replace").splitlines())
