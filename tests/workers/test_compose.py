@@ -1,0 +1,172 @@
+"""docker-compose.yml's own commands, run here (Docker cannot run on these machines).
+
+The file is parsed (pyyaml); migrate, worker and web each run their service's ``command``
+with its service's ``environment``, the compose host names mapped to this machine: the
+``postgres`` URL (user/password gapsweep:gapsweep) becomes a fresh test database on the
+local server (user postgres), ``redis`` a private redis-server on a free port, ``/data`` a
+temporary folder, and web's published port 8050 a free one. Proven: migrate exits 0 and
+creates the schema, the worker runs a submitted study to done, web answers
+``GET /api/health`` 200.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import yaml
+from conftest import require_redis_server
+from database_fixtures import create_postgres_database, drop_postgres_database
+from gapsweep.db.engine import open_database
+from processes import (
+    Procs,
+    RedisServer,
+    free_port,
+    progress,
+    result_counts,
+    wait_finished,
+    wait_for,
+    write_study,
+)
+from sqlalchemy import create_engine, inspect
+from sqlalchemy.engine import make_url
+
+COMPOSE = Path(__file__).resolve().parents[2] / "docker-compose.yml"
+
+
+def _compose() -> dict:
+    return yaml.safe_load(COMPOSE.read_text())
+
+
+def test_compose_shape():
+    c = _compose()["services"]
+    assert set(c) == {"redis", "postgres", "migrate", "web", "worker"}
+    redis = c["redis"]["command"]
+    assert redis[0] == "redis-server"
+    assert redis[redis.index("--appendonly") + 1] == "yes"
+    assert redis[redis.index("--maxmemory-policy") + 1] == "noeviction"
+    assert c["redis"]["healthcheck"]["test"]
+    assert c["postgres"]["healthcheck"]["test"]
+    assert c["migrate"]["depends_on"]["postgres"] == {"condition": "service_healthy"}
+    for name in ("web", "worker"):
+        deps = c[name]["depends_on"]
+        assert deps["migrate"] == {"condition": "service_completed_successfully"}
+        assert deps["redis"] == {"condition": "service_healthy"}
+    # the worker service is scalable: no fixed container name, no published port
+    assert "container_name" not in c["worker"] and "ports" not in c["worker"]
+
+
+def _expand(value: str) -> str:
+    """Compose's ``${VAR:-default}`` with nothing set: the default."""
+    return re.sub(r"\$\{[A-Z_]+:-([^}]*)\}", r"\1", value)
+
+
+def _local_env(service: dict, *, database_url: str, redis_url: str, data: Path) -> dict:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GAPSWEEP_")}
+    for key, raw in service["environment"].items():
+        value = _expand(str(raw))
+        if key == "GAPSWEEP_DATABASE_URL":
+            url = make_url(value)
+            assert (url.host, url.port, url.username, url.password, url.database) == (
+                "postgres", 5432, "gapsweep", "gapsweep", "gapsweep")
+            value = database_url
+        elif key == "GAPSWEEP_BROKER_URL":
+            assert value.startswith("redis://redis:6379/")
+            value = redis_url
+        elif key == "GAPSWEEP_DATA":
+            assert value == "/data"
+            value = str(data)
+        env[key] = value
+    return env
+
+
+def _argv(command: list[str]) -> list[str]:
+    # the image's `gapsweep` is the installed console script: this venv's
+    assert command[0] == "gapsweep"
+    return [str(Path(sys.executable).with_name("gapsweep")), *command[1:]]
+
+
+def test_compose_commands_run_against_local_services(tmp_path, procs: Procs):
+    require_redis_server()
+    t0 = time.monotonic()
+    services = _compose()["services"]
+    database_url = create_postgres_database()
+    try:
+        redis = RedisServer(procs, tmp_path / "redis", appendonly=True).start()
+        data = tmp_path / "data"
+        data.mkdir()
+
+        def env(name: str) -> dict:
+            return _local_env(services[name], database_url=database_url,
+                              redis_url=redis.url, data=data)
+
+        # migrate: one shot, exit 0, the schema exists
+        migrate = subprocess.run(_argv(services["migrate"]["command"]), env=env("migrate"),
+                                 capture_output=True, text=True, timeout=120,
+                                 start_new_session=True)
+        assert migrate.returncode == 0, migrate.stderr
+        engine = create_engine(database_url)
+        try:
+            tables = set(inspect(engine).get_table_names())
+        finally:
+            engine.dispose()
+        assert {"studies", "cases", "results", "series", "alembic_version"} <= tables
+
+        # worker: the service's command, readiness mark written, then a study runs to done
+        worker = procs.start("compose-worker", _argv(services["worker"]["command"]),
+                             env("worker"))
+        marks = data / "workers"
+
+        def ready() -> bool:
+            assert worker.alive(), worker.tail()
+            return any(json.loads(m.read_text())["pid"] == worker.pid
+                       for m in (marks.glob("*.json") if marks.is_dir() else []))
+
+        wait_for("the compose worker ready", ready, 90.0)
+        study = write_study(tmp_path, "compose", clearances=[0.05, 0.1, 0.2],
+                            scales=[0.8, 1.0, 1.2], t_end=0.1)
+        out = subprocess.run(_argv(["gapsweep", "submit", str(study), "--json"]),
+                             env=env("worker"), capture_output=True, text=True, timeout=60,
+                             start_new_session=True)
+        assert out.returncode == 0, out.stderr
+        study_id = json.loads(out.stdout)["study_id"]
+        sessions = open_database(database_url)
+        try:
+            final = wait_finished(sessions, study_id, 60.0)
+            results = result_counts(sessions, study_id)
+            assert progress(sessions, study_id)["done"] == 9
+        finally:
+            sessions.kw["bind"].dispose()
+
+        # web: its command with the published port swapped for a free one
+        command = list(services["web"]["command"])
+        assert command[command.index("--host") + 1] == "0.0.0.0"
+        port = free_port()
+        command[command.index("--port") + 1] = str(port)
+        web = procs.start("compose-web", _argv(command), env("web"))
+
+        def health():
+            assert web.alive(), web.tail()
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/health",
+                                            timeout=2) as r:
+                    return r.status, json.loads(r.read())
+            except OSError:
+                return None
+
+        status, body = wait_for("GET /api/health", health, 60.0, 0.2)
+        print(f"\n[compose] migrate exit 0, tables {sorted(tables)}; worker ran study "
+              f"{study_id}: {final}, results {results}; web /api/health {status} {body}; "
+              f"total {time.monotonic() - t0:.1f} s")
+        assert final["done"] == 9 and results == (9, 9)
+        assert status == 200 and body["database"] == "ok"
+        assert any(w.get("pid") == worker.pid for w in body["workers"]), body["workers"]
+    finally:
+        procs.close()
+        drop_postgres_database(database_url)
