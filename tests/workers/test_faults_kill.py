@@ -19,11 +19,12 @@ from processes import (
     study_status,
     submit,
     wait_finished,
+    wait_for,
     wait_running,
 )
 
 
-@pytest.mark.parametrize("target", ["main", "child"])
+@pytest.mark.parametrize("target", ["main", "main-only", "child"])
 def test_sigkill_mid_case_then_another_worker(backend, procs, tmp_path, target):
     t0 = time.monotonic()
     env = backend.env()
@@ -36,16 +37,22 @@ def test_sigkill_mid_case_then_another_worker(backend, procs, tmp_path, target):
     # the cases the killed process holds right now (its chunk, claimed together)
     held = {r.id for r in case_rows(backend.sessions, study_id)
             if r.status == "running" and r.lease_holder == victim_holder}
+    orphans_left = None
     if target == "main":
-        os.kill(first.pid, signal.SIGKILL)
-        # its pool children lose their parent; a machine lost takes them too
+        # the worker's main process and its pool at once: a machine or container lost
         first.kill_group(signal.SIGKILL)
+    elif target == "main-only":
+        os.kill(first.pid, signal.SIGKILL)
     else:
         os.kill(child, signal.SIGKILL)
     killed_at = time.monotonic()
-    if target == "main":
-        assert not group_alive(first.pid)
+    if target.startswith("main"):
         start_worker(procs, env, concurrency=2)
+    if target == "main-only":
+        # the orphaned pool children must not linger (nor keep running cases)
+        wait_for("the orphaned pool children to exit", lambda: not group_alive(first.pid),
+                 30.0, 0.1)
+        orphans_left = round(time.monotonic() - killed_at, 1)
     progress = wait_finished(backend.sessions, study_id, 90.0)
     rows = case_rows(backend.sessions, study_id)
     results, distinct = result_counts(backend.sessions, study_id)
@@ -54,7 +61,7 @@ def test_sigkill_mid_case_then_another_worker(backend, procs, tmp_path, target):
           f"({distinct} distinct); killed chunk {sorted(held)}; retried {retried} "
           f"(attempts {[r.attempts for r in rows if r.attempts > 1]}); "
           f"recovered {time.monotonic() - killed_at:.1f} s after the kill; "
-          f"total {time.monotonic() - t0:.1f} s")
+          f"orphans gone after {orphans_left} s; total {time.monotonic() - t0:.1f} s")
     assert progress == {"queued": 0, "running": 0, "done": 60, "failed": 0, "cancelled": 0,
                         "total": 60}
     assert (results, distinct) == (60, 60)
