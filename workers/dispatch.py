@@ -66,15 +66,21 @@ def enqueue(
     dispatcher: Dispatcher,
     chunk_size: int,
 ) -> int:
-    """Send the (committed, queued) cases as chunks and stamp them enqueued; returns the
-    number of messages. Call only after the transaction that created the cases committed."""
+    """Stamp the (committed, queued) cases enqueued, then send them as chunks; returns the
+    number of messages. Call only after the transaction that created the cases committed.
+
+    The stamp is committed before the first message goes out: while its UPDATE holds the
+    rows' locks, a worker that already took the first chunk would claim nothing (PostgreSQL's
+    ``SKIP LOCKED`` skips locked rows) and drop the message - measured: the first chunk of a
+    100-case study on Redis + PostgreSQL left queued. A send that fails after the stamp is
+    a lost message like any other: the reconciler sends it again."""
     ids = list(case_ids)
     messages = chunks(ids, chunk_size)
-    for chunk in messages:
-        dispatcher.send(chunk)
     if ids:
         with sessions.begin() as session:
             leases.mark_enqueued(session, case_ids=ids)
+    for chunk in messages:
+        dispatcher.send(chunk)
     return len(messages)
 
 
