@@ -237,3 +237,37 @@ def test_a_case_the_solver_fails_is_failed_once_with_its_reason(run_study):
         assert (good["status"], good["attempts"], good["reason"]) == ("done", 1, None)
         assert_metrics_equal(good["metrics"], run_case("slider-crank", good["params"]).metrics)
     assert [t["status"] for t in detail["twins"]] == ["done"]
+
+
+def test_cases_are_stamped_enqueued_before_their_message_goes_out(database_url, tmp_path):  # noqa: F811
+    """A worker may take a message the moment it is sent: by then the stamp's UPDATE must
+    have committed, or its row locks make the claim (``SKIP LOCKED``) skip every case of
+    the chunk and the message is dropped with nothing run."""
+    from gapsweep.db.models import Case
+    from gapsweep.workers.submit import create_study_rows, enqueue_study
+    from sqlalchemy import select
+
+    settings = get_settings(
+        {"GAPSWEEP_DATA": str(tmp_path / "data"), "GAPSWEEP_DATABASE_URL": database_url}
+    )
+    sessions = open_database(database_url)
+    seen: list[tuple[int, int]] = []
+
+    class Watching(InProcessDispatcher):
+        def send(self, chunk: list[int]) -> None:
+            with sessions() as session:  # another transaction, as a worker's would be
+                stamped = session.scalars(
+                    select(Case.enqueued_at).where(Case.id.in_(chunk))
+                ).all()
+            seen.append((len(chunk), sum(t is not None for t in stamped)))
+            super().send(chunk)
+
+    try:
+        study_id = create_study_rows(load_spec_file(EXAMPLE), sessions=sessions)
+        n = enqueue_study(study_id, sessions=sessions, settings=settings,
+                          dispatcher=Watching(sessions, settings))
+        assert n == 2 and seen == [(8, 8), (8, 8)]  # 1 twin + 15 cases, chunks of 8
+        with sessions() as session:
+            assert studies.study_progress(session, study_id)["done"] == 15
+    finally:
+        sessions.kw["bind"].dispose()
