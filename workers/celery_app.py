@@ -37,7 +37,9 @@ def _broker(settings: Settings) -> tuple[str, dict[str, Any]]:
     folders = broker_folders(settings.data_dir)
     for folder in folders.values():
         folder.mkdir(parents=True, exist_ok=True)
-    return "filesystem://", {
+    from .filesystem_broker import SCHEME  # registers the transport (atomic writes)
+
+    return f"{SCHEME}://", {
         # producer and consumer share one folder: in = out
         "data_folder_in": str(folders["queue"]),
         "data_folder_out": str(folders["queue"]),
