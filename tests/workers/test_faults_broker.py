@@ -5,6 +5,7 @@ Each time the study completes, every case done exactly once (issue 9, "Fault tes
 
 from __future__ import annotations
 
+import os
 import signal
 import time
 from pathlib import Path
@@ -14,6 +15,7 @@ from conftest import make_backend
 from processes import (
     case_rows,
     grid_60,
+    group_alive,
     log_count,
     progress,
     restart_redis,
@@ -81,18 +83,70 @@ def test_embedded_workers_stopped_mid_study_then_new_ones(tmp_path: Path, procs)
         study_id = submit(grid_60(tmp_path), env)
         wait_for("10 cases done", lambda: progress(backend.sessions, study_id)["done"] >= 10,
                  60.0)
-        first.kill_group(signal.SIGTERM, 20.0)  # warm shutdown, like Ctrl-C / LocalWorkers
+        # warm shutdown: TERM to the main process only (TERM to the pool children as well
+        # kills the chunks in hand), as LocalWorkers.stop does
+        stop_t = time.monotonic()
+        os.kill(first.pid, signal.SIGTERM)
+        wait_for("the warm shutdown", lambda: not group_alive(first.pid), 30.0, 0.05)
+        shutdown_s = time.monotonic() - stop_t
         stopped = progress(backend.sessions, study_id)
         waiting = len(list(queue.glob("*.msg")))
         second = start_worker(procs, env, concurrency=2)
         final = wait_finished(backend.sessions, study_id, 120.0)
         rows = _assert_all_done_once(backend, study_id)
-        print(f"\n[embedded broker] after the first workers stopped: {stopped}, {waiting} "
+        print(f"\n[embedded broker] warm shutdown in {shutdown_s:.1f} s; then {stopped}, {waiting} "
               f"message file(s) waiting; new workers finished: {final}; retried "
               f"{sum(r.attempts > 1 for r in rows)}; reconciler re-sends "
               f"{log_count(second, 'without a message')}; total {time.monotonic() - t0:.1f} s")
         assert stopped["running"] == 0  # a warm shutdown finishes the chunk in hand
+        assert all(r.attempts == 1 for r in rows)  # ... so nothing had to be retried
         assert 10 <= stopped["done"] < 60
         assert waiting > 0
+    finally:
+        gen.close()
+
+
+def test_local_workers_stop_mid_study_is_a_warm_shutdown(tmp_path: Path, procs):
+    """LocalWorkers.stop (what `gapsweep run` / `serve` do on Ctrl-C) mid-study: the chunks
+    in hand finish, nothing is left running, no process survives; new workers finish."""
+    from gapsweep.workers.local_workers import LocalWorkers
+
+    from gapsweep.settings import get_settings
+
+    t0 = time.monotonic()
+    gen = make_backend("embedded", tmp_path, procs)
+    backend = next(gen)
+    try:
+        env = backend.env()
+        local = LocalWorkers(get_settings(env), concurrency=2)
+        saved = dict(os.environ)
+        os.environ.update(env)  # LocalWorkers passes its own environment on
+        try:
+            local.start()
+        finally:
+            os.environ.clear()
+            os.environ.update(saved)
+        pgid = local.process.pid
+        try:
+            study_id = submit(grid_60(tmp_path), env)
+            wait_for("10 cases done",
+                     lambda: progress(backend.sessions, study_id)["done"] >= 10, 90.0)
+            stop_t = time.monotonic()
+            local.stop()
+            stop_s = time.monotonic() - stop_t
+        finally:
+            if group_alive(pgid):
+                os.killpg(pgid, signal.SIGKILL)
+        stopped = progress(backend.sessions, study_id)
+        assert not group_alive(pgid)
+        start_worker(procs, env, concurrency=2)
+        final = wait_finished(backend.sessions, study_id, 120.0)
+        rows = _assert_all_done_once(backend, study_id)
+        print(f"\n[LocalWorkers.stop mid-study] stopped in {stop_s:.1f} s: {stopped}; final "
+              f"{final}; retried {sum(r.attempts > 1 for r in rows)}; "
+              f"total {time.monotonic() - t0:.1f} s")
+        assert stopped["running"] == 0 and stopped["queued"] > 0
+        assert stop_s < 15.0
+        assert all(r.attempts == 1 for r in rows)
     finally:
         gen.close()
