@@ -1,0 +1,293 @@
+"""Issue 9's benchmark: the same cases through the solver alone and through the whole system.
+
+    .venv/bin/python benchmarks/system_throughput.py [--cases 1000] [--seed 1] [--json out.json]
+
+The cases: a Latin hypercube of ``--cases`` samples (the study layer's own design, seeded)
+over the user's study ranges (examples/clearance_x_stiffness.toml: clearance_mm 0.02-0.1,
+stiffness_scale 0.7-1.3, 5000 rpm), no ideal twin, series policy ``preview`` (what a
+study stores by default). They run
+
+(a) through ``core.api.run_cases`` in this process (the batch path; 1 thread and 2 threads),
+(b) through the embedded default: SQLite + the filesystem broker, ``gapsweep worker`` with
+    2 pool processes (and with 1, for the scaling),
+(c) through Redis (the machine's server, an empty database number, cleared afterwards) +
+    PostgreSQL (a ``gapsweep_bench_<hex>`` database, dropped afterwards), 2 pool processes
+    (and 1).
+
+For (b) and (c) the workers are started and warmed (kernels loaded, ready mark written)
+before the clock starts; the time runs from ``submit_study`` (rows written, messages sent)
+to the last case's result stored (the latest ``finished_at`` in the database). Printed:
+wall time, cases/s, the ratio to (a), the wall overhead per case ((T - T_a) / N), and the
+cost per case inside a worker process (P x T / N against the 1-thread solver's T_a1 / N:
+queue, claim, series selection, store). Then the 15-case study's submit-to-done time (study
+status ``done``, its analysis stored) with warm workers, best and median of 5.
+The machine may be shared: the load average is printed with the figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import random
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from datetime import datetime
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "clearance_x_stiffness.toml"
+ADMIN_URL = os.environ.get(
+    "GAPSWEEP_TEST_POSTGRES", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
+)
+REDIS = ("127.0.0.1", 6379)
+
+
+def lhs_spec(n: int, seed: int):
+    """The user's study turned into an ``n``-sample Latin hypercube over the same ranges."""
+    from gapsweep.study.spec import load_spec_file, parse_spec
+
+    data = load_spec_file(EXAMPLE).to_dict()
+    data.update(name=f"throughput {n}", design="latin-hypercube", samples=n, seed=seed,
+                ideal_twin=False)
+    return parse_spec(data)
+
+
+# --------------------------------------------------------------------------------------
+# (a) the solver alone
+def solver_alone(cases: list[dict], threads: int) -> float:
+    from gapsweep.core.api import run_cases
+
+    run_cases("slider-crank", cases[:4], threads=threads)  # kernels loaded
+    t0 = time.perf_counter()
+    results = run_cases("slider-crank", cases, threads=threads)
+    took = time.perf_counter() - t0
+    failed = sum(not r.ok for r in results)
+    assert failed == 0, f"{failed} case(s) failed"
+    return took
+
+
+# --------------------------------------------------------------------------------------
+# (b), (c) the system
+class Workers:
+    """``gapsweep worker --concurrency P`` in its own process group (killed as a group)."""
+
+    def __init__(self, env: dict[str, str], concurrency: int, log: Path) -> None:
+        self.env, self.concurrency, self.log_path = env, concurrency, log
+        self.process: subprocess.Popen | None = None
+
+    def __enter__(self) -> Workers:
+        with open(self.log_path, "ab") as log:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "gapsweep", "worker", "--concurrency",
+                 str(self.concurrency), "--name", f"bench-{uuid.uuid4().hex[:6]}@%h"],
+                env=self.env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                start_new_session=True,
+            )
+        ready = Path(self.env["GAPSWEEP_DATA"]) / "workers"
+        deadline = time.monotonic() + 300
+        while not any(ready.glob(f"*_{self.process.pid}.json")):
+            if self.process.poll() is not None:
+                raise RuntimeError(f"worker exited; see {self.log_path}")
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"worker not ready in 300 s; see {self.log_path}")
+            time.sleep(0.1)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        assert self.process is not None
+        for sig, wait_s in ((signal.SIGTERM, 20.0), (signal.SIGKILL, 5.0)):
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.process.pid, sig)
+            try:
+                self.process.wait(wait_s)
+                break
+            except subprocess.TimeoutExpired:
+                continue
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.process.pid, signal.SIGKILL)  # pool children left behind
+
+
+def system_run(spec, env: dict[str, str], *, until: str = "stored") -> tuple[float, int]:
+    """Submit ``spec`` with the settings of ``env``; seconds from submit to the last result
+    stored (``until="stored"``) or to the study's status ``done`` (``until="done"``)."""
+    from gapsweep.db import studies
+    from gapsweep.db.engine import open_database
+    from gapsweep.db.models import Case
+    from gapsweep.workers.celery_app import make_celery
+    from gapsweep.workers.dispatch import CeleryDispatcher
+    from gapsweep.workers.submit import submit_study
+    from sqlalchemy import func, select
+
+    from gapsweep.settings import get_settings
+
+    settings = get_settings(env)
+    sessions = open_database(settings.database_url)
+    app = make_celery(settings)
+    dispatcher = CeleryDispatcher(app)
+    try:
+        t0_wall = datetime.now().astimezone()
+        t0 = time.perf_counter()
+        study_id = submit_study(spec, sessions=sessions, settings=settings, dispatcher=dispatcher)
+        while True:
+            with sessions() as session:
+                if until == "done":
+                    status = session.get(studies.Study, study_id).status
+                    finished = status == "done"
+                else:
+                    p = studies.study_progress(session, study_id)
+                    finished = p["queued"] == 0 and p["running"] == 0
+            if finished:
+                break
+            if time.perf_counter() - t0 > 600:
+                raise RuntimeError("study not finished in 10 min")
+            time.sleep(0.01 if until == "done" else 0.05)
+        polled = time.perf_counter() - t0
+        with sessions() as session:
+            last = session.scalar(
+                select(func.max(Case.finished_at)).where(Case.study_id == study_id)
+            )
+            done = studies.study_progress(session, study_id)["done"]
+        took = polled if until == "done" else (last - t0_wall).total_seconds()
+        return took, done
+    finally:
+        sessions.kw["bind"].dispose()
+        app.close()
+
+
+def measure_backend(label: str, spec, env: dict[str, str], logs: Path, n: int) -> dict:
+    """The N cases on P = 2 and P = 1 pool processes, and the 15-case study on P = 2."""
+    from gapsweep.study.spec import load_spec_file
+
+    out: dict = {"label": label}
+    for procs in (2, 1):
+        with Workers(env, procs, logs / f"{label}-{procs}.log"):
+            system_run(lhs_spec(16, 99), env)  # every pool child has run a chunk
+            took, done = system_run(spec, env)
+            assert done == n, f"{label}: {done} of {n} done"
+            out[f"T{procs}"] = took
+            print(f"  {label}, {procs} process(es): {n} cases in {took:.2f} s "
+                  f"({n / took:.0f} cases/s)", flush=True)
+            if procs == 2:
+                example = load_spec_file(EXAMPLE)
+                times = [system_run(example, env, until="done")[0] for _ in range(5)]
+                out["study15"] = times
+                print(f"  {label}: 15-case study submit-to-done {min(times):.3f} s best, "
+                      f"{statistics.median(times):.3f} s median of 5", flush=True)
+    return out
+
+
+@contextlib.contextmanager
+def postgres_database():
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.engine import make_url
+
+    name = f"gapsweep_bench_{uuid.uuid4().hex[:12]}"
+    admin = create_engine(ADMIN_URL, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(text(f'CREATE DATABASE "{name}"'))  # hex digits only
+    try:
+        yield make_url(ADMIN_URL).set(database=name).render_as_string(hide_password=False)
+    finally:
+        with admin.connect() as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
+@contextlib.contextmanager
+def redis_database():
+    """An empty database number on the machine's (shared) Redis; our keys deleted after."""
+    import redis
+
+    empty = [n for n in range(1, 16) if redis.Redis(*REDIS, db=n).dbsize() == 0]
+    if not empty:
+        raise RuntimeError("no empty Redis database number 1-15")
+    db = random.choice(empty)
+    try:
+        yield f"redis://{REDIS[0]}:{REDIS[1]}/{db}"
+    finally:
+        client = redis.Redis(*REDIS, db=db)
+        keys = list(client.scan_iter(count=1000))
+        if keys:
+            client.delete(*keys)
+
+
+def base_env(data: Path, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GAPSWEEP_")}
+    env.update(GAPSWEEP_DATA=str(data), NUMBA_NUM_THREADS="1", **extra)
+    return env
+
+
+def main(argv: list[str] | None = None) -> dict:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cases", type=int, default=1000)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--json", default=None, help="write the figures to this file")
+    parser.add_argument("--skip-cluster", action="store_true", help="no Redis + PostgreSQL")
+    args = parser.parse_args(argv)
+    n = args.cases
+
+    from gapsweep.study.designs import plan_study
+
+    spec = lhs_spec(n, args.seed)
+    cases = plan_study(spec).cases
+    assert len(cases) == n
+    print(f"{n} cases (Latin hypercube, seed {args.seed}) over clearance_mm 0.02-0.1, "
+          f"stiffness_scale 0.7-1.3; load average {os.getloadavg()}", flush=True)
+
+    figures: dict = {"cases": n, "load_before": os.getloadavg()}
+    figures["a1"] = solver_alone(cases, threads=1)
+    figures["a2"] = solver_alone(cases, threads=2)
+    print(f"(a) run_cases: {figures['a1']:.2f} s on 1 thread, {figures['a2']:.2f} s on 2 "
+          f"({n / figures['a2']:.0f} cases/s)", flush=True)
+
+    with tempfile.TemporaryDirectory(prefix="gapsweep-bench-") as tmp:
+        logs = Path(tmp) / "logs"
+        logs.mkdir()
+        data_b = Path(tmp) / "embedded"
+        figures["b"] = measure_backend("embedded", spec, base_env(data_b), logs, n)
+        if not args.skip_cluster:
+            with redis_database() as broker, postgres_database() as db_url:
+                env_c = base_env(Path(tmp) / "cluster", GAPSWEEP_BROKER_URL=broker,
+                                 GAPSWEEP_DATABASE_URL=db_url)
+                figures["c"] = measure_backend("redis+postgresql", spec, env_c, logs, n)
+    figures["load_after"] = os.getloadavg()
+    report(figures)
+    if args.json:
+        Path(args.json).write_text(json.dumps(figures, indent=2))
+    return figures
+
+
+def report(f: dict) -> None:
+    n, a1, a2 = f["cases"], f["a1"], f["a2"]
+    print()
+    print(f"{'path':<34} {'wall s':>8} {'cases/s':>8} {'x (a)':>6} {'overhead/case':>14} "
+          f"{'cost/case in a process':>23}")
+    print(f"{'(a) run_cases, 2 threads':<34} {a2:8.2f} {n / a2:8.0f} {1.0:6.2f} {'-':>14} "
+          f"{'-':>23}")
+    print(f"{'(a) run_cases, 1 thread':<34} {a1:8.2f} {n / a1:8.0f} {a1 / a2:6.2f} {'-':>14} "
+          f"{1e3 * a1 / n:20.2f} ms")
+    for key, name in (("b", "(b) embedded"), ("c", "(c) redis + postgresql")):
+        if key not in f:
+            continue
+        for procs in (2, 1):
+            t = f[key][f"T{procs}"]
+            overhead = 1e3 * (t - (a2 if procs == 2 else a1)) / n
+            cost = 1e3 * procs * t / n
+            print(f"{name + f', {procs} process(es)':<34} {t:8.2f} {n / t:8.0f} {t / a2:6.2f} "
+                  f"{overhead:11.2f} ms {cost:9.2f} ms (+{cost - 1e3 * a1 / n:.2f} ms)")
+        s15 = f[key]["study15"]
+        print(f"    15-case study, warm, 2 processes: {min(s15):.3f} s best, "
+              f"{statistics.median(s15):.3f} s median; 2 vs 1 process: "
+              f"{f[key]['T1'] / f[key]['T2']:.2f}x")
+    print(f"load average before {f['load_before']}, after {f['load_after']}")
+
+
+if __name__ == "__main__":
+    main()
