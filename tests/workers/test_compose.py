@@ -21,7 +21,7 @@ import urllib.request
 from pathlib import Path
 
 import yaml
-from conftest import require_redis_server
+from backends import require_redis_server
 from database_fixtures import create_postgres_database, drop_postgres_database
 from gapsweep.db.engine import open_database
 from processes import (

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import make_backend
+from backends import make_backend
 from processes import (
     case_rows,
     grid_60,

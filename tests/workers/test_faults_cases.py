@@ -88,7 +88,7 @@ def test_crashing_case_fails_after_max_attempts(procs, tmp_path, request):
     """A case that kills its worker process every time it runs (here: the test SIGKILLs
     whichever pool child holds it) ends failed after GAPSWEEP_MAX_ATTEMPTS claims; every
     other case is done. Embedded (SQLite + filesystem broker)."""
-    from conftest import make_backend
+    from backends import make_backend
 
     t0 = time.monotonic()
     gen = make_backend("embedded", tmp_path, procs)
