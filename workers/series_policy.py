@@ -32,22 +32,26 @@ SPECTRUM_SERIES = ("slider_acceleration", "contact_normal_force")
 def decimate(t: np.ndarray, x: np.ndarray, budget: int) -> tuple[np.ndarray, np.ndarray]:
     """Min/max decimation of ``x(t)`` to at most ``budget`` samples (both ends kept).
 
-    Each of ``budget // 2 - 1`` buckets keeps the positions of its minimum and maximum,
-    which is what a plot of the full series shows.
+    Each of ``budget // 2 - 1`` buckets keeps the positions of its minimum and maximum
+    (the first one of equal values, as ``argmin``/``argmax``), which is what a plot of the
+    full series shows. Vectorised: a loop of ``argmin``/``argmax`` per bucket cost ~30 ms per
+    case (17 series x 299 buckets), twice the solver's time for the case.
     """
     n = x.size
     if n <= budget:
         return t, x
     buckets = max(1, budget // 2 - 1)
     edges = np.linspace(1, n - 1, buckets + 1).astype(np.int64)
-    keep = [0, n - 1]
-    for lo, hi in zip(edges[:-1], edges[1:], strict=True):
-        if hi <= lo:
-            continue
-        chunk = x[lo:hi]
-        keep.append(lo + int(np.argmin(chunk)))
-        keep.append(lo + int(np.argmax(chunk)))
-    idx = np.unique(np.asarray(keep, dtype=np.int64))
+    inner = x[1 : n - 1]
+    if inner.dtype.kind in "biu":
+        inner = inner.astype(np.float64)
+    # bucket of each inner sample; an empty bucket (repeated edge) gets none
+    bucket = np.searchsorted(edges, np.arange(1, n - 1), side="right") - 1
+    starts = np.flatnonzero(np.r_[True, bucket[1:] != bucket[:-1]])
+    # stable sorts by (bucket, value): the first of each bucket is its extreme
+    lowest = np.lexsort((inner, bucket))[starts]
+    highest = np.lexsort((-inner, bucket))[starts]
+    idx = np.unique(np.concatenate(([0, n - 1], 1 + lowest, 1 + highest)))
     return t[idx], x[idx]
 
 
