@@ -230,7 +230,7 @@ def write_study(folder: Path, name: str, *, clearances: list[float], scales: lis
     return path
 
 
-def grid_60(folder: Path, name: str = "faults-60", t_end: float = 0.5) -> Path:
+def grid_60(folder: Path, name: str = "faults-60", t_end: float = 0.3) -> Path:
     """The 60-case study of the fault tests (6 clearances x 10 stiffness scales)."""
     return write_study(
         folder, name, clearances=[0.02, 0.05, 0.1, 0.2, 0.3, 0.5],
@@ -353,6 +353,13 @@ class RedisServer:
         assert self.proc is not None
         self.proc.kill_group(signal.SIGTERM, 10.0)
         assert not group_alive(self.proc.pid)
+
+    def pause_writes(self, ms: int = 10_000) -> None:
+        """Hold every client's writes (a worker's BRPOP included) for ``ms``: the queue
+        length read next is the one the shutdown persists."""
+        with socket.create_connection(("127.0.0.1", self.port), timeout=2) as s:
+            s.sendall(f"CLIENT PAUSE {ms} WRITE\r\n".encode())
+            assert s.recv(16).startswith(b"+OK")
 
     def llen(self, queue: str = "gapsweep") -> int:
         with socket.create_connection(("127.0.0.1", self.port), timeout=2) as s:
