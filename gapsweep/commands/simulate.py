@@ -12,14 +12,16 @@ import argparse
 import itertools
 import json
 import math
+import subprocess
 import sys
 import time
 from typing import Any
 
 from gapsweep.core.api import MODELS, get_model
 from gapsweep.core.errors import InputError
-from gapsweep.core.jit import kernels_cached, prune_stale_caches
+from gapsweep.core.jit import JIT_DISABLED, kernels_cached, prune_stale_caches
 from gapsweep.core.result import CaseResult
+from gapsweep.core.warm import compile_part, run_tiny
 
 from .exit_codes import EXIT_FAILED
 
@@ -271,14 +273,36 @@ def _print_sweep(
 
 
 def cmd_warmup(args: argparse.Namespace) -> int:
+    """Compile the kernels in two processes (:mod:`gapsweep.core.warm`): a helper compiles the
+    RK stage kernel and the flexible models while this one compiles the stepping loop's other
+    callees; then each model's tiny case runs here, loading what the two cached."""
     notice = f"Compiling and caching the solver kernels (about {COMPILE_TIME} on 2 cores)..."
     print(notice, flush=True)
-    for name in args.models or list(MODELS):
-        t0 = time.perf_counter()
-        model = get_model(name)
-        tiny = {"t_end": "0.001"}
-        result = model.run(tiny)
-        print(f"  {name}: ready in {time.perf_counter() - t0:.1f} s ({result.status})", flush=True)
+    names = args.models or list(MODELS)
+    for name in names:
+        get_model(name)  # an unknown name fails before anything compiles
+    t0 = time.perf_counter()
+    helper = None
+    if not JIT_DISABLED and not kernels_cached():
+        others = [n for n in names if n != "slider-crank"]
+        parts = ["stages"] if "slider-crank" in names else []
+        cmd = [sys.executable, "-m", "gapsweep.core.warm", *parts, *others]
+        helper = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        if parts:
+            compile_part("calls")
+            for line in helper.stdout:  # its part done: it goes on with the other models
+                if line.startswith("stages:"):
+                    break
+    for name in names:
+        if name != "slider-crank" and helper is not None:
+            output = helper.communicate()[0]
+            if helper.returncode != 0:  # not fatal: the runs below compile what is missing
+                print(f"  note: the compile helper failed: {output.strip().splitlines()[-1:]}")
+            helper = None
+        status = run_tiny(name)
+        print(f"  {name}: ready in {time.perf_counter() - t0:.1f} s ({status})", flush=True)
+    if helper is not None:
+        helper.communicate()
     folders, size = prune_stale_caches()
     if folders:
         print(f"  removed {folders} cache(s) of earlier sources ({size / 2**20:.1f} MB)")
