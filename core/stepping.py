@@ -186,7 +186,7 @@ def _sample(row, tk, ystage, fst, n, probe, driver_row, in_contact, model, ws, e
     row[S_DRIFT] = drift(ystage, tk, n, model, ws)
 
 
-@kernel
+@kernel(inline="always")  # one site: compiled apart it re-optimised the whole loop (4 s)
 def integrate_case(y0, model, opts, method_kind, tableau, order, metrics, series, y_end):
     """Integrate one case; fill ``metrics``, ``series`` ``[n_out, N_SER]`` and ``y_end``.
 

@@ -10,7 +10,7 @@ kernel, never a wrong result (numba keys its cache on the signature).
 Measured on this 2-core machine (``benchmarks/compile_profile.py``, the README has the
 table): ``erk_step`` and ``evaluate`` hold the two copies of the RHS, about 15 % of the compile
 each, so they compile in different processes; the stepping loop itself (``_march``,
-``integrate_case``, ``integrate_batch``: a quarter) can only follow them.
+``integrate_batch``: a quarter) can only follow them.
 
     python -m gapsweep.core.warm PART|MODEL ...   # PART: "stages" or "calls"; MODEL: a
                                                   # model whose tiny case to run
@@ -127,6 +127,11 @@ def _stages(a: dict) -> None:
     locate_event(0.0, y, f0, 1e-7, y1, f1, r5, 0.0, 1e-7, n, model, 0, 1e-12, rot, ystage)
     project(y1, 1e-7, n, model, a["inv_mass"], ws, 1e-13)
     drift(y1, 1e-7, n, model, ws)
+    # the initial state's kinematics kernels (this part had ~8 s to spare, measured)
+    from .cases import SliderCrankCase
+    from .simulation import to_job
+
+    to_job(SliderCrankCase(t_end=0.001))
 
 
 def _calls(a: dict) -> None:
@@ -150,6 +155,13 @@ def _calls(a: dict) -> None:
     refine_peak(steps, 0.0, 0, ctx, n, a["probe"], ystage, fst)
     rosenbrock23_step(0.0, y, f0, 1e-7, 2 * n, ctx, a["k"], ystage, y1, a["err"], a["wmat"],
                       a["piv"])  # fmt: skip
+    # off the critical path too: what the loop's own compile would otherwise wait for
+    from .dynamics import make_workspace
+    from .stepping import N_SER, _sample
+
+    make_workspace(n, a["ws"][0].shape[0], a["in_contact"].shape[0])
+    _sample(np.zeros(N_SER), 0.0, ystage, fst, n, a["probe"], 0, a["in_contact"], model, ws,
+            0.0, ctx)  # fmt: skip
 
 
 def compile_part(part: str) -> float:
