@@ -18,7 +18,7 @@ from typing import Any
 from .contact_laws import CONTACT_LAWS
 from .errors import InputError, require_finite
 from .friction_laws import FRICTION_LAWS
-from .solver import SolverOptions
+from .solver import ROSENBROCK_CONTACT, SolverOptions
 
 TEMPLATES = ("flores", "seed002", "crank-rod")
 INITIAL = ("centred", "wall")
@@ -153,6 +153,8 @@ class SliderCrankCase:
         if require_finite("gravity", self.gravity) < 0.0:
             raise InputError("gravity", self.gravity, ">= 0 (it acts along -y)")
         self.solver_options().validate()
+        if self.integrator == "rosenbrock23" and not self.ideal:
+            raise InputError("integrator", self.integrator, ROSENBROCK_CONTACT)
 
     def solver_options(self) -> SolverOptions:
         """The integration settings of this case; ``_steady`` is the last crank revolution."""

@@ -28,7 +28,7 @@ def rotation_table(n_bodies):
     return np.full((n_bodies, 3), np.nan)
 
 
-@kernel(inline="always")
+@kernel(runtime=False)  # a call LLVM inlines: numba's own inlining was slow
 def rotations(q, rot):
     """Fill ``rot[b] = (cos phi_b, sin phi_b, phi_b)`` for every body.
 
@@ -44,7 +44,7 @@ def rotations(q, rot):
             rot[b, 2] = phi
 
 
-@kernel(inline="always")
+@kernel(runtime=False)  # a call LLVM inlines: numba's own inlining was slow
 def body_point(q, rot, body, sx, sy):
     """Global position of local point ``s`` of ``body`` and ``B s = dA/dphi s``.
 
@@ -84,7 +84,7 @@ def constraint_values_rot(q, rot, t, joint_int, joint_par, phi):
         row += ROWS[kind]
 
 
-@kernel(inline="always")
+@kernel(runtime=False)  # a call LLVM inlines: numba's own inlining was slow
 def _set_row(row_body, row_coef, r, a, ca0, ca1, ca2, b, cb0, cb1, cb2):
     row_body[r, 0] = a
     row_body[r, 1] = b

@@ -129,7 +129,7 @@ def conformal_stiffness(
     return 4.0 / 3.0 * e_eff * math.sqrt(r_eff)
 
 
-@kernel(inline="always")
+@kernel(runtime=False)  # a call LLVM inlines: numba's own inlining was slow
 def step_function(x: float, x0: float, h0: float, x1: float, h1: float) -> float:
     """ADAMS STEP: cubic from ``h0`` at ``x0`` to ``h1`` at ``x1``, flat outside."""
     if x <= x0:

@@ -130,7 +130,7 @@ def weigh_rows(row_body, row_coef, inv_mass, weighted, m_rows):
                 weighted[r, c] = row_coef[r, c] * inv_mass[3 * b + d] if b >= 0 else 0.0
 
 
-@kernel(inline="always")
+@kernel(runtime=False)  # a call LLVM inlines: numba's own inlining was slow
 def row_dot(row_body, coef, r, x):
     """Row ``r`` of a row-block matrix times the vector ``x`` (length 3 nb)."""
     s = 0.0
@@ -167,7 +167,7 @@ def schur_pattern(row_body, prescribed, pattern, count):
     count[0] = p
 
 
-@kernel(inline="always")
+@kernel(runtime=False)  # a call LLVM inlines: numba's own inlining was slow
 def _is_prescribed(prescribed, body):
     found = False
     for k in range(prescribed.shape[0]):
@@ -204,7 +204,7 @@ def subtract_transpose(row_body, coef, lam, out, m_rows):
                     out[3 * b + d] -= coef[r, 3 * side + d] * lam[r]
 
 
-@kernel(inline="always")
+@kernel(runtime=False)  # a call LLVM inlines: numba's own inlining was slow
 def _coefs_on(row_body, row_coef, r, body):
     """The three coefficients of row ``r`` on ``body`` (x, y, phi)."""
     c = 0 if row_body[r, 0] == body else 3

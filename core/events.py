@@ -28,6 +28,13 @@ def penetration(y, n, model, rot, k):
 
 
 @kernel(runtime=False)
+def penetration_at(y, n, model, rot, k):
+    """:func:`penetration` as a plain call, for the stepping loop's few calls per event:
+    inlined at each of its sites there, it made that loop's compile the longest."""
+    return penetration(y, n, model, rot, k)
+
+
+@kernel(runtime=False)
 def find_event(t0, y0, f0, t1, y1, f1, r5, n, model, in_contact, eps_onset, rot, ystage):
     """Earliest contact event inside the step ``[t0, t1]``.
 

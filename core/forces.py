@@ -42,7 +42,7 @@ D_DELTA, D_DELTA_DOT, D_FN, D_FT, D_EX, D_EY, D_VT, D_FEL = range(8)
 N_DIAG = 8
 
 
-@kernel(inline="always")
+@kernel(runtime=False)  # a call LLVM inlines: numba's own inlining was slow
 def _apply(Q, body, px, py, fx, fy, q):
     """Add force ``(fx, fy)`` acting at global point ``(px, py)`` to body ``body``."""
     if body >= 0:
@@ -51,7 +51,7 @@ def _apply(Q, body, px, py, fx, fy, q):
         Q[3 * body + 2] += (px - q[3 * body]) * fy - (py - q[3 * body + 1]) * fx
 
 
-@kernel(inline="always")
+@kernel(runtime=False)  # a call LLVM inlines: numba's own inlining was slow
 def _point_velocity(q, v, body, px, py):
     """Velocity of the material point of ``body`` now at global ``(px, py)``."""
     if body < 0:

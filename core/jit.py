@@ -2,8 +2,8 @@
 
 Every compiled kernel is declared with :func:`kernel`. It is ``numba.njit(cache=True)``: the
 machine code is cached next to the sources (one folder per version of the core sources), so
-only the very first run on a machine pays the compile (about 2.5 min for all models on 2 cores;
-``gapsweep warmup`` does it on purpose with a message). ``GAPSWEEP_NO_JIT=1`` runs the same
+only the very first run on a machine pays the compile (``gapsweep warmup`` does it on purpose,
+with a message, in two processes: :mod:`warm`). ``GAPSWEEP_NO_JIT=1`` runs the same
 Python source uncompiled - the same physics, about three orders of magnitude slower - for
 debugging or where numba cannot compile.
 """
@@ -90,16 +90,6 @@ def kernel(func: Callable[..., Any] | None = None, *, runtime: bool = True, **op
         return _numba.njit(**opts)(f)
 
     return wrap(func) if func is not None else wrap
-
-
-# numba recognises its own ``prange`` object inside a parallel kernel; as Python it is range.
-prange = range if (_numba is None or JIT_DISABLED) else _numba.prange
-
-
-def set_threads(n: int) -> None:
-    """Limit numba's parallel kernels to ``n`` threads (never more than the cores)."""
-    if not JIT_DISABLED and _numba is not None:
-        _numba.set_num_threads(max(1, min(n, _numba.config.NUMBA_NUM_THREADS)))
 
 
 def prune_stale_caches() -> tuple[int, int]:

@@ -1,11 +1,12 @@
-"""The compiled stepping loop: one case from t = 0 to t_end, and a batch of cases in parallel.
+"""The compiled stepping loop: one case from t = 0 to t_end, and a range of cases of a batch.
 
 Per accepted step it locates contact onset/exit events (:mod:`events`), keeps the
 constraints (:mod:`projection`, or Baumgarte inside the RHS), takes the metrics at full
 resolution - refining peaks on the dense output between steps (:mod:`peak_refinement`) -
 and writes the uniform output grid. Everything a case needs lives in its own
-arrays, so cases are independent: ``integrate_batch`` runs them with ``prange``, each with
-its own step size, contact state and end time, and a failing case stops alone.
+arrays, so cases are independent: ``integrate_batch`` runs a range of them (the solver hands
+ranges to threads: every kernel releases the GIL), each with its own step size, contact
+state and end time, and a failing case stops alone.
 
 Options (``opts[case, OPT_*]``), metrics (``metrics[case, M_*]``) and series columns
 (``series[case, k, S_*]``) are indexed by the constants below; :mod:`simulation` names them.
@@ -30,7 +31,7 @@ from .dynamics import (
     make_workspace,
 )
 from .energy import balance_residual, state_energy
-from .events import EXIT, NONE, ONSET, find_event, locate_event, penetration
+from .events import EXIT, NONE, ONSET, find_event, locate_event, penetration_at
 from .forces import D_DELTA, D_EX, D_EY, D_FN, D_FT
 from .integrators import (
     KIND_EXPLICIT,
@@ -38,10 +39,9 @@ from .integrators import (
     erk_step,
     error_norm,
     evaluate,
-    rhs,
     rosenbrock23_step,
 )
-from .jit import kernel, prange
+from .jit import kernel
 from .peak_refinement import observe, refine_peak
 from .projection import drift, project
 
@@ -163,7 +163,9 @@ def _step(kind, t, y, f0, h, tableau, ctx, n, k, ystage, y1, err, r5, f1, wmat, 
 @kernel(runtime=False)
 def _sample(row, tk, ystage, fst, n, probe, driver_row, in_contact, model, ws, e0, ctx):
     """One row of the uniform output grid from the state ``ystage`` at time ``tk``."""
-    rhs(tk, ystage, ctx, fst)  # inlined: the output grid is ~15 % of all evaluations
+    # a call, not the inlined rhs: one more inlined copy of the RHS was 18 % of the cold
+    # compile, for a call overhead of a few ns per sample
+    evaluate(tk, ystage, ctx, fst)
     row[S_T] = tk
     if probe >= 0:
         row[S_POS] = ystage[probe]
@@ -184,7 +186,7 @@ def _sample(row, tk, ystage, fst, n, probe, driver_row, in_contact, model, ws, e
     row[S_DRIFT] = drift(ystage, tk, n, model, ws)
 
 
-@kernel
+@kernel(inline="always")  # one site: compiled apart it re-optimised the whole loop (4 s)
 def integrate_case(y0, model, opts, method_kind, tableau, order, metrics, series, y_end):
     """Integrate one case; fill ``metrics``, ``series`` ``[n_out, N_SER]`` and ``y_end``.
 
@@ -256,7 +258,7 @@ def _march(y0, model, opts, method_kind, tableau, order, metrics, series, y_end,
 
     # contact state at the start: a joint already touching starts in contact
     for j in range(n_clear):
-        d, dd = penetration(y, n, model, rot, j)
+        d, dd = penetration_at(y, n, model, rot, j)
         if d > eps_on:
             in_contact[j] = 1
             approach[j] = dd
@@ -320,7 +322,7 @@ def _march(y0, model, opts, method_kind, tableau, order, metrics, series, y_end,
             if bisect:
                 # seed 003: halve the step until delta(t + h) lands in the band past the
                 # threshold, never below the minimum event step
-                d1 = penetration(y1, n, model, rot, joint)[0]
+                d1 = penetration_at(y1, n, model, rot, joint)[0]
                 miss = (d1 - target) if kind == ONSET else (target - d1)
                 if miss > eps_ev and h > 1e-7:
                     if h_resume == 0.0:
@@ -345,7 +347,7 @@ def _march(y0, model, opts, method_kind, tableau, order, metrics, series, y_end,
                         wmat, piv,
                     )  # fmt: skip
                     nfev += ev
-                    d1, dd1 = penetration(y1, n, model, rot, joint)
+                    d1, dd1 = penetration_at(y1, n, model, rot, joint)
                     if it == 4 or abs(d1 - goal) <= 0.1 * eps_on or dd1 == 0.0:
                         break
                     h_new = h - (d1 - goal) / dd1
@@ -415,7 +417,7 @@ def _march(y0, model, opts, method_kind, tableau, order, metrics, series, y_end,
 
         if event_here:
             in_contact[joint] = 1 if kind == ONSET else 0
-            d_ev, dd_ev = penetration(y1, n, model, rot, joint)
+            d_ev, dd_ev = penetration_at(y1, n, model, rot, joint)
             if kind == ONSET:
                 approach[joint] = dd_ev
                 metrics[M_IMPACTS] += 1
@@ -485,19 +487,21 @@ def _march(y0, model, opts, method_kind, tableau, order, metrics, series, y_end,
     return status
 
 
-@kernel(parallel=True)
+@kernel
 def integrate_batch(
     y0, topo, joint_par, load_par, clear_par, mass, inertia, gravity, opts, method_kind,
-    tableau, order, metrics, series, y_end, status,
+    tableau, order, metrics, series, y_end, status, lo, hi,
 ):  # fmt: skip
-    """Integrate ``n_cases`` cases (leading axis of every per-case array) in parallel.
+    """Integrate cases ``lo`` to ``hi - 1`` (leading axis of every per-case array).
 
     ``topo = (joint_int, load_int, clear_int, prescribed)`` is shared,
     ``tableau = (a, b, e, c, dense)`` the method's coefficients. Each case writes only its
-    own rows of ``metrics``, ``series``, ``y_end`` and ``status``.
+    own rows of ``metrics``, ``series``, ``y_end`` and ``status``, so threads may run
+    disjoint ranges at once. (A ``prange`` over the cases did the same, but numba's
+    parallel transform of it was 11 % of the cold compile.)
     """
     joint_int, load_int, clear_int, prescribed = topo
-    for i in prange(y0.shape[0]):
+    for i in range(lo, hi):
         model = (
             joint_int,
             joint_par[i],

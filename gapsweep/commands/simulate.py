@@ -11,13 +11,15 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import math
+import subprocess
 import sys
 import time
 from typing import Any
 
 from gapsweep.core.api import MODELS, get_model
 from gapsweep.core.errors import InputError
-from gapsweep.core.jit import kernels_cached, prune_stale_caches
+from gapsweep.core.jit import JIT_DISABLED, kernels_cached, prune_stale_caches
 from gapsweep.core.result import CaseResult
 
 from .exit_codes import EXIT_FAILED
@@ -27,7 +29,7 @@ from .exit_codes import EXIT_FAILED
 UNITS = (
     ("error", ""),
     ("fraction", ""),
-    ("ratio", ""),
+    ("_ratio", ""),  # not "ratio": max_penetration would match it
     ("energy_drift", ""),
     ("_hz", "Hz"),
     ("accel", "m/s^2"),
@@ -40,6 +42,48 @@ UNITS = (
     ("energy", "J"),
     ("wall_time_s", "s"),
     ("dt", "s"),
+)
+
+
+# the measured cold compile (README, "Cold compile"): `gapsweep warmup` uses two processes, a
+# first `simulate` compiles in its own
+COMPILE_TIME = "1 min"
+COMPILE_TIME_ONE_PROCESS = "1.5 min"
+
+# the sweep table's columns: the headline metrics (design.md 4.1)
+HEADLINE = (
+    "peak_slider_accel",
+    "rms_slider_accel",
+    "peak_contact_force",
+    "max_penetration",
+    "impacts",
+    "peak_slider_accel_steady",
+)
+# parameters of the clearance joint alone: the ideal joint of a case does not depend on them
+JOINT_ONLY = frozenset(
+    (
+        "clearance_mm",
+        "bearing_radius_mm",
+        "stiffness_scale",
+        "stiffness",
+        "contact_law",
+        "restitution",
+        "exponent",
+        "youngs_modulus",
+        "poisson_ratio",
+        "impact_damping",
+        "impact_depth",
+        "damping_max",  # the flexible slider-crank's names for the IMPACT law's
+        "damping_depth",
+        "friction_law",
+        "friction",
+        "static_friction",
+        "friction_velocity",
+        "friction_velocity_full",
+        "initial",
+        "event_location",
+        "contact_max_step",
+    )
 )
 
 
@@ -91,14 +135,21 @@ def _print_human(result: CaseResult) -> None:
 
 
 def _progress(done: int, total: int) -> None:
-    print(f"\r[{done}/{total}] cases done", end="\n" if done == total else "", file=sys.stderr)
+    """``[k/n] cases done`` on stderr: rewritten in place on a terminal, one line each else
+    (a log or a pipe has no carriage return to go back with)."""
+    if sys.stderr.isatty():
+        end = "\n" if done == total else ""
+        print(f"\r[{done}/{total}] cases done", end=end, file=sys.stderr, flush=True)
+    else:
+        print(f"[{done}/{total}] cases done", file=sys.stderr, flush=True)
 
 
 def _warm_notice() -> None:
     if not kernels_cached():
         print(
             "note: compiling the solver kernels for this machine (first run only, about "
-            "about 2.5 min on 2 cores; `gapsweep warmup` does this ahead of time)...",
+            f"{COMPILE_TIME_ONE_PROCESS}; `gapsweep warmup` does it ahead of time, in about "
+            f"{COMPILE_TIME} on 2 cores)...",
             file=sys.stderr,
             flush=True,
         )
@@ -134,24 +185,127 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     _warm_notice()
     show = _progress if len(cases) > 1 and not args.quiet else None
     results = model.run_many(cases, threads=args.threads, progress=show)
-    rows = [r.summary() for r in results]
     if args.json:
-        print(json.dumps(rows))
-    else:
-        for r in results:
+        print(json.dumps([r.summary() for r in results]))
+    elif not any(k in r.metrics for r in results for k in HEADLINE):
+        for r in results:  # a model without the headline metrics (the cantilever): blocks
             _print_human(r)
             print()
+    else:
+        ideal = None if args.ideal else _ideal_references(model, cases, args.threads)
+        _print_sweep(results, cases, names, ideal)
     return 0 if all(r.ok for r in results) else EXIT_FAILED
 
 
+def _unit(key: str) -> str:
+    return next((u for pattern, u in UNITS if pattern in key), "")
+
+
+def _cell(value: Any) -> str:
+    """Five significant digits, without an exponent where the value reads well without."""
+    if isinstance(value, float):
+        if value == 0.0 or not math.isfinite(value):
+            return f"{value:g}"
+        if 1e-2 <= abs(value) < 1e7:
+            return f"{value:.{max(0, 4 - math.floor(math.log10(abs(value))))}f}"
+        return f"{value:.4e}"
+    return "-" if value is None else str(value)
+
+
+def _param(value: Any) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def _ideal_key(case: dict[str, str]) -> tuple:
+    """What the ideal joint of ``case`` depends on: every parameter but the joint's own."""
+    return tuple(sorted((k, v) for k, v in case.items() if k not in JOINT_ONLY | {"ideal"}))
+
+
+def _ideal_references(model: Any, cases: list[dict[str, str]], threads: int | None) -> dict:
+    """The ideal-joint peak for each distinct ideal case of the grid (usually one run);
+    ``{}`` for a model without an ideal joint."""
+    if "ideal" not in model.defaults():
+        return {}
+    keys = list(dict.fromkeys(_ideal_key(c) for c in cases))
+    runs = model.run_many([{**dict(k), "ideal": "true"} for k in keys], threads=threads,
+                          progress=None)  # fmt: skip
+    return {
+        k: r.metrics.get("peak_slider_accel") if r.ok else None
+        for k, r in zip(keys, runs, strict=True)
+    }
+
+
+def _print_sweep(
+    results: list[CaseResult], cases: list[dict[str, str]], names: list[str], ideal: dict | None
+) -> None:
+    """One row per case (its swept parameters, status, the headline metrics), then a summary:
+    the case with the largest peak and the ideal joint's peak for reference."""
+    head = ["case", *names, "status", *HEADLINE]
+    units = ["", *("" for _ in names), "", *(f"[{_unit(k)}]" if _unit(k) else "" for k in HEADLINE)]
+    rows = [
+        [str(i + 1), *(_param(r.params.get(n)) for n in names), r.status,
+         *(_cell(r.metrics.get(k)) for k in HEADLINE)]
+        for i, r in enumerate(results)
+    ]  # fmt: skip
+    widths = [max(len(row[j]) for row in [head, units, *rows]) for j in range(len(head))]
+    for row in [head, units, *rows]:
+        print("  ".join(cell.rjust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
+    print()
+    failed = [(i, r) for i, r in enumerate(results) if not r.ok]
+    for i, r in failed:
+        print(f"case {i + 1} failed: {r.reason}")
+    ok = [(i, r) for i, r in enumerate(results) if r.ok and "peak_slider_accel" in r.metrics]
+    print(f"{len(results) - len(failed)} of {len(results)} cases ok")
+    if not ok:
+        return
+    i, top = max(ok, key=lambda item: item[1].metrics["peak_slider_accel"])
+    peak = top.metrics["peak_slider_accel"]
+    where = ", ".join(f"{n}={_param(top.params.get(n))}" for n in names)
+    line = f"largest peak_slider_accel: {_cell(peak)} m/s^2 in case {i + 1} ({where})"
+    if ideal:
+        reference = ideal.get(_ideal_key(cases[i]))
+        if reference:
+            line += f", {peak / reference:.3g} x the ideal joint's peak"
+    print(line)
+    if ideal:
+        for key, value in ideal.items():
+            at = ", ".join(f"{k}={v}" for k, v in key if k in names)
+            text = "failed" if value is None else f"{_cell(value)} m/s^2"
+            print(f"ideal joint peak_slider_accel: {text}" + (f" ({at})" if at else ""))
+
+
 def cmd_warmup(args: argparse.Namespace) -> int:
-    print("Compiling and caching the solver kernels (about 2.5 min on 2 cores)...", flush=True)
-    for name in args.models or list(MODELS):
-        t0 = time.perf_counter()
-        model = get_model(name)
-        tiny = {"t_end": "0.001"}
-        result = model.run(tiny)
-        print(f"  {name}: ready in {time.perf_counter() - t0:.1f} s ({result.status})", flush=True)
+    """Compile the kernels in two processes (:mod:`gapsweep.core.warm`): a helper compiles the
+    RK stage kernel and the flexible models while this one compiles the stepping loop's other
+    callees; then each model's tiny case runs here, loading what the two cached."""
+    from gapsweep.core.warm import compile_part, run_tiny  # numba: imported on use
+    notice = f"Compiling and caching the solver kernels (about {COMPILE_TIME} on 2 cores)..."
+    print(notice, flush=True)
+    names = args.models or list(MODELS)
+    for name in names:
+        get_model(name)  # an unknown name fails before anything compiles
+    t0 = time.perf_counter()
+    helper = None
+    if not JIT_DISABLED and not kernels_cached():
+        others = [n for n in names if n != "slider-crank"]
+        parts = ["stages"] if "slider-crank" in names else []
+        cmd = [sys.executable, "-m", "gapsweep.core.warm", *parts, *others]
+        helper = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        if parts:
+            compile_part("calls")
+            for line in helper.stdout:  # its part done: it goes on with the other models
+                if line.startswith("stages:"):
+                    break
+    for name in names:
+        if name != "slider-crank" and helper is not None:
+            output = helper.communicate()[0]
+            if helper.returncode != 0:  # not fatal: the runs below compile what is missing
+                print(f"  note: the compile helper failed: {output.strip().splitlines()[-1:]}")
+            helper = None
+        status = run_tiny(name)
+        print(f"  {name}: ready in {time.perf_counter() - t0:.1f} s ({status})", flush=True)
+    if helper is not None:
+        helper.communicate()
     folders, size = prune_stale_caches()
     if folders:
         print(f"  removed {folders} cache(s) of earlier sources ({size / 2**20:.1f} MB)")

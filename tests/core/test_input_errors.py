@@ -10,6 +10,7 @@ Each bad value is tried through the case API (``SliderCrankCase.validate``, whic
 from __future__ import annotations
 
 import math
+from dataclasses import fields
 
 import pytest
 from gapsweep.core.assembly import assemble
@@ -158,3 +159,53 @@ def test_blow_up_stops_with_a_reason():
     # metrics stop at the last accepted step, inside the bound
     assert 0.0 < r.metrics["max_penetration"] <= PENETRATION_BOUND * case.clearance_mm * 1e-3
     assert r.summary()["reason"] == r.reason  # it reaches every consumer
+
+
+# --- every parameter `gapsweep params` lists, out of its range -----------------------------
+
+OUT_OF_RANGE = [
+    ("friction", -0.1), ("friction", NAN), ("static_friction", -1.0),
+    ("impact_damping", -1.0), ("impact_damping", INF), ("impact_depth", 0.0),
+    ("impact_depth", -1e-6), ("exponent", 0.0), ("exponent", -1.5), ("exponent", NAN),
+    ("poisson_ratio", 0.5), ("poisson_ratio", -1.0), ("poisson_ratio", NAN),
+    ("youngs_modulus", -1.0), ("youngs_modulus", INF), ("bearing_radius_mm", NAN),
+    ("friction_velocity", 0.0), ("friction_velocity_full", 1e-4),  # = friction_velocity
+    ("friction_velocity_full", 5e-5), ("speed_rpm", -100.0), ("speed_rpm", NAN),
+    ("crank_angle_deg", NAN), ("crank_angle_deg", INF), ("gravity", -9.81), ("gravity", NAN),
+    ("t_end", 0.0), ("t_end", -0.01), ("t_end", 101.0), ("t_end", NAN), ("t_end", INF),
+    ("n_output", 1), ("n_output", 0), ("n_output", 2_000_000),
+    ("rtol", 0.0), ("rtol", 1e-14), ("rtol", 0.1), ("rtol", NAN),
+    ("atol", 0.0), ("atol", -1e-10), ("atol", NAN), ("initial_step", 0.0),
+    ("max_step", 0.0), ("max_step", -1.0), ("max_step", NAN),
+    ("contact_max_step", 0.0), ("contact_max_step", NAN),
+    ("baumgarte_alpha", 0.0), ("baumgarte_beta", -5.0),
+    ("integrator", "rk4"), ("integrator", "rosenbrock23"),  # not with a clearance joint
+    ("event_location", "newton"), ("stabilization", "magic"),
+    ("initial", "left"), ("template", "four-bar"), ("drive", "fast"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("field", "value"), OUT_OF_RANGE, ids=str)
+def test_every_case_parameter_out_of_range_names_its_field(field, value):
+    with pytest.raises(InputError) as exc:
+        SliderCrankCase(**{field: value}).validate()
+    assert_names_field(exc, field)
+
+
+def _unparsable(default):
+    if isinstance(default, bool):
+        return "maybe"
+    if isinstance(default, int):
+        return "1.5"
+    if isinstance(default, float):
+        return "abc"
+    return "no-such-choice"
+
+
+@pytest.mark.parametrize("field", [f.name for f in fields(SliderCrankCase)])
+def test_every_case_parameter_refuses_text_it_cannot_read(field):
+    """What `--set NAME=VALUE` and a study row give: each field `gapsweep params` lists."""
+    default = getattr(SliderCrankCase, field)
+    with pytest.raises(InputError) as exc:
+        SliderCrankCase.from_mapping({field: _unparsable(default)})
+    assert_names_field(exc, field)

@@ -56,6 +56,12 @@ def test_the_cache_key_changes_with_any_core_source_and_nothing_else(tmp_path, m
     assert jit._sources_digest() != before
 
 
+def simulation_kernel():
+    from gapsweep.core.stepping import integrate_batch
+
+    return integrate_batch
+
+
 def test_the_uncompiled_kernels_give_the_compiled_numbers():
     # GAPSWEEP_NO_JIT runs the same Python source uncompiled: one physics, two speeds
     import json
@@ -64,6 +70,9 @@ def test_the_uncompiled_kernels_give_the_compiled_numbers():
 
     from gapsweep.core.simulation import simulate
 
+    # with GAPSWEEP_NO_JIT set for the whole run this would compare Python with Python
+    assert not jit.JIT_DISABLED, "GAPSWEEP_NO_JIT is set: this test needs the compiled kernels"
+    assert isinstance(simulation_kernel(), type(jit._numba.njit(lambda: 0)))
     case = {"t_end": 0.0005, "clearance_mm": 0.05, "n_output": 11}
     script = (
         "import json; from gapsweep.core.simulation import simulate; "

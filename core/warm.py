@@ -1,0 +1,185 @@
+"""The cold compile in two processes: the kernels the stepping loop calls are independent of
+one another, so one process compiles some while the other compiles the rest, and both fill
+the same cache; the loop itself then compiles against the cached callees.
+
+Each part calls its kernels once on the arguments the stepping loop gives them, built from a
+tiny slider-crank case with the same types (array layouts, tuples), so the cached signature is
+the one the loop asks for. A type that differed would only cost a second compile of that
+kernel, never a wrong result (numba keys its cache on the signature).
+
+Measured on this 2-core machine (``benchmarks/compile_profile.py``, the README has the
+table): ``erk_step`` and ``evaluate`` hold the two copies of the RHS, about 15 % of the compile
+each, so they compile in different processes; the stepping loop itself (``_march``,
+``integrate_batch``: a quarter) can only follow them.
+
+    python -m gapsweep.core.warm PART|MODEL ...   # PART: "stages" or "calls"; MODEL: a
+                                                  # model whose tiny case to run
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+import numpy as np
+
+PARTS = ("stages", "calls")
+
+
+def _arguments() -> dict:
+    """The stepping loop's arguments for a tiny case, with the loop's own types. Built with
+    numpy alone (the state from the template's poses, at rest): the kernels only need the
+    types here, and any compiled helper called on the way would compile in both processes."""
+    from .assembly import ROWS, assemble
+    from .cases import SliderCrankCase
+    from .dynamics import N_AUX
+    from .forces import N_DIAG
+    from .integrators import get_integrator
+    from .kinematics import initial_guess
+    from .simulation import build_mechanism
+
+    mech = build_mechanism(SliderCrankCase(t_end=0.001))
+    topo, arrays = assemble(mech)
+    n = topo.n_coordinates
+    y0 = np.zeros(2 * n + N_AUX)
+    y0[:n] = initial_guess(mech)
+    model = (
+        topo.joint_int.copy(),
+        np.ascontiguousarray(arrays.joint_par[0]),
+        topo.load_int,
+        np.ascontiguousarray(arrays.load_par[0]),
+        topo.clear_int.copy(),
+        np.ascontiguousarray(arrays.clear_par[0]),
+        np.ascontiguousarray(arrays.mass[0]),
+        np.ascontiguousarray(arrays.inertia[0]),
+        np.ascontiguousarray(arrays.gravity[0]),
+        topo.prescribed.copy(),
+    )
+    m = sum(ROWS[int(k)] for k in topo.joint_int[:, 0])
+    n_clear = topo.clear_int.shape[0]
+    inv_mass = 1.0 / np.repeat(model[6], 3)
+    inv_mass[2::3] = 1.0 / model[7]
+    for b in model[9]:
+        inv_mass[3 * b : 3 * b + 3] = 0.0
+    ws = (  # as dynamics.make_workspace builds it
+        np.zeros((m, 2), dtype=np.int64),
+        np.zeros((m, 6)),
+        np.zeros((m, 6)),
+        np.zeros((m, m)),
+        np.zeros(m),
+        np.zeros(m),
+        np.zeros(m),
+        np.zeros(m),
+        np.zeros(n),
+        np.zeros((n_clear, N_DIAG)),
+        np.zeros(n),
+        np.full((n // 3, 3), np.nan),
+        np.zeros((2 * m * (m + 1), 4), dtype=np.int64),
+        np.zeros(1, dtype=np.int64),
+    )
+    in_contact = np.zeros(n_clear, dtype=np.int64)
+    approach = np.zeros(n_clear)
+    probe = int(topo.probe)
+    ctx = (model, in_contact, approach, 0.0, 0.0, probe, inv_mass, ws)
+    method = get_integrator("dopri5")
+    tableau = (method.a.copy(), method.b.copy(), method.e.copy(), method.c.copy(),
+               method.dense.copy())  # fmt: skip
+    ny = y0.shape[0]
+    vec = np.zeros((11, ny))
+    return {
+        "n": n,
+        "ny": ny,
+        "y": vec[3],
+        "y1": vec[4],
+        "f0": vec[5],
+        "f1": vec[6],
+        "ystage": vec[0],
+        "fst": vec[1],
+        "err": vec[2],
+        "r5": vec[7],
+        "k": np.zeros((max(tableau[1].shape[0], 7), ny)),
+        "model": model,
+        "ctx": ctx,
+        "ws": ws,
+        "rot": ws[11],
+        "in_contact": in_contact,
+        "inv_mass": inv_mass,
+        "tableau": tableau,
+        "wmat": np.zeros((ny, ny)),
+        "piv": np.zeros(ny, dtype=np.int64),
+        "probe": probe,
+        "y0": y0,
+    }
+
+
+def _stages(a: dict) -> None:
+    """The RK stage kernel (the one inlined copy of the RHS), projection and the events."""
+    from .events import find_event, locate_event
+    from .integrators import erk_step
+    from .projection import drift, project
+
+    y, f0, y1, f1, r5, ystage = (a[k] for k in ("y", "f0", "y1", "f1", "r5", "ystage"))
+    n, model, ws, rot = a["n"], a["model"], a["ws"], a["rot"]
+    y[:] = a["y0"]
+    erk_step(0.0, y, f0, 1e-7, a["tableau"], a["ctx"], a["k"], ystage, y1, a["err"], r5)
+    y1[:] = a["y0"]
+    find_event(0.0, y, f0, 1e-7, y1, f1, r5, n, model, a["in_contact"], 1e-12, rot, ystage)
+    locate_event(0.0, y, f0, 1e-7, y1, f1, r5, 0.0, 1e-7, n, model, 0, 1e-12, rot, ystage)
+    project(y1, 1e-7, n, model, a["inv_mass"], ws, 1e-13)
+    drift(y1, 1e-7, n, model, ws)
+    # the initial state's kinematics kernels (this part had ~8 s to spare, measured)
+    from .cases import SliderCrankCase
+    from .simulation import to_job
+
+    to_job(SliderCrankCase(t_end=0.001))
+
+
+def _calls(a: dict) -> None:
+    """The RHS as a call, and the kernels around it: Rosenbrock, peaks, energy."""
+    from .energy import balance_residual, state_energy
+    from .events import penetration_at
+    from .integrators import evaluate, rosenbrock23_step
+    from .peak_refinement import observe, refine_peak
+
+    y, f0, y1, f1, r5, ystage, fst = (a[k] for k in ("y", "f0", "y1", "f1", "r5", "ystage", "fst"))
+    n, model, ctx, ws, rot = a["n"], a["model"], a["ctx"], a["ws"], a["rot"]
+    y[:] = a["y0"]
+    y1[:] = a["y0"]
+    evaluate(0.0, y, ctx, f0)
+    evaluate(1e-7, y1, ctx, f1)
+    penetration_at(y, n, model, rot, 0)
+    kin, pot, ucon = state_energy(y, n, model, a["in_contact"], ws)
+    balance_residual(y, n, kin, pot, ucon, kin + pot + ucon)
+    observe(f1, n, a["probe"], ws, 0)
+    steps = ((0.0, y, f0, r5), (1e-7, y1, f1, r5), (2e-7, y1, f1))
+    refine_peak(steps, 0.0, 0, ctx, n, a["probe"], ystage, fst)
+    rosenbrock23_step(0.0, y, f0, 1e-7, 2 * n, ctx, a["k"], ystage, y1, a["err"], a["wmat"],
+                      a["piv"])  # fmt: skip
+    # off the critical path too: what the loop's own compile would otherwise wait for
+    from .dynamics import make_workspace
+    from .stepping import N_SER, _sample
+
+    make_workspace(n, a["ws"][0].shape[0], a["in_contact"].shape[0])
+    _sample(np.zeros(N_SER), 0.0, ystage, fst, n, a["probe"], 0, a["in_contact"], model, ws,
+            0.0, ctx)  # fmt: skip
+
+
+def compile_part(part: str) -> float:
+    """Compile (or load) one part's kernels; returns the seconds it took."""
+    t0 = time.perf_counter()
+    {"stages": _stages, "calls": _calls}[part](_arguments())
+    return time.perf_counter() - t0
+
+
+def run_tiny(model: str) -> str:
+    """Run a model's warm-up case (1 ms of motion): compiles whatever it needs; its status."""
+    from .api import get_model
+
+    return get_model(model).run({"t_end": "0.001"}).status
+
+
+if __name__ == "__main__":
+    for name in sys.argv[1:] or PARTS:
+        t0 = time.perf_counter()
+        status = compile_part(name) and "ok" if name in PARTS else run_tiny(name)
+        print(f"{name}: {time.perf_counter() - t0:.1f} s ({status})", flush=True)
