@@ -22,6 +22,19 @@ cost per case inside a worker process (P x T / N against the 1-thread solver's T
 queue, claim, series selection, store). Then the 15-case study's submit-to-done time (study
 status ``done``, its analysis stored) with warm workers, best and median of 5.
 The machine may be shared: the load average is printed with the figures.
+
+Measured 2026-12-02, 1,000 cases, 2 cores shared with other sessions (load average 3.1-4.2
+throughout: (a) on 2 threads was slower than on 1, so the scaling figures are lower bounds):
+
+| path | wall s | cases/s | x (a, 2 threads) | cost per case in a process |
+|---|---|---|---|---|
+| (a) run_cases, 1 thread / 2 threads | 10.8 / 12.8 | 92 / 78 | 0.85 / 1 | 10.8 ms |
+| (b) embedded, 2 / 1 proc. | 22.5 / 24.6 | 44 / 41 | 1.76 / 1.93 | +13.8 ms (1 process) |
+| (c) Redis + PostgreSQL, 2 / 1 proc. | 28.3 / 35.1 | 35 / 28 | 2.21 / 2.75 | +24.3 ms (1 process) |
+
+15-case study submit-to-done, warm workers: 0.20 s best / 0.24 s median (b), 0.53 / 0.59 s
+(c). 2 vs 1 process: 1.09x (b), 1.24x (c). Before the preview decimation was vectorised
+(workers/series_policy.py) the overhead was +46 ms per case and (b) took 44 s.
 """
 
 from __future__ import annotations
