@@ -3,12 +3,29 @@ kind (``backend``, see :mod:`backends`), the Redis + PostgreSQL one alone (``red
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from backends import Backend, make_backend
 from processes import Procs
+
+
+@pytest.fixture(scope="session", autouse=True)
+def warm_kernel_cache() -> None:
+    """Compile (cold cache: ~2.5 min on 2 cores) or load the solver kernels once, before
+    any worker starts: a worker's readiness wait is bounded well below a cold compile."""
+    t0 = time.monotonic()
+    subprocess.run(
+        [sys.executable, "-c",
+         "from gapsweep.workers.readiness import warm_kernels; warm_kernels()"],
+        check=True, timeout=480, env={**os.environ, "NUMBA_NUM_THREADS": "1"},
+    )
+    print(f"\nsolver kernels ready in {time.monotonic() - t0:.1f} s")
 
 
 @pytest.fixture

@@ -31,12 +31,10 @@ def test_sigkill_mid_case_then_another_worker(backend, procs, tmp_path, target):
     first = start_worker(procs, env, concurrency=2)
     study_id = submit(grid_60(tmp_path), env)
     running = wait_running(backend.sessions, study_id, min_done=6)
-    victim_holder = running[0].lease_holder
-    child = holder_pid(victim_holder)
+    child = holder_pid(running[0].lease_holder)
     assert child in first.children(), (child, first.children())
-    # the cases the killed process holds right now (its chunk, claimed together)
-    held = {r.id for r in case_rows(backend.sessions, study_id)
-            if r.status == "running" and r.lease_holder == victim_holder}
+    # the processes the kill takes down: the pool with the main process, or the one child
+    killed = set(first.children()) if target.startswith("main") else {child}
     orphans_left = None
     if target == "main":
         # the worker's main process and its pool at once: a machine or container lost
@@ -46,6 +44,10 @@ def test_sigkill_mid_case_then_another_worker(backend, procs, tmp_path, target):
     else:
         os.kill(child, signal.SIGKILL)
     killed_at = time.monotonic()
+    # the cases the killed processes held (their chunks, claimed together), read before
+    # their leases (3 s) can expire and be taken over
+    held = {r.id for r in case_rows(backend.sessions, study_id)
+            if r.status == "running" and r.lease_holder and holder_pid(r.lease_holder) in killed}
     if target.startswith("main"):
         start_worker(procs, env, concurrency=2)
     if target == "main-only":
