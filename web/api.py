@@ -115,10 +115,8 @@ def health() -> Any:
 
 
 def _broker_state(settings: Any) -> str:
-    try:
-        from gapsweep.workers.health import broker_state
-    except ImportError:
-        return "embedded" if not getattr(settings, "broker_url", None) else "unknown"
+    from gapsweep.workers.health import broker_state
+
     return broker_state(settings)
 
 
