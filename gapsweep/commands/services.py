@@ -81,6 +81,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if not settings.broker_url:
         from gapsweep.workers.local_workers import LocalWorkers
 
+        from .termination import stop_cleanly_on_sigterm
+
+        stop_cleanly_on_sigterm()
         local = LocalWorkers(settings, args.workers).start()
     try:
         app = create_app(settings)

@@ -112,6 +112,9 @@ def _local_workers_if_embedded(settings: Settings, concurrency: int | None) -> I
         return
     from gapsweep.workers.local_workers import LocalWorkers
 
+    from .termination import stop_cleanly_on_sigterm
+
+    stop_cleanly_on_sigterm()
     with LocalWorkers(settings, concurrency):
         yield
 

@@ -1,0 +1,63 @@
+"""``gapsweep serve`` stopped by SIGTERM or Ctrl-C takes its local workers with it."""
+
+import contextlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:  # a zombie (exited, not yet reaped) counts as gone
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(")")[-1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_stopping_serve_stops_its_workers(tmp_path, sig):
+    port = _free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GAPSWEEP_")}
+    env["GAPSWEEP_DATA"] = str(tmp_path)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gapsweep", "serve", "--port", str(port), "--workers", "1"],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+    )
+    marks = tmp_path / "workers"
+    try:
+        deadline = time.monotonic() + 120
+        workers: list[int] = []
+        while time.monotonic() < deadline and not workers:
+            time.sleep(0.2)
+            assert proc.poll() is None, "serve exited early"
+            workers = [json.loads(p.read_text())["pid"] for p in marks.glob("*.json")]
+        assert workers, "no local worker became ready within 120 s"
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/health", timeout=10) as r:
+            assert json.loads(r.read())["database"] == "ok"
+        os.kill(proc.pid, sig)  # the serve process alone, as a service manager or Ctrl-C does
+        assert proc.wait(40) != 0 or sig == signal.SIGINT
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and any(_alive(p) for p in workers):
+            time.sleep(0.2)
+        assert not any(_alive(p) for p in workers), f"worker(s) {workers} outlived serve"
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(10)
