@@ -347,6 +347,14 @@ def trends(tab, _version, metric, window, log_y, axes, study_id):
                                 log_y="log" in (log_y or []))
 
 
+def _when_open(tab, wanted, study_id, render):
+    """``render(detail)`` while tab ``wanted`` is the open one; a closed tab costs no query."""
+    if tab != wanted:
+        return no_update
+    detail = load_detail(study_id)
+    return no_update if detail is None else render(detail)
+
+
 @callback(
     Output(ids.SENSITIVITY_CONTENT, "children"),
     Input(ids.STUDY_TABS, "active_tab"),
@@ -355,10 +363,8 @@ def trends(tab, _version, metric, window, log_y, axes, study_id):
     State(ids.STUDY_ID_STORE, "data"),
 )
 def sensitivity(tab, _version, metric, study_id):
-    if tab != TAB_SENSITIVITY:
-        return no_update
-    detail = load_detail(study_id)
-    return no_update if detail is None else study_results.sensitivity(detail, metric)
+    return _when_open(tab, TAB_SENSITIVITY, study_id,
+                      lambda d: study_results.sensitivity(d, metric))
 
 
 @callback(
@@ -370,10 +376,8 @@ def sensitivity(tab, _version, metric, study_id):
     State(ids.STUDY_ID_STORE, "data"),
 )
 def spectra(tab, _version, signal, kind, study_id):
-    if tab != TAB_SPECTRA:
-        return no_update
-    detail = load_detail(study_id)
-    return no_update if detail is None else study_results.spectra(detail, signal, kind)
+    return _when_open(tab, TAB_SPECTRA, study_id,
+                      lambda d: study_results.spectra(d, signal, kind))
 
 
 @callback(
@@ -383,10 +387,7 @@ def spectra(tab, _version, signal, kind, study_id):
     State(ids.STUDY_ID_STORE, "data"),
 )
 def convergence(tab, _version, study_id):
-    if tab != TAB_CONVERGENCE:
-        return no_update
-    detail = load_detail(study_id)
-    return no_update if detail is None else study_results.convergence(detail)
+    return _when_open(tab, TAB_CONVERGENCE, study_id, study_results.convergence)
 
 
 @callback(
@@ -397,7 +398,5 @@ def convergence(tab, _version, study_id):
     State(ids.STUDY_ID_STORE, "data"),
 )
 def parallel(tab, _version, metric, study_id):
-    if tab != TAB_PARALLEL:
-        return no_update
-    detail = load_detail(study_id)
-    return no_update if detail is None else study_results.parallel(detail, metric)
+    return _when_open(tab, TAB_PARALLEL, study_id,
+                      lambda d: study_results.parallel(d, metric))
