@@ -397,17 +397,3 @@ def mark_enqueued(session: Session, *, case_ids: Sequence[int], now: datetime | 
         execution_options=_NO_SYNC,
     ).rowcount
 
-
-def expired_or_orphaned(
-    session: Session,
-    *,
-    queued_older_than_s: float,
-    now: datetime | None = None,
-    max_attempts: int | None = None,
-) -> list[int]:
-    """One reconciler pass: :func:`requeue_expired` then :func:`stale_queued`; the ids to
-    enqueue (sorted, each once)."""
-    now = now or utcnow()
-    ids = set(requeue_expired(session, now=now, max_attempts=max_attempts))
-    ids.update(stale_queued(session, older_than_s=queued_older_than_s, now=now))
-    return sorted(ids)

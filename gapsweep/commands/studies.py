@@ -68,10 +68,6 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _outcome(progress: dict[str, int]) -> dict[str, Any]:
-    return {k: progress.get(k, 0) for k in ("done", "failed", "cancelled")}
-
-
 def _summary(sessions, study_id: int) -> dict[str, Any]:
     from gapsweep.db import studies
 
