@@ -16,6 +16,10 @@ batch mode can rebuild SQLite tables and later migrations can drop them by name.
   rest sit in ``extra`` (JSON).
 - :class:`Series` - the case's series per the study's policy, one compressed blob
   (:mod:`.series_codec` gives the format and the measurements behind it).
+- Accounts (``0002_accounts``): :class:`User` (a role, a scrypt hash, a disabled flag),
+  :class:`ApiToken` and :class:`WebSession` (each stored as the SHA-256 of a random secret,
+  never the secret), :class:`LoginFailure` (the sign-in limiter's memory, shared by every web
+  process) and :class:`AuditEvent` (who deleted, purged, cancelled, changed a role; when).
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from typing import Any
 
 from sqlalchemy import (
     JSON,
+    Boolean,
     CheckConstraint,
     DateTime,
     Float,
@@ -52,6 +57,7 @@ CASE_STATUSES = ("queued", "running", "done", "failed", "cancelled")
 STUDY_STATUSES = ("queued", "running", "done", "cancelled")
 CASE_KINDS = ("case", "twin")
 SERIES_POLICIES = ("preview", "full", "none")
+ROLES = ("viewer", "editor", "admin")
 
 #: Metrics stored as columns, in export order: the contract of design.md 4.1 plus the peak
 #: driving torque the twin deviations use. Integer-valued ones are listed in INT_METRICS.
@@ -234,3 +240,76 @@ class Series(Base):
     n_bytes: Mapped[int] = mapped_column(Integer)
     #: on PostgreSQL stored EXTERNAL (uncompressed TOAST): it is compressed already
     data: Mapped[bytes] = mapped_column(LargeBinary)
+
+
+class User(Base):
+    """An account: a unique name, a role, a password hash (never the password)."""
+
+    __tablename__ = "users"
+    __table_args__ = (
+        CheckConstraint(f"role IN ({_in(ROLES)})", name="role"),
+        {"sqlite_autoincrement": True},
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(64), unique=True)
+    role: Mapped[str] = mapped_column(String(16))
+    password_hash: Mapped[str] = mapped_column(String(255))
+    disabled: Mapped[bool] = mapped_column(Boolean, default=False)
+    created: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class ApiToken(Base):
+    """A personal API token, shown once when made; kept as the SHA-256 of the secret."""
+
+    __tablename__ = "api_tokens"
+    __table_args__ = (
+        Index("ix_api_tokens_user_id", "user_id"),
+        {"sqlite_autoincrement": True},
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    label: Mapped[str] = mapped_column(String(100), default="")
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    last_used: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+
+class WebSession(Base):
+    """A signed-in browser: the cookie's secret (hashed), its CSRF token, its expiry."""
+
+    __tablename__ = "web_sessions"
+    __table_args__ = (Index("ix_web_sessions_user_id", "user_id"),)
+
+    id_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    csrf_token: Mapped[str] = mapped_column(String(64))
+    created: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    expires: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class LoginFailure(Base):
+    """One failed sign-in, under the account's key and under the address's key."""
+
+    __tablename__ = "login_failures"
+    __table_args__ = (Index("ix_login_failures_key_at", "key", "at"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    key: Mapped[str] = mapped_column(String(200))
+    at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class AuditEvent(Base):
+    """Who did what to what, and when: deletes, purges, cancels, role and account changes."""
+
+    __tablename__ = "audit_events"
+    __table_args__ = (Index("ix_audit_events_at", "at"), {"sqlite_autoincrement": True})
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    actor: Mapped[str] = mapped_column(String(200))
+    action: Mapped[str] = mapped_column(String(40))
+    target: Mapped[str] = mapped_column(String(200))
+    detail: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)

@@ -74,7 +74,12 @@ class PlanLike(Protocol):
 
 
 def create_study(
-    session: Session, *, spec: SpecLike, plan: PlanLike, provenance: dict[str, Any]
+    session: Session,
+    *,
+    spec: SpecLike,
+    plan: PlanLike,
+    provenance: dict[str, Any],
+    owner: str | None = None,
 ) -> Study:
     """Write the study, its twins and its cases (status queued, each case linked to its
     twin) in the caller's transaction, and return the flushed Study (``id`` set). On any
@@ -101,6 +106,7 @@ def create_study(
             status="queued",
             created=now,
             provenance=plain(dict(provenance)),
+            owner=owner,
         )
         session.add(study)
         session.flush()
@@ -194,7 +200,8 @@ def list_studies(
     key = _SORTS[sort]
     order = (key.desc(), Study.id.desc()) if descending else (key.asc(), Study.id.asc())
     page = session.execute(
-        select(Study.id, Study.name, Study.model, Study.status, Study.tags, Study.created)
+        select(Study.id, Study.name, Study.model, Study.status, Study.tags, Study.created,
+               Study.owner)
         .where(*conds)
         .order_by(*order)
         .limit(limit)
@@ -209,6 +216,7 @@ def list_studies(
             "status": row.status,
             "tags": list(row.tags or []),
             "created": iso(row.created),
+            "owner": row.owner,
             **counts.get(row.id, {"cases": 0, "done": 0, "failed": 0}),
         }
         for row in page
@@ -296,6 +304,7 @@ def study_detail(session: Session, study_id: int) -> dict[str, Any] | None:
         "description": study.description,
         "tags": list(study.tags or []),
         "created": iso(study.created),
+        "owner": study.owner,
         "started": iso(study.started),
         "finished": iso(study.finished),
         "spec": study.spec,

@@ -22,6 +22,8 @@ variable, the value and what is allowed, before anything is opened.
 | ``GAPSWEEP_RESTORE_INTERVAL_S`` | ``restore_interval_s`` | 10 s: a dead worker's messages return |
 | ``GAPSWEEP_SOFT_TIME_LIMIT_S`` | ``soft_time_limit_s`` | 1500 s per chunk, then stopped |
 | ``GAPSWEEP_HARD_TIME_LIMIT_S`` | ``hard_time_limit_s`` | 1800 s per chunk, then killed |
+| ``GAPSWEEP_SESSION_S`` | ``session_s`` | 28 800 s (8 h) a web sign-in lasts |
+| ``GAPSWEEP_LOGIN_WINDOW_S`` | ``login_window_s`` | 900 s: the sign-in limiter's window |
 
 The data folder is not created here (reading settings has no side effects); the database
 engine creates it on first use (:meth:`Settings.ensure_data_dir`).
@@ -66,6 +68,8 @@ class Settings:
     restore_interval_s: float = 10.0
     soft_time_limit_s: float = 1500.0
     hard_time_limit_s: float = 1800.0
+    session_s: float = 28800.0
+    login_window_s: float = 900.0
 
     def ensure_data_dir(self) -> Path:
         """Create the data folder (and parents) if missing; return it."""
@@ -139,6 +143,8 @@ def get_settings(env: Mapping[str, str] | None = None) -> Settings:
         restore_interval_s=_seconds(env, "GAPSWEEP_RESTORE_INTERVAL_S", 10.0),
         soft_time_limit_s=_seconds(env, "GAPSWEEP_SOFT_TIME_LIMIT_S", 1500.0),
         hard_time_limit_s=_seconds(env, "GAPSWEEP_HARD_TIME_LIMIT_S", 1800.0),
+        session_s=_seconds(env, "GAPSWEEP_SESSION_S", 28800.0),
+        login_window_s=_seconds(env, "GAPSWEEP_LOGIN_WINDOW_S", 900.0),
     )
 
 

@@ -18,13 +18,17 @@ from .dispatch import Dispatcher, enqueue
 from .provenance import collect
 
 
-def create_study_rows(spec: StudySpec, *, sessions: sessionmaker[Session]) -> int:
+def create_study_rows(
+    spec: StudySpec, *, sessions: sessionmaker[Session], owner: str | None = None
+) -> int:
     """Write the study and its cases (status queued) in one transaction; returns its id.
     Raises :class:`~gapsweep.study.errors.SpecError` (nothing written) for a bad design."""
     plan = plan_study(spec)
     provenance = collect(spec)
     with sessions.begin() as session:
-        study = studies.create_study(session, spec=spec, plan=plan, provenance=provenance)
+        study = studies.create_study(
+            session, spec=spec, plan=plan, provenance=provenance, owner=owner
+        )
         session.flush()
         return int(study.id)
 
@@ -52,9 +56,11 @@ def submit_study(
     sessions: sessionmaker[Session],
     settings: Settings,
     dispatcher: Dispatcher | None = None,
+    owner: str | None = None,
 ) -> int:
-    """Create the study and enqueue its cases after the commit; returns the study id."""
-    study_id = create_study_rows(spec, sessions=sessions)
+    """Create the study (owned by the user called ``owner``, None: nobody's) and enqueue its
+    cases after the commit; returns the study id."""
+    study_id = create_study_rows(spec, sessions=sessions, owner=owner)
     enqueue_study(
         study_id,
         sessions=sessions,

@@ -20,7 +20,8 @@ from gapsweep.db.engine import (
 from gapsweep.db.models import Base
 from sqlalchemy import inspect, text
 
-TABLES = {"studies", "study_tags", "cases", "results", "series"}
+TABLES = {"studies", "study_tags", "cases", "results", "series", "users", "api_tokens",
+          "web_sessions", "login_failures", "audit_events"}
 
 
 def _tables(url: str) -> set[str]:
@@ -45,7 +46,7 @@ def test_upgrade_from_empty_matches_the_models(database_url):
     assert current_revision(database_url) is None
     assert _tables(database_url) == set()
     upgrade(database_url)
-    assert current_revision(database_url) == head_revision() == "0001_initial"
+    assert current_revision(database_url) == head_revision() == "0002_accounts"
     assert _tables(database_url) == TABLES
     assert _diff(database_url) == []
 
