@@ -1,7 +1,7 @@
 """Who may do what: three roles, one rule table, checked on the server for every change.
 
     viewer   read everything
-    editor   + create studies; cancel, retry, tag and delete their own
+    editor   + create studies; cancel, retry and delete their own
     admin    everything: others' studies, purge, users, the audit log
 
 A study's owner is the name of the user who created it (None: made from the command line on
@@ -21,14 +21,13 @@ class Action(str, Enum):
     CREATE = "create"
     CANCEL = "cancel"
     RETRY = "retry"
-    TAG = "tag"
     DELETE = "delete"
     PURGE = "purge"
     MANAGE_USERS = "manage-users"
 
 
 #: actions an editor may take on a study they own (an admin on any study)
-OWN_STUDY_ACTIONS = frozenset({Action.CANCEL, Action.RETRY, Action.TAG, Action.DELETE})
+OWN_STUDY_ACTIONS = frozenset({Action.CANCEL, Action.RETRY, Action.DELETE})
 _RANK = {role: i for i, role in enumerate(ROLES)}
 
 

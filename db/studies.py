@@ -200,8 +200,7 @@ def list_studies(
     key = _SORTS[sort]
     order = (key.desc(), Study.id.desc()) if descending else (key.asc(), Study.id.asc())
     page = session.execute(
-        select(Study.id, Study.name, Study.model, Study.status, Study.tags, Study.created,
-               Study.owner)
+        select(Study.id, Study.name, Study.model, Study.status, Study.tags, Study.created)
         .where(*conds)
         .order_by(*order)
         .limit(limit)
@@ -216,7 +215,6 @@ def list_studies(
             "status": row.status,
             "tags": list(row.tags or []),
             "created": iso(row.created),
-            "owner": row.owner,
             **counts.get(row.id, {"cases": 0, "done": 0, "failed": 0}),
         }
         for row in page

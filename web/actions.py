@@ -1,35 +1,66 @@
 """What the pages and the API do to the archive beyond reading it: create a study from a
 spec, cancel it, retry its failed cases, soft-delete it. One function each, shared by both,
-so the form and ``POST /api/studies`` cannot drift apart. An unknown (or deleted) study
-raises :class:`gapsweep.db.lifecycle.StudyNotFoundError`."""
+so the form and ``POST /api/studies`` cannot drift apart - and so the role check
+(:func:`gapsweep.accounts.roles.may`) and the audit record sit in the one place every change
+goes through. Each takes ``who`` (:func:`.auth.principal` of the request) explicitly.
+
+An unknown (or deleted) study raises :class:`gapsweep.db.lifecycle.StudyNotFoundError`; a
+principal whose role does not allow the change raises :class:`ForbiddenError` with nothing written.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
+from gapsweep.accounts.roles import Action, Principal, may
 from gapsweep.db.lifecycle import StudyNotFoundError, live_study
 from gapsweep.study.errors import FieldError, SpecError
 
 from . import context
 
-__all__ = ["StudyNotFoundError", "cancel", "delete", "exists", "retry", "submit"]
+__all__ = ["ForbiddenError", "StudyNotFoundError", "cancel", "delete", "exists", "retry", "submit"]
 
 RETRY_CHUNK = 1  # a retried case goes out alone (workers/dispatch.py says why)
 
 
-def submit(data: Any) -> int:
-    """Validate ``data`` (a spec as a mapping), create its study and enqueue its cases after
-    the commit (:func:`gapsweep.workers.submit.submit_study`); the study id.
+class ForbiddenError(PermissionError):
+    """The principal's role does not allow the change (the message says who, what, whose)."""
 
-    Raises :class:`SpecError` (nothing written) when the spec, or its plan, is refused."""
+
+def _refuse(who: Principal, action: Action, study_id: int | None, owner: str | None) -> None:
+    what = f"{action.value} study {study_id}" if study_id is not None else f"{action.value} studies"
+    whose = "" if study_id is None else f" (owned by {owner or 'nobody'})"
+    raise ForbiddenError(f"{who.role} {who.name!r} may not {what}{whose}")
+
+
+def _owned_study(session: Any, who: Principal, action: Action, study_id: int):
+    study = live_study(session, study_id)
+    if not may(who, action, study.owner):
+        _refuse(who, action, study_id, study.owner)
+    return study
+
+
+def _owner(who: Principal) -> str | None:
+    return None if who.via == "local" else who.name
+
+
+def submit(data: Any, *, who: Principal) -> int:
+    """Validate ``data`` (a spec as a mapping), create its study (owned by ``who``) and
+    enqueue its cases after the commit (:func:`gapsweep.workers.submit.submit_study`).
+
+    Raises :class:`ForbiddenError` for a viewer, :class:`SpecError` (nothing written) when the
+    spec, or its plan, is refused."""
     from gapsweep.study.spec import parse_spec
     from gapsweep.workers.submit import submit_study
 
+    if not may(who, Action.CREATE):
+        _refuse(who, Action.CREATE, None, None)
     if not isinstance(data, dict):
         raise SpecError([FieldError("file", type(data).__name__, "a JSON object")])
     spec = parse_spec(data)
     ctx = context.current()
-    return int(submit_study(spec, sessions=ctx.sessions, settings=ctx.settings))
+    return int(submit_study(spec, sessions=ctx.sessions, settings=ctx.settings,
+                            owner=_owner(who)))
 
 
 def exists(study_id: int) -> bool:
@@ -42,23 +73,31 @@ def exists(study_id: int) -> bool:
     return True
 
 
-def cancel(study_id: int) -> dict[str, Any]:
+def cancel(study_id: int, *, who: Principal) -> dict[str, Any]:
     """Cancel the study: queued cases at once, running ones finish their chunk."""
+    from gapsweep.db import audit
     from gapsweep.db.studies import cancel_study
 
     with context.session() as s:
+        _owned_study(s, who, Action.CANCEL, study_id)
         n = cancel_study(s, study_id=study_id)
+        audit.record(s, actor=who.name, action="study.cancel", target=f"study:{study_id}",
+                     cancelled=int(n), via=who.via)
     return {"id": study_id, "cancelled": int(n)}
 
 
-def retry(study_id: int) -> dict[str, Any]:
+def retry(study_id: int, *, who: Principal) -> dict[str, Any]:
     """Queue the study's failed cases again and send them after the commit."""
+    from gapsweep.db import audit
     from gapsweep.db.studies import retry_failed
     from gapsweep.workers.dispatch import enqueue
     from gapsweep.workers.submit import default_dispatcher
 
     with context.session() as s:
+        _owned_study(s, who, Action.RETRY, study_id)
         ids = retry_failed(s, study_id=study_id)
+        audit.record(s, actor=who.name, action="study.retry", target=f"study:{study_id}",
+                     retried=len(ids), via=who.via)
     if ids:
         ctx = context.current()
         enqueue(ids, sessions=ctx.sessions, dispatcher=default_dispatcher(),
@@ -66,16 +105,23 @@ def retry(study_id: int) -> dict[str, Any]:
     return {"id": study_id, "retried": len(ids), "case_ids": ids}
 
 
-def delete(study_ids: list[int]) -> int:
-    """Soft-delete the studies (``gapsweep purge`` removes them for good); how many were."""
+def delete(study_ids: list[int], *, who: Principal) -> tuple[int, list[str]]:
+    """Soft-delete the studies ``who`` may delete (``gapsweep purge`` removes them for good);
+    how many were, and why each other one was not."""
+    from gapsweep.db import audit
     from gapsweep.db.studies import soft_delete
 
-    n = 0
+    n, refused = 0, []
     for study_id in study_ids:
         try:
             with context.session() as s:
+                _owned_study(s, who, Action.DELETE, study_id)
                 soft_delete(s, study_id=study_id)
+                audit.record(s, actor=who.name, action="study.delete",
+                             target=f"study:{study_id}", via=who.via)
             n += 1
         except StudyNotFoundError:
             continue
-    return n
+        except ForbiddenError as exc:
+            refused.append(str(exc))
+    return n, refused

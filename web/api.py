@@ -6,11 +6,14 @@
     GET  /api/studies/<id>                   as ``gapsweep show --json``
     GET  /api/studies/<id>/cases.csv         one row per case (export columns, design.md 4.5)
     POST /api/studies/<id>/cancel, /retry
+    GET  /api/me                             {"name", "role", "via"}: who the credentials are
+    GET  /api/audit?limit=                   the audit log, newest first (admin)
     GET  /api/cases/<id>                     the case (params, status, metrics, provenance)
     GET  /api/cases/<id>/series?names=a,b    {"name": [numbers ...]}
 
 Ids are integers; an unknown id, or any unknown path under ``/api``, is a JSON 404. Bodies are
-limited to :data:`MAX_BODY_BYTES` (413).
+limited to :data:`MAX_BODY_BYTES` (413). With accounts on, a request without a session or a
+token is a 401 (:mod:`.auth`) and one whose role does not allow it a 403, nothing changed.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from gapsweep.study.errors import SpecError
 from werkzeug.exceptions import HTTPException
 
 from . import actions, context
+from .auth import principal
 from .kernels import local_workers, workers_ready
 
 MAX_BODY_BYTES = 1 << 20  # a study spec is a few KB; a Sobol spec with many axes stays far below
@@ -139,8 +143,12 @@ def create_study() -> Any:
         data = json.loads(raw)
     except (ValueError, UnicodeDecodeError) as exc:
         return _error(400, f"the body is not JSON: {exc}")
+    except RecursionError:
+        return _error(400, "the body is not JSON this server reads: it nests too deeply")
     try:
-        study_id = actions.submit(data)
+        study_id = actions.submit(data, who=principal())
+    except actions.ForbiddenError as exc:
+        return _error(403, str(exc))
     except SpecError as exc:
         return jsonify(exc.to_dict()), 422
     response = jsonify({"id": study_id})
@@ -178,20 +186,33 @@ def study_csv(study_id: int) -> Any:
     )
 
 
-@api.post("/studies/<int:study_id>/cancel")
-def cancel_study(study_id: int) -> Any:
+@api.post("/studies/<int:study_id>/<any(cancel, retry):verb>")
+def change_study(study_id: int, verb: str) -> Any:
+    change = actions.cancel if verb == "cancel" else actions.retry
     try:
-        return jsonify(actions.cancel(study_id))
+        return jsonify(change(study_id, who=principal()))
     except actions.StudyNotFoundError:
         return _not_found("study", study_id)
+    except actions.ForbiddenError as exc:
+        return _error(403, str(exc))
 
 
-@api.post("/studies/<int:study_id>/retry")
-def retry_study(study_id: int) -> Any:
-    try:
-        return jsonify(actions.retry(study_id))
-    except actions.StudyNotFoundError:
-        return _not_found("study", study_id)
+@api.get("/me")
+def me() -> Any:
+    who = principal()
+    return jsonify({"name": who.name, "role": who.role, "via": who.via})
+
+
+@api.get("/audit")
+def audit_log() -> Any:
+    from gapsweep.accounts.roles import Action, may
+    from gapsweep.db.audit import recent
+
+    who = principal()
+    if not may(who, Action.MANAGE_USERS):
+        return _error(403, f"{who.role} {who.name!r} may not read the audit log")
+    with context.session() as s:
+        return jsonify({"items": recent(s, limit=_int_arg("limit", 100, 1, MAX_LIMIT))})
 
 
 @api.get("/cases/<int:case_id>")

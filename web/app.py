@@ -16,9 +16,10 @@ from typing import Any
 
 import dash
 import dash_bootstrap_components as dbc
+import flask
 from dash import Input, Output, dcc, html
 
-from . import context, ids
+from . import auth, context, ids
 from .api import install_api
 from .kernels import workers_ready
 
@@ -33,6 +34,23 @@ COMPILING_TEXT = (
 )
 
 
+def account_menu() -> list[Any]:
+    """The signed-in user and a sign-out button (a form POST carrying the CSRF token)."""
+    who = auth.describe(flask.g.get("principal"))
+    if not who["signed_in"]:
+        return []
+    return [
+        dbc.NavItem(html.Span(f"{who['name']} ({who['role']})", id=ids.NAV_USER,
+                              className="navbar-text text-white-50 ms-3 me-2")),
+        dbc.NavItem(html.Form(
+            [dcc.Input(type="hidden", name=auth.CSRF_FIELD, value=auth.csrf_token()),
+             html.Button("Sign out", id=ids.NAV_SIGN_OUT, type="submit",
+                         className="btn btn-outline-light btn-sm mt-1")],
+            action="/logout", method="POST",
+        )),
+    ]
+
+
 def navbar() -> dbc.Navbar:
     return dbc.NavbarSimple(
         brand="gapsweep",
@@ -44,12 +62,13 @@ def navbar() -> dbc.Navbar:
             dbc.NavItem(dbc.NavLink("Archive", href="/", id="nav-archive")),
             dbc.NavItem(dbc.NavLink("New study", href="/studies/new", id="nav-new")),
             dbc.NavItem(dbc.NavLink("Compare", href="/compare", id="nav-compare")),
+            *account_menu(),
         ],
     )
 
 
 def shell() -> html.Div:
-    """The frame around every page."""
+    """The frame around every page (built per page load: the navbar names the user)."""
     return html.Div(
         [
             navbar(),
@@ -71,10 +90,12 @@ def shell() -> html.Div:
     )
 
 
-def create_app(settings: Any = None) -> dash.Dash:
+def create_app(settings: Any = None, *, require_accounts: bool = False) -> dash.Dash:
     """The web app over the archive ``settings`` names (``get_settings()`` when None).
 
-    Opens (and upgrades) the database once; the pages and the API share that engine."""
+    Opens (and upgrades) the database once; the pages and the API share that engine. Sign-in
+    is required once a user exists, or from the start with ``require_accounts``
+    (``serve --auth``): see :mod:`.auth`."""
     from gapsweep.db.engine import open_database
 
     from gapsweep.settings import get_settings
@@ -90,8 +111,9 @@ def create_app(settings: Any = None) -> dash.Dash:
         update_title=None,
     )
     context.install(app.server, settings, open_database(settings.database_url))
+    auth.install_auth(app.server, require_accounts=require_accounts)
     install_api(app.server)
-    app.layout = shell()
+    app.layout = shell
 
     @app.callback(
         Output(ids.KERNEL_BANNER, "is_open"),

@@ -5,6 +5,8 @@ all use these names (a typo is an ImportError, not a silently dead callback)."""
 URL = "url"
 KERNEL_BANNER = "kernel-banner"
 KERNEL_POLL = "kernel-poll"
+NAV_USER = "nav-user"
+NAV_SIGN_OUT = "nav-sign-out"
 
 # archive  /
 ARCHIVE_SEARCH = "archive-search"

@@ -8,6 +8,7 @@ compute what a page or the API must show independently of the code under test.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 from dataclasses import dataclass, field
 from typing import Any
@@ -80,6 +81,16 @@ class Archive:
     def client(self):
         return self.app.server.test_client()
 
+    @contextlib.contextmanager
+    def request(self, **kwargs: Any):
+        """A request context that has passed the server's guard (web/auth.py), as a page
+        load or a callback would: calling a callback as a plain function inside it sees the
+        principal the guard set."""
+        with self.app.server.test_request_context(**kwargs):
+            denied = self.app.server.preprocess_request()
+            assert denied is None, denied
+            yield
+
     def create(self, data: dict[str, Any] | None = None) -> int:
         """Create a study (rows only, nothing enqueued); its id."""
         from gapsweep.workers.submit import create_study_rows
@@ -142,8 +153,8 @@ def archive(tmp_path, monkeypatch) -> Archive:
     settings = get_settings()
     arch = Archive(app=create_app(settings), settings=settings)
 
-    def stand_in(spec, *, sessions, settings):
-        study_id = submit_module.create_study_rows(spec, sessions=sessions)
+    def stand_in(spec, *, sessions, settings, owner=None):
+        study_id = submit_module.create_study_rows(spec, sessions=sessions, owner=owner)
         with sessions() as s:
             arch.sent.append(studies.queued_case_ids(s, study_id=study_id))
         return study_id

@@ -213,10 +213,11 @@ def test_unknown_ids_and_paths_are_json_404(archive):
 
 def test_deleted_study_is_gone_from_the_api(archive):
     study_id = archive.create()
+    from gapsweep.accounts.roles import LOCAL
     from gapsweep.web import actions
 
     with archive.app.server.app_context():
-        assert actions.delete([study_id, 12345]) == 1
+        assert actions.delete([study_id, 12345], who=LOCAL) == (1, [])
     client = archive.client()
     assert client.get(f"/api/studies/{study_id}").status_code == 404
     assert client.get("/api/studies").get_json()["total"] == 0

@@ -11,7 +11,7 @@ NEWEST_FIRST = [{"column_id": "created", "direction": "desc"}]
 
 @pytest.fixture
 def archive_page(archive):
-    with archive.app.server.test_request_context():
+    with archive.request():
         yield page("archive"), archive
 
 

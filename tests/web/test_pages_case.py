@@ -9,7 +9,7 @@ from gapsweep.web import ids
 
 @pytest.fixture
 def done_study(archive):
-    with archive.app.server.test_request_context():
+    with archive.request():
         study_id = archive.create()
         archive.run(archive.case_ids(study_id))
         yield archive, study_id

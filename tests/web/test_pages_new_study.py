@@ -13,7 +13,7 @@ from gapsweep.web import ids
 
 @pytest.fixture
 def new_study(archive):
-    with archive.app.server.test_request_context():
+    with archive.request():
         yield page("new_study"), archive
 
 

@@ -14,7 +14,7 @@ AXES = {"x": "clearance_mm", "group": "stiffness_scale"}
 
 @pytest.fixture
 def study(archive):
-    with archive.app.server.test_request_context():
+    with archive.request():
         study_id = archive.create()
         yield page("study"), archive, study_id
 
@@ -150,7 +150,7 @@ def test_other_tabs_explain_what_a_grid_study_shows(study):
 
 
 def test_one_at_a_time_study_shows_the_tornado(archive):
-    with archive.app.server.test_request_context():
+    with archive.request():
         spec = {"name": "oat", "design": "one-at-a-time", "ideal_twin": False,
                 "axes": {"stiffness_scale": {"nominal": 1.0, "relative_percent": 30,
                                              "levels": 3},
@@ -172,7 +172,7 @@ def test_one_at_a_time_study_shows_the_tornado(archive):
 
 
 def test_parallel_tab_for_three_axes(archive):
-    with archive.app.server.test_request_context():
+    with archive.request():
         spec = {"name": "three", "ideal_twin": False,
                 "axes": {"clearance_mm": {"values": [0.02, 0.1]},
                          "stiffness_scale": {"values": [0.7, 1.3]},

@@ -10,6 +10,7 @@ import dash
 import dash_bootstrap_components as dbc
 from dash import Input, Output, State, callback, dash_table, dcc, html, no_update
 from gapsweep.web import actions, context, ids
+from gapsweep.web.auth import principal
 from gapsweep.web.parameters import model_names
 
 dash.register_page(__name__, path="/", name="Archive", title="gapsweep — archive", order=0)
@@ -185,5 +186,6 @@ def delete_selected(_n, selected, data, refresh):
     study_ids = [int(data[i]["id"]) for i in selected or [] if i < len(data or [])]
     if not study_ids:
         return no_update, no_update
-    n = actions.delete(study_ids)
-    return f"Deleted {n} studies.", (refresh or 0) + 1
+    n, refused = actions.delete(study_ids, who=principal())
+    text = f"Deleted {n} studies." + "".join(f" Not deleted: {r}." for r in refused)
+    return text, (refresh or 0) + 1

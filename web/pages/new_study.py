@@ -19,6 +19,7 @@ import dash_bootstrap_components as dbc
 from dash import Input, Output, State, callback, dash_table, dcc, html, no_update
 from gapsweep.study.errors import FieldError, SpecError
 from gapsweep.web import actions, ids, parameters
+from gapsweep.web.auth import principal
 from gapsweep.web.study_form import (
     AXIS_COLUMNS,
     AXIS_FORMS,
@@ -280,7 +281,9 @@ def submit(_n, *values):
     if data is None:
         return no_update, error_list(errors)
     try:
-        study_id = actions.submit(data)
+        study_id = actions.submit(data, who=principal())
+    except actions.ForbiddenError as exc:
+        return no_update, dbc.Alert(f"Not allowed: {exc}.", color="danger")
     except SpecError as exc:
         return no_update, error_list(exc.errors)
     return f"/studies/{study_id}", dbc.Alert(f"Study {study_id} created.", color="success")

@@ -12,6 +12,7 @@ import dash_bootstrap_components as dbc
 from dash import Input, Output, Patch, State, callback, dash_table, dcc, html, no_update
 from gapsweep.web import actions, context, ids, study_results
 from gapsweep.web import study_view as view
+from gapsweep.web.auth import principal
 from gapsweep.web.figures.trends import TREND_METRICS
 
 dash.register_page(__name__, path_template="/studies/<study_id>", name="Study",
@@ -285,13 +286,15 @@ def poll(_n, study_id, version):
 def act(_cancel, _retry, study_id):
     try:
         if context.triggered_id() == ids.STUDY_CANCEL:
-            n = actions.cancel(study_id)["cancelled"]
+            n = actions.cancel(study_id, who=principal())["cancelled"]
             text = f"Cancelled {n} queued cases; running ones finish their chunk."
         else:
-            n = actions.retry(study_id)["retried"]
+            n = actions.retry(study_id, who=principal())["retried"]
             text = f"Queued {n} failed cases again."
     except actions.StudyNotFoundError:
         return dbc.Alert("This study no longer exists.", color="warning"), True
+    except actions.ForbiddenError as exc:
+        return dbc.Alert(f"Not allowed: {exc}.", color="danger"), no_update
     return dbc.Alert(text, color="info", dismissable=True, className="py-2"), False
 
 
