@@ -48,6 +48,7 @@ NEW_DOWNLOAD = "new-download"
 
 # study  /studies/<study_id>
 STUDY_ID_STORE = "study-id"
+STUDY_OWNER = "study-owner"
 STUDY_POLL = "study-poll"
 STUDY_STATUS = "study-status"
 STUDY_PROGRESS = "study-progress"

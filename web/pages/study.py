@@ -72,6 +72,8 @@ def header(detail: dict[str, Any]) -> html.Div:
         html.H3([f"Study {study_id}: ", detail["name"]]),
         html.Div(badges, className="mb-1"),
         html.P(detail.get("description") or "", className="text-muted mb-2"),
+        html.P(f"Owner: {detail.get('owner') or 'nobody (made on the command line)'}",
+               id=ids.STUDY_OWNER, className="small text-muted mb-2"),
         html.Div([
             dbc.Button("Cases CSV", href=f"/api/studies/{study_id}/cases.csv",
                        external_link=True, size="sm", color="secondary", outline=True,
