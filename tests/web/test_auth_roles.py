@@ -398,3 +398,12 @@ def test_wrong_and_unknown_names_answer_alike(archive, accounts):
     c = _attempt(archive.client(), "dan", PASSWORD)  # disabled
     assert a.status_code == b.status_code == c.status_code == 401
     assert all("Wrong name or password" in r.get_data(as_text=True) for r in (a, b, c))
+
+
+def test_the_new_study_page_tells_a_viewer_they_cannot_submit(archive, accounts):
+    from archive_fixtures import component_ids
+
+    for name, shown in (("vic", True), ("eve", False), ("ada", False)):
+        with archive.request(headers=accounts.bearer(name)):
+            layout = page("new_study").layout()
+        assert ("new-role-notice" in component_ids(layout)) is shown, name

@@ -16,7 +16,9 @@ from typing import Any
 
 import dash
 import dash_bootstrap_components as dbc
+import flask
 from dash import Input, Output, State, callback, dash_table, dcc, html, no_update
+from gapsweep.accounts.roles import Action, may
 from gapsweep.study.errors import FieldError, SpecError
 from gapsweep.web import actions, ids, parameters
 from gapsweep.web.auth import principal
@@ -90,6 +92,17 @@ def _field(label: str, control: Any, help_text: str | None = None) -> dbc.Row:
     if help_text:
         children.append(dbc.FormText(help_text))
     return dbc.Row([dbc.Label(label, width=3), dbc.Col(children, width=9)], className="mb-2")
+
+
+def role_notice() -> Any:
+    """A viewer may look at the form (and download a study file) but not submit it; the
+    submit callback refuses it on the server either way."""
+    who = flask.g.get("principal")
+    if who is None or may(who, Action.CREATE):
+        return None
+    return dbc.Alert(f"You are signed in as {who.name} ({who.role}): you can fill in the form "
+                     "and download the study file, but only an editor or an admin can submit "
+                     "it.", color="warning", id=ids.NEW_ROLE_NOTICE)
 
 
 def layout(**_query: Any) -> html.Div:
@@ -190,6 +203,7 @@ def layout(**_query: Any) -> html.Div:
     ]), style={"position": "sticky", "top": "1rem"})
     return html.Div([
         html.H3("New study"),
+        role_notice(),
         dbc.Row([dbc.Col([general, axes, base], lg=8), dbc.Col(side, lg=4)]),
     ])
 
