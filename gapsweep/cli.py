@@ -4,7 +4,8 @@
     gapsweep warmup | params [--model NAME]
     gapsweep study validate FILE | run FILE | submit FILE | wait ID
     gapsweep studies | show ID | export ID | cancel ID | retry ID | delete ID | purge
-    gapsweep worker | workers | serve | db upgrade
+    gapsweep worker | workers | serve [--auth] | db upgrade
+    gapsweep user add|list|set-role|disable|enable|password|token|tokens|revoke | audit
 
 Bad input exits with status 2 and one line naming the field; a case the solver could not
 finish exits with status 1 (its JSON still printed, with ``status`` and ``reason``).
@@ -18,10 +19,10 @@ from collections.abc import Sequence
 
 from gapsweep.core.errors import GapsweepError, InputError
 
-from .commands import services, simulate, studies
-from .commands.exit_codes import EXIT_BAD_INPUT, EXIT_FAILED
+from .commands import services, simulate, studies, users
+from .commands.exit_codes import EXIT_BAD_INPUT, EXIT_FAILED, CommandError
 
-COMMAND_GROUPS = (simulate, studies, services)
+COMMAND_GROUPS = (simulate, studies, services, users)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -42,6 +43,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # `gapsweep ... | head`: the reader left, nothing to report
         sys.stderr.close()
         return 0
+    except CommandError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return exc.code
     except InputError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -49,10 +53,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_FAILED
     except Exception as exc:
-        code = studies.handle_errors(args, exc)
-        if code is None:
-            raise
-        return code
+        for group in COMMAND_GROUPS:
+            handle = getattr(group, "handle_errors", None)
+            code = handle(args, exc) if handle else None
+            if code is not None:
+                return code
+        raise
 
 
 if __name__ == "__main__":

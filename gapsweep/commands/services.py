@@ -2,20 +2,24 @@
 
     gapsweep worker [--concurrency N]      a Celery worker on the configured broker
     gapsweep workers [--json]              the workers that answer
-    gapsweep serve [--host H] [--port P] [--workers N]   the web app (+ local workers, embedded)
+    gapsweep serve [--host H] [--port P] [--workers N] [--auth]
+                                           the web app (+ local workers, embedded); a host
+                                           other than loopback needs accounts (users exist,
+                                           or GAPSWEEP_ADMIN_PASSWORD creates the first admin)
     gapsweep db upgrade                    migrate the database to the current schema
 """
 
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import os
 import socket
 import sys
 
 from gapsweep.settings import get_settings
 
-from .exit_codes import EXIT_FAILED, EXIT_OK
+from .exit_codes import EXIT_FAILED, EXIT_OK, CommandError
 from .output import print_json
 
 
@@ -71,12 +75,59 @@ def cmd_workers(args: argparse.Namespace) -> int:
     return EXIT_OK if workers else EXIT_FAILED
 
 
+def is_loopback(host: str) -> bool:
+    """``localhost``, 127.0.0.0/8 or ::1: only this machine can connect."""
+    name = host.strip().strip("[]").lower()
+    if name == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:  # another host name: it may resolve to anything
+        return False
+
+
+def _accounts_gate(args: argparse.Namespace, sessions) -> None:
+    """Serve's accounts, settled before anything starts: the first admin from
+    ``GAPSWEEP_ADMIN_PASSWORD``; a host other than loopback refused without accounts
+    (whoever reaches the port would have every right); the state said in one line."""
+    from gapsweep.db.accounts import accounts_exist
+
+    from .users import ADMIN_PASSWORD_VARIABLE, ADMIN_USER_VARIABLE, bootstrap_admin
+
+    created = bootstrap_admin(sessions)
+    if created:
+        print(f"gapsweep serve: created the first admin {created!r} from "
+              f"{ADMIN_PASSWORD_VARIABLE}", flush=True)
+    elif os.environ.get(ADMIN_PASSWORD_VARIABLE):
+        print(f"gapsweep serve: {ADMIN_PASSWORD_VARIABLE} ignored: accounts exist already "
+              "(`gapsweep user password NAME` changes a password)", flush=True)
+    with sessions() as s:
+        configured = accounts_exist(s)
+    if not configured and not is_loopback(args.host):
+        raise CommandError(
+            f"serve --host {args.host}: not a loopback address, and no account exists, so "
+            "anyone who reaches the port would have every right. Set accounts up first: "
+            "`gapsweep user add NAME --role admin`, or set "
+            f"{ADMIN_PASSWORD_VARIABLE} (and {ADMIN_USER_VARIABLE}, default admin) for serve "
+            "to create the first admin; or serve on 127.0.0.1")
+    if configured:
+        print("gapsweep serve: accounts on: sign in at /login; API clients send "
+              "Authorization: Bearer <token> (`gapsweep user token NAME`)", flush=True)
+    elif args.auth:
+        print("gapsweep serve: accounts required (--auth), but no user exists yet: nobody can "
+              "sign in until `gapsweep user add NAME --role admin`", flush=True)
+    else:
+        print(f"gapsweep serve: accounts are off: anyone who can reach {args.host}:{args.port} "
+              "has full rights; `gapsweep user add NAME --role admin` turns them on",
+              flush=True)
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     settings = get_settings()
     from gapsweep.db.engine import open_database
     from gapsweep.web.app import create_app
 
-    open_database(settings.database_url)
+    _accounts_gate(args, open_database(settings.database_url))
     local = None
     if not settings.broker_url:
         from gapsweep.workers.local_workers import LocalWorkers
@@ -86,7 +137,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         stop_cleanly_on_sigterm()
         local = LocalWorkers(settings, args.workers).start()
     try:
-        app = create_app(settings)
+        app = create_app(settings, require_accounts=args.auth)
         url = f"http://{args.host}:{args.port}/"
         workers = (f"{local.concurrency} local worker process(es)" if local
                    else f"workers on {settings.broker_url}")
@@ -124,6 +175,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8050)
     serve.add_argument("--workers", type=int, default=None, help="local worker processes")
+    serve.add_argument("--auth", action="store_true",
+                       help="require a sign-in even before the first user exists")
     serve.set_defaults(func=cmd_serve)
 
     db = sub.add_parser("db", help="database upkeep")

@@ -6,6 +6,8 @@
     gapsweep studies | show ID | export ID --format csv|parquet|json
     gapsweep cancel ID | retry ID | delete ID | purge
 
+Changes made on the database are audited (``cancel``, ``retry``, ``delete``, ``purge``).
+
 Exit codes (4.5): 0 every case done; 1 some case failed or cancelled; 2 bad input or an
 unknown id; 3 ``wait`` timed out. ``--json`` prints the shapes of 4.5 on stdout.
 """
@@ -23,6 +25,7 @@ from typing import Any
 from gapsweep.settings import Settings, get_settings
 from gapsweep.study.errors import SpecError
 
+from .actor import cli_actor
 from .exit_codes import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, EXIT_TIMEOUT
 from .output import print_errors, print_json, progress_printer, study_table
 
@@ -68,26 +71,20 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _summary(sessions, study_id: int) -> dict[str, Any]:
-    from gapsweep.db import studies
-
-    with sessions() as session:
-        detail = studies.study_detail(session, study_id)
-    if detail is None:
-        raise UnknownIdError(study_id)
+def _summary(detail: dict[str, Any]) -> dict[str, Any]:
+    """What ``run``, ``submit`` and ``wait`` print (design.md 4.5), from ``show``'s detail."""
     counts = detail["counts"]
     return {
-        "study_id": study_id,
+        "study_id": detail["id"],
         "status": detail["status"],
         "cases": counts["total"],
         "done": counts["done"],
         "failed": counts["failed"],
-        "_detail": detail,
     }
 
 
-def _finish(summary: dict[str, Any], args: argparse.Namespace) -> int:
-    detail = summary.pop("_detail")
+def _finish(detail: dict[str, Any], args: argparse.Namespace) -> int:
+    summary = _summary(detail)
     if args.json:
         print_json(summary)
     else:
@@ -115,84 +112,171 @@ def _local_workers_if_embedded(settings: Settings, concurrency: int | None) -> I
         yield
 
 
-def _wait(sessions, settings: Settings, study_id: int, timeout_s: float | None, quiet: bool):
-    """Poll the study until nothing is queued or running; False on timeout. The reconciler
-    runs here too, so a case whose worker died is sent again while we wait."""
-    from gapsweep.db import studies
-    from gapsweep.workers.reconciler import start_reconciler
+class LocalArchive:
+    """The archive in the database the settings name, as the commands use it. Changes are
+    audited in their own transaction (actor ``cli:<login>@<host>``)."""
 
-    stop = start_reconciler(settings, sessions)
-    show = progress_printer(sys.stderr, quiet)
-    deadline = None if timeout_s is None else time.monotonic() + timeout_s
-    try:
-        while True:
-            with sessions() as session:
-                progress = studies.study_progress(session, study_id)
-            show(progress)
-            if progress["queued"] == 0 and progress["running"] == 0:
-                return True
-            if deadline is not None and time.monotonic() > deadline:
-                return False
-            time.sleep(0.1)
-    finally:
-        stop.set()
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.sessions = _sessions(settings)
+
+    def _check(self, study_id: int) -> None:
+        from gapsweep.db.lifecycle import live_study
+
+        with self.sessions() as session:
+            live_study(session, study_id)  # StudyNotFoundError: exit 2
+
+    def submit(self, path: str) -> int:
+        from gapsweep.workers.submit import submit_study
+
+        spec = _load(path)
+        return submit_study(spec, sessions=self.sessions, settings=self.settings)
+
+    def listing(self, *, search: str | None, tag: str | None, limit: int) -> dict[str, Any]:
+        from gapsweep.db import studies
+
+        with self.sessions() as session:
+            total, items = studies.list_studies(session, search=search, tag=tag, limit=limit,
+                                                offset=0)
+        return {"total": total, "items": items}
+
+    def detail(self, study_id: int) -> dict[str, Any]:
+        from gapsweep.db import studies
+
+        with self.sessions() as session:
+            detail = studies.study_detail(session, study_id)
+        if detail is None:
+            raise UnknownIdError(study_id)
+        return detail
+
+    def _follow(self, study_id: int, timeout_s: float | None, quiet: bool) -> bool:
+        """Poll the study until nothing is queued or running; False on timeout. The
+        reconciler runs here too, so a case whose worker died is sent again while we wait."""
+        from gapsweep.db import studies
+        from gapsweep.workers.reconciler import start_reconciler
+
+        stop = start_reconciler(self.settings, self.sessions)
+        show = progress_printer(sys.stderr, quiet)
+        deadline = None if timeout_s is None else time.monotonic() + timeout_s
+        try:
+            while True:
+                with self.sessions() as session:
+                    progress = studies.study_progress(session, study_id)
+                show(progress)
+                if progress["queued"] == 0 and progress["running"] == 0:
+                    return True
+                if deadline is not None and time.monotonic() > deadline:
+                    return False
+                time.sleep(0.1)
+        finally:
+            stop.set()
+
+    def wait(self, study_id: int, timeout_s: float | None, quiet: bool) -> bool:
+        from gapsweep.workers.readiness import live_workers
+
+        self._check(study_id)  # an unknown id fails before anything starts
+        # embedded, with nobody to run the cases: start local workers for the wait
+        own = not self.settings.broker_url and not live_workers(self.settings)
+        with (_local_workers_if_embedded(self.settings, None) if own
+              else contextlib.nullcontext()):
+            return self._follow(study_id, timeout_s, quiet)
+
+    def run(self, path: str, *, concurrency: int | None, quiet: bool) -> int:
+        from gapsweep.workers.submit import submit_study
+
+        spec = _load(path)
+        # workers start first: they load the kernels while the study is written
+        with _local_workers_if_embedded(self.settings, concurrency):
+            study_id = submit_study(spec, sessions=self.sessions, settings=self.settings)
+            print(f"study {study_id}: {spec.name}", file=sys.stderr)
+            self._follow(study_id, None, quiet)
+        return study_id
+
+    def cancel(self, study_id: int) -> int:
+        from gapsweep.db import audit, studies
+
+        with self.sessions.begin() as session:
+            n = studies.cancel_study(session, study_id=study_id)
+            audit.record(session, actor=cli_actor(), action="study.cancel",
+                         target=f"study:{study_id}", cancelled=int(n))
+        return int(n)
+
+    def retry(self, study_id: int) -> tuple[int, str | None]:
+        """The number of failed cases queued again, and a note on who will run them."""
+        from gapsweep.db import audit, studies
+        from gapsweep.workers.dispatch import enqueue
+        from gapsweep.workers.submit import default_dispatcher
+
+        with self.sessions.begin() as session:
+            ids = studies.retry_failed(session, study_id=study_id)
+            audit.record(session, actor=cli_actor(), action="study.retry",
+                         target=f"study:{study_id}", retried=len(ids))
+        if ids:  # after the commit (design.md 3)
+            enqueue(ids, sessions=self.sessions, dispatcher=default_dispatcher(), chunk_size=1)
+        note = None
+        if ids and not self.settings.broker_url:
+            note = ("(embedded: they run while `gapsweep serve` or `gapsweep wait "
+                    f"{study_id}` is running)")
+        return len(ids), note
+
+    def delete(self, study_id: int) -> None:
+        from gapsweep.db import audit, studies
+
+        with self.sessions.begin() as session:
+            studies.soft_delete(session, study_id=study_id)
+            audit.record(session, actor=cli_actor(), action="study.delete",
+                         target=f"study:{study_id}")
+
+    def purge(self) -> dict[str, int]:
+        from gapsweep.db import audit, studies
+
+        with self.sessions.begin() as session:
+            counts = studies.purge_deleted(session)
+            audit.record(session, actor=cli_actor(), action="study.purge",
+                         target="deleted studies", **counts)
+        return counts
+
+    def export_rows(self, study_id: int) -> tuple[list[str], list[dict[str, Any]]]:
+        from gapsweep.db import studies
+
+        self._check(study_id)
+        with self.sessions() as session:
+            return studies.export_rows(session, study_id)
+
+def archive() -> LocalArchive:
+    """The archive the study commands work on: the configured database."""
+    return LocalArchive(get_settings())
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from gapsweep.workers.submit import submit_study
-
-    spec = _load(args.file)
-    settings = get_settings()
-    sessions = _sessions(settings)
-    # workers start first: they load the kernels while the study is written
-    with _local_workers_if_embedded(settings, args.concurrency):
-        study_id = submit_study(spec, sessions=sessions, settings=settings)
-        print(f"study {study_id}: {spec.name}", file=sys.stderr)
-        _wait(sessions, settings, study_id, None, args.quiet)
-    return _finish(_summary(sessions, study_id), args)
+    arch = archive()
+    study_id = arch.run(args.file, concurrency=args.concurrency, quiet=args.quiet)
+    return _finish(arch.detail(study_id), args)
 
 
 def cmd_submit(args: argparse.Namespace) -> int:
-    from gapsweep.workers.submit import submit_study
-
-    spec = _load(args.file)
-    settings = get_settings()
-    sessions = _sessions(settings)
-    study_id = submit_study(spec, sessions=sessions, settings=settings)
-    summary = _summary(sessions, study_id)
-    summary.pop("_detail")
+    arch = archive()
+    summary = _summary(arch.detail(arch.submit(args.file)))
     if args.json:
         print_json(summary)
     else:
-        print(f"study {study_id} submitted: {summary['cases']} case(s) queued")
+        print(f"study {summary['study_id']} submitted: {summary['cases']} case(s) queued")
     return EXIT_OK
 
 
 def cmd_wait(args: argparse.Namespace) -> int:
-    from gapsweep.workers.readiness import live_workers
-
-    settings = get_settings()
-    sessions = _sessions(settings)
-    _summary(sessions, args.id)  # an unknown id fails before anything starts
-    # embedded, with nobody to run the cases: start local workers for the wait
-    own = not settings.broker_url and not live_workers(settings)
-    with _local_workers_if_embedded(settings, None) if own else contextlib.nullcontext():
-        finished = _wait(sessions, settings, args.id, args.timeout, args.quiet)
-    summary = _summary(sessions, args.id)
-    code = _finish(summary, args)
+    arch = archive()
+    finished = arch.wait(args.id, args.timeout, args.quiet)
+    code = _finish(arch.detail(args.id), args)
     return code if finished else EXIT_TIMEOUT
 
 
 def cmd_studies(args: argparse.Namespace) -> int:
-    from gapsweep.db import studies
-
-    with _sessions(get_settings())() as session:
-        total, items = studies.list_studies(
-            session, search=args.search, tag=args.tag, limit=args.limit, offset=0
-        )
+    page = archive().listing(search=args.search, tag=args.tag, limit=args.limit)
     if args.json:
-        print_json({"total": total, "items": items})
+        print_json(page)
         return EXIT_OK
+    total, items = page["total"], page["items"]
     print(f"{'id':>6}  {'status':<10} {'done':>11}  {'created':<19}  name")
     for item in items:
         created = str(item["created"])[:19].replace("T", " ")
@@ -204,18 +288,15 @@ def cmd_studies(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    from gapsweep.db import studies
-
-    with _sessions(get_settings())() as session:
-        detail = studies.study_detail(session, args.id)
-    if detail is None:
-        raise UnknownIdError(args.id)
+    detail = archive().detail(args.id)
     if args.json:
         print_json(detail)
         return EXIT_OK
     print(f"study {detail['id']}: {detail['name']}  [{detail['status']}]  model {detail['model']}")
     if detail.get("description"):
         print(detail["description"])
+    if detail.get("owner"):
+        print(f"owner {detail['owner']}")
     prov = detail.get("provenance") or {}
     print("made by gapsweep {} (commit {}), numpy {}, scipy {}, numba {}, on {}".format(
         prov.get("gapsweep"), prov.get("git_commit"), prov.get("numpy"), prov.get("scipy"),
@@ -225,46 +306,38 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from gapsweep.db import studies
-
     from .export import write_rows
 
-    with _sessions(get_settings())() as session:
-        if studies.study_detail(session, args.id) is None:
-            raise UnknownIdError(args.id)
-        columns, rows = studies.export_rows(session, args.id)
+    arch = archive()
+    columns, rows = arch.export_rows(args.id)
     write_rows(columns, rows, args.format, args.output)
     return EXIT_OK
 
 
-def _change(args: argparse.Namespace, action: str) -> int:
-    from gapsweep.db import studies
+def cmd_cancel(args: argparse.Namespace) -> int:
+    n = archive().cancel(args.id)
+    print(f"study {args.id}: cancelled ({n} queued case(s); running ones finish)")
+    return EXIT_OK
 
-    settings = get_settings()
-    sessions = _sessions(settings)
-    with sessions.begin() as session:
-        if studies.study_detail(session, args.id) is None:
-            raise UnknownIdError(args.id)
-        result = getattr(studies, action)(session, study_id=args.id)
-    if action == "retry_failed" and result:
-        from gapsweep.workers.dispatch import enqueue
-        from gapsweep.workers.submit import default_dispatcher
 
-        enqueue(result, sessions=sessions, dispatcher=default_dispatcher(), chunk_size=1)
-        print(f"study {args.id}: {len(result)} failed case(s) queued again")
-        if not settings.broker_url:
-            print("(embedded: they run while `gapsweep serve` or `gapsweep wait "
-                  f"{args.id}` is running)")
-    else:
-        print(f"study {args.id}: {action.replace('_', ' ')} done")
+def cmd_retry(args: argparse.Namespace) -> int:
+    n, note = archive().retry(args.id)
+    print(f"study {args.id}: {n} failed case(s) queued again")
+    if note:
+        print(note)
+    return EXIT_OK
+
+
+def cmd_delete(args: argparse.Namespace) -> int:
+    arch = archive()
+    arch.delete(args.id)
+    print(f"study {args.id}: deleted (`gapsweep purge` removes it for good)")
     return EXIT_OK
 
 
 def cmd_purge(args: argparse.Namespace) -> int:
-    from gapsweep.db import studies
-
-    with _sessions(get_settings()).begin() as session:
-        counts = studies.purge_deleted(session)
+    arch = archive()
+    counts = arch.purge()
     if args.json:
         print_json(counts)
     else:
@@ -312,14 +385,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     exp.add_argument("-o", "--output", default=None, help="file (stdout if omitted)")
     exp.set_defaults(func=cmd_export)
 
-    for name, action, help_text in (
-        ("cancel", "cancel_study", "cancel the queued cases of a study"),
-        ("retry", "retry_failed", "run a study's failed cases again"),
-        ("delete", "soft_delete", "delete a study (kept until purge)"),
+    for name, func, help_text in (
+        ("cancel", cmd_cancel, "cancel the queued cases of a study"),
+        ("retry", cmd_retry, "run a study's failed cases again"),
+        ("delete", cmd_delete, "delete a study (kept until purge)"),
     ):
         p = sub.add_parser(name, help=help_text)
         p.add_argument("id", type=int)
-        p.set_defaults(func=lambda a, action=action: _change(a, action))
+        p.set_defaults(func=func)
     purge = sub.add_parser("purge", help="remove deleted studies for good")
     purge.add_argument("--json", action="store_true")
     purge.set_defaults(func=cmd_purge)
@@ -330,10 +403,13 @@ def handle_errors(args: argparse.Namespace, exc: Exception) -> int | None:
     if isinstance(exc, SpecError):
         print_errors(exc.errors, as_json=getattr(args, "json", False))
         return EXIT_BAD_INPUT
-    if isinstance(exc, UnknownIdError):
-        print(f"error: no study with id {exc.args[0]}", file=sys.stderr)
+    from gapsweep.db.lifecycle import StudyNotFoundError
+
+    if isinstance(exc, (UnknownIdError, StudyNotFoundError)):
+        study_id = exc.args[0] if isinstance(exc, UnknownIdError) else exc.study_id
+        print(f"error: no study with id {study_id}", file=sys.stderr)
         if getattr(args, "json", False):
-            print(json.dumps({"errors": [{"field": "id", "value": exc.args[0],
+            print(json.dumps({"errors": [{"field": "id", "value": study_id,
                                           "allowed": "the id of an existing study"}]}))
         return EXIT_BAD_INPUT
     return None

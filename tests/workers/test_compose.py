@@ -5,8 +5,9 @@ with its service's ``environment``, the compose host names mapped to this machin
 ``postgres`` URL (user/password gapsweep:gapsweep) becomes a fresh test database on the
 local server (user postgres), ``redis`` a private redis-server on a free port, ``/data`` a
 temporary folder, and web's published port 8050 a free one. Proven: migrate exits 0 and
-creates the schema, the worker runs a submitted study to done, web answers
-``GET /api/health`` 200.
+creates the schema, the worker runs a submitted study to done; web (on 0.0.0.0, which needs
+accounts) creates its first admin from the ``GAPSWEEP_ADMIN_PASSWORD`` the file requires,
+answers ``GET /api/health`` 401 without credentials and 200 with the admin's token.
 """
 
 from __future__ import annotations
@@ -14,9 +15,11 @@ from __future__ import annotations
 import json
 import os
 import re
+import secrets
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -34,7 +37,7 @@ from processes import (
     wait_for,
     write_study,
 )
-from sqlalchemy import create_engine, inspect
+from sqlalchemy import create_engine, inspect, text
 from sqlalchemy.engine import make_url
 
 COMPOSE = Path(__file__).resolve().parents[2] / "docker-compose.yml"
@@ -62,15 +65,36 @@ def test_compose_shape():
     assert "container_name" not in c["worker"] and "ports" not in c["worker"]
 
 
-def _expand(value: str) -> str:
-    """Compose's ``${VAR:-default}`` with nothing set: the default."""
-    return re.sub(r"\$\{[A-Z_]+:-([^}]*)\}", r"\1", value)
+def _expand(value: str, given: dict[str, str]) -> str:
+    """Compose's interpolation with only ``given`` set: ``${VAR:-default}`` is the given
+    value or the default; ``${VAR:?message}`` (required) must be given."""
+    def one(m: re.Match) -> str:
+        name, op, rest = m.group(1), m.group(2), m.group(3)
+        if given.get(name):
+            return given[name]
+        assert op == ":-", f"{name} is required by docker-compose.yml ({rest}) and not given"
+        return rest
+
+    return re.sub(r"\$\{([A-Z_]+)(:-|:\?)([^}]*)\}", one, value)
 
 
-def _local_env(service: dict, *, database_url: str, redis_url: str, data: Path) -> dict:
+def test_compose_web_requires_the_admin_password():
+    web = _compose()["services"]["web"]["environment"]
+    assert "GAPSWEEP_ADMIN_PASSWORD" not in _compose()["services"]["worker"]["environment"]
+    try:
+        _expand(str(web["GAPSWEEP_ADMIN_PASSWORD"]), {})
+    except AssertionError as exc:
+        assert "GAPSWEEP_ADMIN_PASSWORD is required" in str(exc)
+    else:
+        raise AssertionError("web starts without GAPSWEEP_ADMIN_PASSWORD (a known default?)")
+    assert _expand(str(web["GAPSWEEP_ADMIN_USER"]), {}) == "admin"
+
+
+def _local_env(service: dict, *, database_url: str, redis_url: str, data: Path,
+               given: dict[str, str]) -> dict:
     env = {k: v for k, v in os.environ.items() if not k.startswith("GAPSWEEP_")}
     for key, raw in service["environment"].items():
-        value = _expand(str(raw))
+        value = _expand(str(raw), given)
         if key == "GAPSWEEP_DATABASE_URL":
             url = make_url(value)
             assert (url.host, url.port, url.username, url.password, url.database) == (
@@ -102,9 +126,13 @@ def test_compose_commands_run_against_local_services(tmp_path, procs: Procs):
         data = tmp_path / "data"
         data.mkdir()
 
+        # what the operator puts in .env: web's first admin (the file requires it)
+        admin_password = secrets.token_urlsafe(12)
+        given = {"GAPSWEEP_ADMIN_PASSWORD": admin_password}
+
         def env(name: str) -> dict:
             return _local_env(services[name], database_url=database_url,
-                              redis_url=redis.url, data=data)
+                              redis_url=redis.url, data=data, given=given)
 
         # migrate: one shot, exit 0, the schema exists
         migrate = subprocess.run(_argv(services["migrate"]["command"]), env=env("migrate"),
@@ -151,20 +179,42 @@ def test_compose_commands_run_against_local_services(tmp_path, procs: Procs):
         command[command.index("--port") + 1] = str(port)
         web = procs.start("compose-web", _argv(command), env("web"))
 
-        def health():
+        def health(token: str | None = None):
             assert web.alive(), web.tail()
+            request = urllib.request.Request(f"http://127.0.0.1:{port}/api/health")
+            if token:
+                request.add_header("Authorization", f"Bearer {token}")
             try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/health",
-                                            timeout=2) as r:
+                with urllib.request.urlopen(request, timeout=2) as r:
                     return r.status, json.loads(r.read())
+            except urllib.error.HTTPError as exc:
+                return exc.code, json.loads(exc.read())
             except OSError:
                 return None
 
-        status, body = wait_for("GET /api/health", health, 60.0, 0.2)
+        # 0.0.0.0 is served only with accounts: web created its admin from the password
+        anonymous, _ = wait_for("GET /api/health", health, 60.0, 0.2)
+        engine = create_engine(database_url)
+        try:
+            with engine.connect() as c:
+                users = c.execute(text("SELECT name, role, disabled FROM users")).all()
+                added = c.execute(text("SELECT action, target FROM audit_events")).all()
+        finally:
+            engine.dispose()
+        assert [tuple(u) for u in users] == [("admin", "admin", False)]
+        assert [tuple(a) for a in added] == [("user.add", "user:admin")]
+        # ... whose token (made where the database is, as `docker compose exec web` would)
+        # opens the API
+        token = subprocess.run(_argv(["gapsweep", "user", "token", "admin"]), env=env("web"),
+                               capture_output=True, text=True, timeout=60)
+        assert token.returncode == 0, token.stderr
+        status, body = health(token.stdout.strip())
         print(f"\n[compose] migrate exit 0, tables {sorted(tables)}; worker ran study "
-              f"{study_id}: {final}, results {results}; web /api/health {status} {body}; "
+              f"{study_id}: {final}, results {results}; web /api/health {anonymous} without "
+              f"a token, {status} {body} with the admin's; "
               f"total {time.monotonic() - t0:.1f} s")
         assert final["done"] == 9 and results == (9, 9)
+        assert anonymous == 401
         assert status == 200 and body["database"] == "ok"
         # (health lists the ready marks in its own data folder: here web and worker share
         # one; the compose file gives each container its own /data, so there it is empty)
