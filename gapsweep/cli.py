@@ -9,6 +9,7 @@
 
 Bad input exits with status 2 and one line naming the field; a case the solver could not
 finish exits with status 1 (its JSON still printed, with ``status`` and ``reason``).
+With ``GAPSWEEP_URL`` set the study commands talk to that server (:mod:`gapsweep.remote`).
 """
 
 from __future__ import annotations

@@ -6,7 +6,10 @@
     gapsweep studies | show ID | export ID --format csv|parquet|json
     gapsweep cancel ID | retry ID | delete ID | purge
 
-Changes made on the database are audited (``cancel``, ``retry``, ``delete``, ``purge``).
+With ``GAPSWEEP_URL`` set, ``run``, ``submit``, ``wait``, ``studies``, ``show``, ``cancel`` and
+``retry`` talk to that server's API (:mod:`gapsweep.remote`, :func:`archive` decides), with the
+same output; ``export``, ``delete`` and ``purge`` refuse (the API has no such call). Changes
+made on the database are audited (``cancel``, ``retry``, ``delete``, ``purge``).
 
 Exit codes (4.5): 0 every case done; 1 some case failed or cancelled; 2 bad input or an
 unknown id; 3 ``wait`` timed out. ``--json`` prints the shapes of 4.5 on stdout.
@@ -113,8 +116,9 @@ def _local_workers_if_embedded(settings: Settings, concurrency: int | None) -> I
 
 
 class LocalArchive:
-    """The archive in the database the settings name, as the commands use it. Changes are
-    audited in their own transaction (actor ``cli:<login>@<host>``)."""
+    """The archive in the database the settings name; :class:`gapsweep.remote.RemoteArchive`
+    offers the same operations over a server's API. Changes are audited in their own
+    transaction (actor ``cli:<login>@<host>``)."""
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
@@ -243,8 +247,17 @@ class LocalArchive:
         with self.sessions() as session:
             return studies.export_rows(session, study_id)
 
-def archive() -> LocalArchive:
-    """The archive the study commands work on: the configured database."""
+    def local_only(self, command: str) -> None:
+        """Nothing to refuse: every command works on a database."""
+
+
+def archive():
+    """The one place local or remote is decided: a server's API when ``GAPSWEEP_URL`` is
+    set (:mod:`gapsweep.remote`), else the configured database."""
+    from gapsweep import remote
+
+    if remote.configured():
+        return remote.RemoteArchive.from_env()
     return LocalArchive(get_settings())
 
 
@@ -309,6 +322,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     from .export import write_rows
 
     arch = archive()
+    arch.local_only("export")
     columns, rows = arch.export_rows(args.id)
     write_rows(columns, rows, args.format, args.output)
     return EXIT_OK
@@ -330,6 +344,7 @@ def cmd_retry(args: argparse.Namespace) -> int:
 
 def cmd_delete(args: argparse.Namespace) -> int:
     arch = archive()
+    arch.local_only("delete")
     arch.delete(args.id)
     print(f"study {args.id}: deleted (`gapsweep purge` removes it for good)")
     return EXIT_OK
@@ -337,6 +352,7 @@ def cmd_delete(args: argparse.Namespace) -> int:
 
 def cmd_purge(args: argparse.Namespace) -> int:
     arch = archive()
+    arch.local_only("purge")
     counts = arch.purge()
     if args.json:
         print_json(counts)

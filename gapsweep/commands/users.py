@@ -10,7 +10,8 @@
     gapsweep user revoke NAME TOKEN_ID
     gapsweep audit [--limit N] [--json]                   newest first
 
-They work on the database (``GAPSWEEP_DATABASE_URL``). Every change writes its audit event
+They work on the database (``GAPSWEEP_DATABASE_URL``); with ``GAPSWEEP_URL`` set they refuse,
+rather than change a database the server may not use. Every change writes its audit event
 in the change's own transaction (actor ``cli:<login>@<host>``). Bad input exits 2 with one
 line: ``field: value — allowed``. The first user turns accounts on (``gapsweep serve``).
 """
@@ -38,8 +39,13 @@ MAX_AUDIT_LIMIT = 10_000
 
 
 def _sessions():
+    from gapsweep import remote
     from gapsweep.db.engine import open_database
 
+    if remote.configured():
+        raise CommandError(
+            f"the user and audit commands work on a database, and {remote.URL_VARIABLE} is set: "
+            f"run them where the server's database is, without {remote.URL_VARIABLE}")
     return open_database(get_settings().database_url)
 
 

@@ -176,6 +176,15 @@ def test_bad_input_is_exit_2_with_the_field_and_nothing_changes(one_user, args, 
     assert (db.users(), db.tokens(), db.audit()) == before
 
 
+def test_user_commands_refuse_with_gapsweep_url_set(one_user):
+    env, db = one_user
+    before = db.users()
+    out = gapsweep({**env, "GAPSWEEP_URL": "http://127.0.0.1:9"}, "user", "add", "dave",
+                   "--role", "viewer", stdin="dave-password\n")
+    assert out.returncode == 2 and "GAPSWEEP_URL is set" in out.stderr, out.stderr
+    assert db.users() == before
+
+
 def _pty_run(argv: list[str], env: dict[str, str], answers: list[str],
              timeout: float = 120) -> tuple[int, str]:
     """Run ``argv`` on a new terminal (its controlling tty), typing one answer per prompt
