@@ -110,6 +110,12 @@ def axis_rows(axes: Mapping[str, Mapping[str, Any]]) -> list[dict[str, Any]]:
     return rows
 
 
+def _rows(rows: Any) -> list[Mapping[str, Any]]:
+    """A table's rows as the browser sent them: the mappings of a list (a hand-made request
+    may send anything; what is not a row is not one)."""
+    return [r for r in rows if isinstance(r, Mapping)] if isinstance(rows, (list, tuple)) else []
+
+
 def axes_from_rows(
     rows: Sequence[Mapping[str, Any]] | None,
 ) -> tuple[dict[str, dict[str, Any]], list[FieldError]]:
@@ -117,7 +123,7 @@ def axes_from_rows(
     errors only the table can make (a parameter in two rows, a form not chosen)."""
     axes: dict[str, dict[str, Any]] = {}
     errors: list[FieldError] = []
-    for row in rows or []:
+    for row in _rows(rows):
         name = str(row.get("parameter") or "").strip()
         if not name:
             continue
@@ -125,7 +131,7 @@ def axes_from_rows(
             errors.append(FieldError(f"axes.{name}", name, "each parameter on one row only"))
             continue
         form = row.get("form") or FORM_VALUES
-        if form not in FORM_KEYS:
+        if not isinstance(form, str) or form not in FORM_KEYS:
             errors.append(FieldError(f"axes.{name}.form", form, "one of " + ", ".join(AXIS_FORMS)))
             continue
         axis: dict[str, Any] = {}
@@ -143,7 +149,7 @@ def base_from_rows(rows: Sequence[Mapping[str, Any]] | None) -> dict[str, Any]:
     """The spec's ``base``: the rows whose value cell is filled in (table order)."""
     return {
         str(row["name"]): cell(row.get("value"))
-        for row in rows or []
+        for row in _rows(rows)
         if row.get("name") and not blank(row.get("value"))
     }
 

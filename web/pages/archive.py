@@ -16,6 +16,8 @@ from gapsweep.web.parameters import model_names
 dash.register_page(__name__, path="/", name="Archive", title="gapsweep — archive", order=0)
 
 PAGE_SIZE = 25
+MAX_PAGE = 10**9  # far beyond any archive; keeps the offset inside the database's integers
+MAX_ID = 2**63 - 1  # the largest id the database holds
 # the name is shown as a markdown link: its punctuation must read as text, not as markup
 _MARKDOWN_PUNCTUATION = re.compile(r"[\\`*_{}\[\]()#+\-.!|<>~]")
 STATUSES = ("queued", "running", "done", "cancelled")
@@ -119,24 +121,42 @@ def table_rows(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return rows
 
 
+def _text(value: Any) -> str | None:
+    """A filter's value as the browser sent it: text, or no filter."""
+    return (value.strip() or None) if isinstance(value, str) else None
+
+
+def _page_number(page: Any) -> int:
+    try:
+        number = int(page or 0)
+    except (TypeError, ValueError):
+        return 0
+    return min(max(0, number), MAX_PAGE)
+
+
 def query_page(
     page: int, sort_by: list[dict] | None, search: str | None, tag: str | None,
     status: str | None, model: str | None,
 ) -> tuple[int, list[dict[str, Any]]]:
-    """One page of the archive from the database: (total, items)."""
+    """One page of the archive from the database: (total, items). The arguments are what the
+    browser sent (anything, from a hand-made request): whatever is not what the table sends
+    is no filter, page 0 or the default order."""
     from gapsweep.db.studies import list_studies
 
-    sort = sort_by[0] if sort_by else {"column_id": "created", "direction": "desc"}
+    sort = sort_by[0] if isinstance(sort_by, list) and sort_by else None
+    if not isinstance(sort, dict):
+        sort = {"column_id": "created", "direction": "desc"}
+    column = sort.get("column_id")
     with context.session() as s:
         return list_studies(
             s,
-            search=search or None,
-            tag=(tag or "").strip() or None,
-            status=status or None,
-            model=model or None,
+            search=search if isinstance(search, str) and search else None,
+            tag=_text(tag),
+            status=_text(status),
+            model=_text(model),
             limit=PAGE_SIZE,
-            offset=max(0, int(page or 0)) * PAGE_SIZE,
-            sort=SORTABLE.get(sort["column_id"], "created"),
+            offset=_page_number(page) * PAGE_SIZE,
+            sort=SORTABLE.get(column, "created") if isinstance(column, str) else "created",
             descending=sort.get("direction") != "asc",
         )
 
@@ -183,9 +203,26 @@ def confirm_delete(_n, selected):
     prevent_initial_call=True,
 )
 def delete_selected(_n, selected, data, refresh):
-    study_ids = [int(data[i]["id"]) for i in selected or [] if i < len(data or [])]
+    # the selection and the rows come back from the browser: only what the table would send
+    rows = data if isinstance(data, list) else []
+    picked = selected if isinstance(selected, list) else []
+    study_ids = [row_id(rows[i]) for i in picked if _index(i, rows)]
+    study_ids = [i for i in study_ids if i is not None]
     if not study_ids:
         return no_update, no_update
     n, refused = actions.delete(study_ids, who=principal())
     text = f"Deleted {n} studies." + "".join(f" Not deleted: {r}." for r in refused)
-    return text, (refresh or 0) + 1
+    return text, (refresh if type(refresh) is int else 0) + 1
+
+
+def _index(i: Any, rows: list) -> bool:
+    return isinstance(i, int) and not isinstance(i, bool) and 0 <= i < len(rows)
+
+
+def row_id(row: Any) -> int | None:
+    """The study id of a table row the browser sent back (None for anything else)."""
+    try:
+        study_id = int(str(row.get("id"))) if isinstance(row, dict) else None
+    except ValueError:
+        return None
+    return study_id if study_id is not None and 0 < study_id <= MAX_ID else None

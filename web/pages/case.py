@@ -16,6 +16,8 @@ from gapsweep.web.study_results import GRAPH_CONFIG, note
 dash.register_page(__name__, path_template="/cases/<case_id>", name="Case",
                    title="gapsweep — case")
 
+MAX_ID = 2**63 - 1  # the largest id the database holds
+
 
 def _table(table_id: str, rows: list[dict], columns: list[str]) -> dash_table.DataTable:
     return dash_table.DataTable(
@@ -47,6 +49,8 @@ def layout(case_id: str | None = None, **_query: Any) -> html.Div:
     try:
         cid = int(str(case_id))
     except ValueError:
+        cid = None
+    if cid is not None and abs(cid) > MAX_ID:  # no case, rather than the database's overflow
         cid = None
     data = case_view.load_case(cid) if cid is not None else None
     if data is None:

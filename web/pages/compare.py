@@ -13,12 +13,15 @@ from gapsweep.web.study_results import GRAPH_CONFIG, note
 
 dash.register_page(__name__, path="/compare", name="Compare", title="gapsweep — compare")
 
+MAX_ID = 2**63 - 1  # the largest id the database holds
+
 
 def content(text: str | None) -> list[Any]:
     case_ids, problem = case_view.parse_case_ids(text)
     if problem:
         return [note(f"{problem}. Select cases on a study page, or type their ids above.")]
-    loaded = [case_view.load_case(i) for i in case_ids]
+    # an id beyond what the database holds is no case (not the database's overflow error)
+    loaded = [case_view.load_case(i) if abs(i) <= MAX_ID else None for i in case_ids]
     missing = [i for i, d in zip(case_ids, loaded, strict=True) if d is None]
     if missing:
         return [note(f"cases: no case with id {', '.join(map(str, missing))}", "warning")]

@@ -231,6 +231,9 @@ def check_form(form: dict[str, Any]) -> tuple[dict[str, Any] | None, list[FieldE
         plan = plan_study(spec)
     except SpecError as exc:
         return None, errors + exc.errors, "Not valid yet"
+    except RecursionError:  # a hand-made request's cell of lists in lists in lists ...
+        too_deep = FieldError("form", "lists nested too deeply", "numbers, text or flat lists")
+        return None, [*errors, too_deep], "Not valid yet"
     if errors:
         return None, errors, "Not valid yet"
     n, twins = len(plan.cases), len(plan.twins)
@@ -325,20 +328,41 @@ def read_upload(contents: str, filename: str | None) -> tuple[dict[str, Any] | N
     or None and the errors when it cannot be read at all."""
     from gapsweep.study.spec import loads_spec, parse_spec
 
-    name = filename or "study.toml"
+    name = str(filename or "study.toml")
     fmt = "json" if name.lower().endswith(".json") else "toml"
+    unreadable = [FieldError("file", name, "a UTF-8 .toml or .json study file")]
+    if not isinstance(contents, str):
+        return None, unreadable
+    # dcc.Upload's max_size is only the browser's check: a hand-made request is refused here,
+    # before anything is decoded (base64 holds 3 bytes in every 4 characters)
+    too_big = [FieldError("file", name, f"a study file of at most {MAX_UPLOAD_BYTES // 1024} KB")]
+    _, comma, payload = contents.partition(",")
+    if not comma:
+        return None, unreadable
+    if len(payload) > 4 * -(-MAX_UPLOAD_BYTES // 3):
+        return None, too_big
     try:
-        _, payload = contents.split(",", 1)
-        text = base64.b64decode(payload).decode("utf-8")
-    except (ValueError, UnicodeDecodeError):
-        return None, [FieldError("file", name, "a UTF-8 .toml or .json study file")]
+        raw = base64.b64decode(payload, validate=True)
+    except ValueError:
+        return None, unreadable
+    if len(raw) > MAX_UPLOAD_BYTES:
+        return None, too_big
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None, unreadable
+    too_deep = [FieldError("file", name, "a study file that does not nest this deeply")]
     try:
         data = tomllib.loads(text) if fmt == "toml" else json.loads(text)
+    except RecursionError:
+        return None, too_deep
     except ValueError:
         try:
             loads_spec(text, fmt)
         except SpecError as exc:
             return None, exc.errors
+        except RecursionError:
+            return None, too_deep
         return None, [FieldError("file", name, f"a {fmt.upper()} study file")]
     if not isinstance(data, dict):
         return None, [FieldError("file", type(data).__name__, "a table of the study's keys")]
@@ -346,6 +370,8 @@ def read_upload(contents: str, filename: str | None) -> tuple[dict[str, Any] | N
         parse_spec(data)
     except SpecError as exc:
         return data, exc.errors
+    except RecursionError:
+        return None, too_deep
     return data, []
 
 
@@ -364,7 +390,13 @@ def upload(contents, filename):
     model = data.get("model", "slider-crank")
     if model not in parameters.model_names():
         model = "slider-crank"
-    form = spec_to_form(data, parameters.parameter_rows(model))
+    try:
+        form = spec_to_form(data, parameters.parameter_rows(model))
+    except (AttributeError, TypeError, ValueError):
+        # a section of the wrong shape (axes a list, base a string, ...): the form cannot show
+        # it, so it stays as it was and the file's errors say what is wrong
+        errors = errors or [FieldError("file", filename, "a study file the form can show")]
+        return (*[no_update] * len(FIELDS), error_list(errors), no_update)
     message = (error_list(errors) if errors
                else dbc.Alert(f"Loaded {filename}.", color="success", className="py-2"))
     return (*[form[key] for key, _, _ in FIELDS], message, axis_dropdowns(model))

@@ -23,11 +23,16 @@ TAB_CASES, TAB_TRENDS, TAB_SENSITIVITY = "cases", "trends", "sensitivity"
 TAB_SPECTRA, TAB_CONVERGENCE, TAB_PARALLEL = "spectra", "convergence", "parallel"
 
 
+MAX_ID = 2**63 - 1  # the largest id the database holds: a larger one is no study, not an error
+
+
 def parse_id(value: Any) -> int | None:
+    """A study id from the path or the page's store (the browser's to send: anything)."""
     try:
-        return int(str(value))
+        study_id = int(str(value))
     except (TypeError, ValueError):
         return None
+    return study_id if -MAX_ID <= study_id <= MAX_ID else None
 
 
 MEMO_SIZE = 8  # study details kept per process (a 1,000-case detail is ~0.5 MB)
@@ -39,6 +44,7 @@ def load_detail(study_id: int | None) -> dict[str, Any] | None:
     not the whole detail (about 0.1 s for 1,000 cases)."""
     from gapsweep.db.studies import study_detail
 
+    study_id = parse_id(study_id)
     state = load_progress(study_id)
     if state is None:
         return None
@@ -93,6 +99,7 @@ def load_progress(study_id: int | None) -> dict[str, Any] | None:
     from gapsweep.db.lifecycle import StudyNotFoundError, live_study
     from gapsweep.db.studies import study_progress
 
+    study_id = parse_id(study_id)
     if study_id is None:
         return None
     with context.session() as s:
@@ -286,6 +293,10 @@ def poll(_n, study_id, version):
     prevent_initial_call=True,
 )
 def act(_cancel, _retry, study_id):
+    study_id = parse_id(study_id)
+    gone = dbc.Alert("This study no longer exists.", color="warning"), True
+    if study_id is None:
+        return gone
     try:
         if context.triggered_id() == ids.STUDY_CANCEL:
             n = actions.cancel(study_id, who=principal())["cancelled"]
@@ -294,7 +305,7 @@ def act(_cancel, _retry, study_id):
             n = actions.retry(study_id, who=principal())["retried"]
             text = f"Queued {n} failed cases again."
     except actions.StudyNotFoundError:
-        return dbc.Alert("This study no longer exists.", color="warning"), True
+        return gone
     except actions.ForbiddenError as exc:
         return dbc.Alert(f"Not allowed: {exc}.", color="danger"), no_update
     return dbc.Alert(text, color="info", dismissable=True, className="py-2"), False
@@ -324,7 +335,7 @@ def download_spec(_n, study_id):
     detail = load_detail(study_id)
     if detail is None:
         return no_update
-    return dcc.send_string(dumps_toml(parse_spec(detail["spec"])), f"study-{study_id}.toml")
+    return dcc.send_string(dumps_toml(parse_spec(detail["spec"])), f"study-{detail['id']}.toml")
 
 
 @callback(
