@@ -58,6 +58,8 @@ STUDY_STATUSES = ("queued", "running", "done", "cancelled")
 CASE_KINDS = ("case", "twin")
 SERIES_POLICIES = ("preview", "full", "none")
 ROLES = ("viewer", "editor", "admin")
+#: the largest id either database holds (a signed 64-bit integer): a larger one names nothing
+MAX_ID = 2**63 - 1
 
 #: Metrics stored as columns, in export order: the contract of design.md 4.1 plus the peak
 #: driving torque the twin deviations use. Integer-valued ones are listed in INT_METRICS.

@@ -26,8 +26,10 @@ from typing import Any
 
 import flask
 from flask import Blueprint, Response, jsonify, request
+from gapsweep.db.models import MAX_ID
 from gapsweep.study.errors import SpecError
 from werkzeug.exceptions import HTTPException
+from werkzeug.routing import IntegerConverter
 
 from . import actions, context
 from .auth import principal
@@ -39,8 +41,17 @@ MAX_LIMIT = 1000
 api = Blueprint("api", __name__, url_prefix="/api")
 
 
+class IdConverter(IntegerConverter):
+    """``<id:...>``: a non-negative integer the databases can hold; a larger one matches no
+    route (a 404), instead of overflowing the database driver (a 500)."""
+
+    def __init__(self, url_map: Any) -> None:
+        super().__init__(url_map, max=MAX_ID)
+
+
 def install_api(server: flask.Flask) -> None:
     """Register the blueprint and the JSON error pages for ``/api/...`` on ``server``."""
+    server.url_map.converters["id"] = IdConverter
     server.register_blueprint(api)
 
 
@@ -151,12 +162,14 @@ def create_study() -> Any:
         return _error(403, str(exc))
     except SpecError as exc:
         return jsonify(exc.to_dict()), 422
+    except RecursionError:  # parsed, but values in lists in lists ... beyond any spec
+        return _error(400, "the spec nests too deeply: values are numbers, text or flat lists")
     response = jsonify({"id": study_id})
     response.headers["Location"] = f"/api/studies/{study_id}"
     return response, 201
 
 
-@api.get("/studies/<int:study_id>")
+@api.get("/studies/<id:study_id>")
 def show_study(study_id: int) -> Any:
     from gapsweep.db.studies import study_detail
 
@@ -167,7 +180,7 @@ def show_study(study_id: int) -> Any:
     return jsonify(_json_ready(detail))
 
 
-@api.get("/studies/<int:study_id>/cases.csv")
+@api.get("/studies/<id:study_id>/cases.csv")
 def study_csv(study_id: int) -> Any:
     from gapsweep.db.studies import export_rows
 
@@ -186,7 +199,7 @@ def study_csv(study_id: int) -> Any:
     )
 
 
-@api.post("/studies/<int:study_id>/<any(cancel, retry):verb>")
+@api.post("/studies/<id:study_id>/<any(cancel, retry):verb>")
 def change_study(study_id: int, verb: str) -> Any:
     change = actions.cancel if verb == "cancel" else actions.retry
     try:
@@ -215,7 +228,7 @@ def audit_log() -> Any:
         return jsonify({"items": recent(s, limit=_int_arg("limit", 100, 1, MAX_LIMIT))})
 
 
-@api.get("/cases/<int:case_id>")
+@api.get("/cases/<id:case_id>")
 def show_case(case_id: int) -> Any:
     from gapsweep.db.studies import case_detail
 
@@ -226,7 +239,7 @@ def show_case(case_id: int) -> Any:
     return jsonify(_json_ready(detail))
 
 
-@api.get("/cases/<int:case_id>/series")
+@api.get("/cases/<id:case_id>/series")
 def case_series(case_id: int) -> Any:
     from gapsweep.db.studies import case_detail
     from gapsweep.db.studies import case_series as query

@@ -154,11 +154,16 @@ def _identify() -> flask.Response | None:
 
 
 def _check_body() -> flask.Response | None:
-    if request.path == "/_dash-update-component" and request.is_json:
-        try:  # parsed once here (Flask caches it for Dash): too deep is a 400, not a 500
-            request.get_json(silent=True)
-        except RecursionError:
-            return _deny(400, "the request body nests too deeply")
+    """A callback body Dash can take: an object naming its output (else Dash's own code
+    fails on it with a 500); parsed once here, Flask caches it for Dash."""
+    if request.path != "/_dash-update-component" or not request.is_json:
+        return None
+    try:
+        body = request.get_json(silent=True)
+    except RecursionError:
+        return _deny(400, "the request body nests too deeply")
+    if not isinstance(body, dict) or not isinstance(body.get("output"), str):
+        return _deny(400, "not a callback: a JSON object with an \"output\" string")
     return None
 
 

@@ -8,10 +8,7 @@ case's status and every file of the data folder, before and after - nothing, or 
 one new study.
 
 Requests come from the editor eve (token ``accounts.bearer("eve")``, or a signed-in client
-with its ``X-CSRFToken``, as Dash's renderer sends it). The tests marked ``xfail(strict=True)``
-are bugs in files this module does not own (web/api.py, web/auth.py, study/checks.py):
-each states the outcome the fix must give, and fails as soon as the fix is in, so the
-marker comes off with it.
+with its ``X-CSRFToken``, as Dash's renderer sends it).
 """
 
 from __future__ import annotations
@@ -199,9 +196,6 @@ def test_deep_json_to_the_api_is_400(eve, body):
     assert eve.archive.sent == []
 
 
-@pytest.mark.xfail(strict=True, reason="bug (study/checks.py Checker.scalar recurses per list "
-                   "level; web/api.py create_study catches RecursionError only around "
-                   "json.loads): 500 levels parse, then the spec check overflows -> 500")
 def test_a_spec_whose_values_nest_500_deep_is_refused_not_a_500(eve):
     spec = json.dumps(preset())
     body = spec.replace("[0.02, 0.035, 0.05, 0.08, 0.1]", nested(500, "0.02"))
@@ -622,8 +616,6 @@ BEYOND = [("GET", f"/api/studies/{BIG_ID}"), ("GET", f"/api/studies/{MAX_ID + 1}
           ("POST", f"/api/studies/{BIG_ID}/retry")]
 
 
-@pytest.mark.xfail(strict=True, reason="bug (web/api.py): an id over 2**63-1 reaches SQLite "
-                   "(OverflowError: Python int too large to convert to SQLite INTEGER) -> 500")
 @pytest.mark.parametrize(("method", "path"), BEYOND, ids=[f"{m} {p}" for m, p in BEYOND])
 def test_an_id_beyond_the_database_is_404_not_500(eve, method, path):
     before = state(eve.archive)
@@ -816,9 +808,6 @@ def test_a_callback_of_the_wrong_content_type_is_415(eve, ctype):
     assert "Cancelled 16 queued cases" in r.get_data(as_text=True)
 
 
-@pytest.mark.xfail(strict=True, reason="bug (web/auth.py _check_body parses the callback body "
-                   "but does not check its shape; Dash indexes body['output'] -> 500): a body "
-                   "that is not a callback should be a 400")
 @pytest.mark.parametrize("body", ["[]", '"s"', "null", "1", "{}", '{"output": 5}'])
 def test_a_callback_body_that_is_not_a_callback_is_400(eve, body):
     before = state(eve.archive)

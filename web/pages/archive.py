@@ -9,6 +9,7 @@ from typing import Any
 import dash
 import dash_bootstrap_components as dbc
 from dash import Input, Output, State, callback, dash_table, dcc, html, no_update
+from gapsweep.db.models import MAX_ID
 from gapsweep.web import actions, context, ids
 from gapsweep.web.auth import principal
 from gapsweep.web.parameters import model_names
@@ -17,7 +18,6 @@ dash.register_page(__name__, path="/", name="Archive", title="gapsweep — archi
 
 PAGE_SIZE = 25
 MAX_PAGE = 10**9  # far beyond any archive; keeps the offset inside the database's integers
-MAX_ID = 2**63 - 1  # the largest id the database holds
 # the name is shown as a markdown link: its punctuation must read as text, not as markup
 _MARKDOWN_PUNCTUATION = re.compile(r"[\\`*_{}\[\]()#+\-.!|<>~]")
 STATUSES = ("queued", "running", "done", "cancelled")

@@ -9,6 +9,7 @@ from typing import Any
 import dash
 import dash_bootstrap_components as dbc
 from dash import dash_table, dcc, html
+from gapsweep.db.models import MAX_ID
 from gapsweep.web import case_view, ids, parameters
 from gapsweep.web.figures import case_views
 from gapsweep.web.study_results import GRAPH_CONFIG, note
@@ -16,7 +17,6 @@ from gapsweep.web.study_results import GRAPH_CONFIG, note
 dash.register_page(__name__, path_template="/cases/<case_id>", name="Case",
                    title="gapsweep — case")
 
-MAX_ID = 2**63 - 1  # the largest id the database holds
 
 
 def _table(table_id: str, rows: list[dict], columns: list[str]) -> dash_table.DataTable:

@@ -7,13 +7,13 @@ from typing import Any
 import dash
 import dash_bootstrap_components as dbc
 from dash import Input, Output, State, callback, dash_table, dcc, html
+from gapsweep.db.models import MAX_ID
 from gapsweep.web import case_view, ids
 from gapsweep.web.figures.compare import compare_figures
 from gapsweep.web.study_results import GRAPH_CONFIG, note
 
 dash.register_page(__name__, path="/compare", name="Compare", title="gapsweep — compare")
 
-MAX_ID = 2**63 - 1  # the largest id the database holds
 
 
 def content(text: str | None) -> list[Any]:

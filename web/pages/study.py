@@ -10,6 +10,7 @@ from typing import Any
 import dash
 import dash_bootstrap_components as dbc
 from dash import Input, Output, Patch, State, callback, dash_table, dcc, html, no_update
+from gapsweep.db.models import MAX_ID
 from gapsweep.web import actions, context, ids, study_results
 from gapsweep.web import study_view as view
 from gapsweep.web.auth import principal
@@ -23,7 +24,6 @@ TAB_CASES, TAB_TRENDS, TAB_SENSITIVITY = "cases", "trends", "sensitivity"
 TAB_SPECTRA, TAB_CONVERGENCE, TAB_PARALLEL = "spectra", "convergence", "parallel"
 
 
-MAX_ID = 2**63 - 1  # the largest id the database holds: a larger one is no study, not an error
 
 
 def parse_id(value: Any) -> int | None:
