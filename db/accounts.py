@@ -74,9 +74,23 @@ def list_users(session: Session) -> list[dict[str, Any]]:
     ]
 
 
+def _keep_an_admin(session: Session, user: User, change: str) -> None:
+    """Refuse to demote or disable the last enabled admin: nobody could manage users or
+    purge from the web app after it."""
+    if user.role != "admin" or user.disabled:
+        return
+    admins = session.scalar(select(func.count()).select_from(User)
+                            .where(User.role == "admin", User.disabled.is_(False)))
+    if admins <= 1:
+        raise AccountError(f"name: {user.name!r} — the last enabled admin cannot be {change}; "
+                           "make another admin first")
+
+
 def set_role(session: Session, *, name: str, role: str) -> str:
     """Give ``name`` the role; returns the role it had."""
     user = _user(session, name)
+    if role != "admin":
+        _keep_an_admin(session, user, "demoted")
     old, user.role = user.role, role
     return old
 
@@ -84,6 +98,8 @@ def set_role(session: Session, *, name: str, role: str) -> str:
 def set_disabled(session: Session, *, name: str, disabled: bool) -> None:
     """Disable (or enable) a user; disabling also ends their web sessions at once."""
     user = _user(session, name)
+    if disabled:
+        _keep_an_admin(session, user, "disabled")
     user.disabled = disabled
     if disabled:
         session.execute(delete(WebSession).where(WebSession.user_id == user.id))

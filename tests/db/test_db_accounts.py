@@ -118,3 +118,21 @@ def test_audit_rows_commit_and_roll_back_with_the_change(session_factory):
         [event] = audit.recent(s)
         assert (event["actor"], event["action"], event["detail"]) == (
             "ada", "study.delete", {"via": "token"})
+
+
+def test_the_last_enabled_admin_is_kept(session_factory):
+    with session_factory.begin() as s:
+        _user(s, "ada", "admin")
+        _user(s, "eve")
+    for change in (lambda s: accounts.set_role(s, name="ada", role="editor"),
+                   lambda s: accounts.set_disabled(s, name="ada", disabled=True)):
+        with pytest.raises(accounts.AccountError, match="last enabled admin"), \
+                session_factory.begin() as s:
+            change(s)
+    with session_factory.begin() as s:
+        accounts.set_role(s, name="eve", role="admin")
+    with session_factory.begin() as s:  # with a second admin, the first may go
+        accounts.set_disabled(s, name="ada", disabled=True)
+    with pytest.raises(accounts.AccountError, match="last enabled admin"), \
+            session_factory.begin() as s:
+        accounts.set_role(s, name="eve", role="viewer")
