@@ -8,6 +8,7 @@ import os
 import signal
 import threading
 import time
+from datetime import datetime, timezone
 
 from processes import (
     case_rows,
@@ -181,12 +182,16 @@ def test_cancel_mid_study(backend, procs, tmp_path):
     study_id = submit(path, env)
     wait_for("10 cases done", lambda: progress(backend.sessions, study_id)["done"] >= 10, 60.0)
     gapsweep_cli(["cancel", str(study_id)], env)
+    # the cancel has committed by now; its own timestamps are taken before it waits for the
+    # rows a claim holds (FOR UPDATE), so a claim that commits in that wait - legitimately
+    # before the cancel - can carry a later started_at than the cancelled rows' finished_at
+    committed = datetime.now(timezone.utc)
     at_once = progress(backend.sessions, study_id)
     final = wait_finished(backend.sessions, study_id, 30.0)
     rows = case_rows(backend.sessions, study_id)
     cancelled = [r for r in rows if r.status == "cancelled"]
     cancel_time = min(r.finished_at for r in cancelled)  # the cancel transaction's now
-    started_after = [r.index for r in rows if r.started_at and r.started_at > cancel_time]
+    started_after = [r.index for r in rows if r.started_at and r.started_at > committed]
     in_flight = [r.index for r in rows if r.status == "done" and r.finished_at > cancel_time]
     print(f"\n[{backend.kind} cancel] right after `gapsweep cancel`: {at_once}; final {final}; "
           f"started after the cancel: {started_after}; finished after it (chunks in flight): "
@@ -194,7 +199,7 @@ def test_cancel_mid_study(backend, procs, tmp_path):
     assert at_once["queued"] == 0  # queued cases cancelled at once
     assert final["queued"] == final["running"] == final["failed"] == 0
     assert final["done"] + final["cancelled"] == 60 and final["cancelled"] > 0
-    assert started_after == []  # nothing started after the cancel
+    assert started_after == []  # nothing started after the cancel committed
     assert len(in_flight) <= chunk * concurrency  # only the chunks in flight finished
     assert all(r.started_at is None and r.attempts == 0 for r in cancelled)
     assert result_counts(backend.sessions, study_id) == (final["done"], final["done"])
