@@ -68,3 +68,22 @@ def make_accounts(archive) -> Accounts:
 @pytest.fixture
 def accounts(archive) -> Accounts:
     return make_accounts(archive)
+
+
+def callback_body(client, output_part: str, values: dict) -> dict:
+    """The body Dash's renderer would POST to /_dash-update-component for the callback whose
+    output names ``output_part``, with ``values`` ({(id, property): value}) for its inputs and
+    states (None for the rest); the dependency list is read with ``client``."""
+    deps = client.get("/_dash-dependencies").get_json()
+    dep = next(d for d in deps if output_part in d["output"])
+
+    def items(specs):
+        return [{"id": sp["id"], "property": sp["property"],
+                 "value": values.get((sp["id"], sp["property"]))} for sp in specs]
+
+    outputs = [{"id": o.split(".")[0], "property": o.split(".")[1].split("@")[0]}
+               for o in dep["output"].strip(".").split("...")]
+    changed = [f"{k[0]}.{k[1]}" for k in values
+               if k in {(i["id"], i["property"]) for i in dep["inputs"]}]
+    return {"output": dep["output"], "outputs": outputs, "inputs": items(dep["inputs"]),
+            "state": items(dep["state"]), "changedPropIds": changed}

@@ -13,7 +13,7 @@ import dataclasses
 import time
 
 import pytest
-from account_fixtures import PASSWORD
+from account_fixtures import PASSWORD, callback_body
 from archive_fixtures import find, page, preset
 from sqlalchemy import select, text
 
@@ -159,28 +159,12 @@ def test_audit_log_records_who_did_what(archive, accounts):
 
 # --- the Dash callbacks, over HTTP as the renderer posts them -----------------------------
 
-def _callback_payload(client, headers, output_part: str, values: dict) -> dict:
-    deps = client.get("/_dash-dependencies", headers=headers).get_json()
-    dep = next(d for d in deps if output_part in d["output"])
-
-    def items(specs):
-        return [{"id": sp["id"], "property": sp["property"],
-                 "value": values.get((sp["id"], sp["property"]))} for sp in specs]
-
-    outputs = [{"id": o.split(".")[0], "property": o.split(".")[1].split("@")[0]}
-               for o in dep["output"].strip(".").split("...")]
-    changed = [f"{k[0]}.{k[1]}" for k in values if k in
-               {(i["id"], i["property"]) for i in dep["inputs"]}]
-    return {"output": dep["output"], "outputs": outputs, "inputs": items(dep["inputs"]),
-            "state": items(dep["state"]), "changedPropIds": changed}
-
-
 def call_callback(accounts, who: str, output_part: str, values: dict):
     """POST one callback as Dash's renderer would for ``who`` (a signed-in browser: session
     cookie and X-CSRFToken; the matrix's unauthenticated credentials as they come)."""
     # the dependency list itself is behind the guard: read it as an admin
     reader, _ = accounts.sign_in("ada")
-    payload = _callback_payload(reader, {}, output_part, values)
+    payload = callback_body(reader, output_part, values)
     if who in ("viewer", "other-editor", "owner", "admin"):
         client, csrf = accounts.sign_in(BY_TOKEN[who])
         headers = {"X-CSRFToken": csrf}

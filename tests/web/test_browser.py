@@ -16,9 +16,7 @@ import contextlib
 import json
 import os
 import re
-import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -27,38 +25,15 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from browsers import CHROMIUM_ARGS, free_port, need_chromium
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "tests" / "artifacts"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 START_S = 90  # server up (imports, database)
 STUDY_S = 420  # the preset study done, a first-start kernel compile (2.5 min) included
 UI_MS = 20_000  # one page or figure to appear
 
 pytestmark = pytest.mark.timeout(1200)
-
-
-def _need_chromium() -> str:
-    path = shutil.which("chromium")
-    if path:
-        return path
-    if os.environ.get("CI") == "true":
-        pytest.fail("chromium is not installed (apt-get install -y chromium)")
-    pytest.skip("chromium is not installed (apt-get install -y chromium)")
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _get(url: str, timeout: float = 5.0) -> tuple[int, dict]:
@@ -86,9 +61,9 @@ def _post(url: str, body: dict) -> tuple[int, dict]:
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     """``gapsweep serve`` in its own session (killed as a group at the end); its base URL."""
-    chromium = _need_chromium()
+    chromium = need_chromium()
     data = tmp_path_factory.mktemp("gapsweep-data")
-    port = _free_port()
+    port = free_port()
     env = {
         k: v
         for k, v in os.environ.items()

@@ -22,9 +22,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -33,12 +31,10 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from browsers import CHROMIUM_ARGS, free_port, need_chromium
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "tests" / "artifacts"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu",
-                 "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run"]
 START_S = 20  # serve answers (no worker to start)
 UI_MS = 20_000  # one page or element to appear
 PASSWORDS = {"eve": "eve's browser password", "vic": "vic's browser password"}
@@ -47,21 +43,6 @@ XSS = '<img src=x onerror="window.__xss=1"><script>window.__xss=2</script>'
 XSS_TAGS = ["<script>window.__xss=3</script>", "<b>bold</b>"]
 
 pytestmark = pytest.mark.timeout(300)
-
-
-def _need_chromium() -> str:
-    path = shutil.which("chromium")
-    if path:
-        return path
-    if os.environ.get("CI") == "true":
-        pytest.fail("chromium is not installed (apt-get install -y chromium)")
-    pytest.skip("chromium is not installed (apt-get install -y chromium)")
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _request(url: str, *, token: str | None = None, cookie: str | None = None,
@@ -116,14 +97,14 @@ def _stop(proc: subprocess.Popen) -> None:
 def server(tmp_path_factory):
     """``gapsweep serve`` with accounts on, in its own session (stopped as a group at the end,
     whatever happened); its base URL and the users' tokens."""
-    chromium = _need_chromium()
+    chromium = need_chromium()
     data = tmp_path_factory.mktemp("gapsweep-accounts")
     env = {k: v for k, v in os.environ.items()
            if k not in ("GAPSWEEP_DATABASE_URL", "GAPSWEEP_ADMIN_PASSWORD", "GAPSWEEP_TOKEN")}
     env["GAPSWEEP_DATA"] = str(data)
     env["GAPSWEEP_BROKER_URL"] = "memory://"  # no worker: the cases stay queued
     tokens = _make_accounts(env)
-    port = _free_port()
+    port = free_port()
     base = f"http://127.0.0.1:{port}"
     log = open(data / "serve.log", "wb")  # noqa: SIM115 - open for the server's lifetime
     proc = subprocess.Popen(

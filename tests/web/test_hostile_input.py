@@ -19,6 +19,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from account_fixtures import callback_body
 from archive_fixtures import find, page, preset, texts
 from gapsweep.web import ids
 from sqlalchemy import text
@@ -108,25 +109,7 @@ def nested(depth: int, leaf: str = "") -> str:
     return "[" * depth + leaf + "]" * depth
 
 
-# --- Dash callbacks over HTTP, as the renderer posts them --------------------------------
-
-def callback_body(eve, output_part: str, values: dict) -> dict:
-    """The body Dash's renderer would POST to /_dash-update-component for the callback whose
-    output names ``output_part``, with ``values`` for its inputs and states (None else)."""
-    deps = eve.browser.get("/_dash-dependencies").get_json()
-    dep = next(d for d in deps if output_part in d["output"])
-
-    def items(specs):
-        return [{"id": sp["id"], "property": sp["property"],
-                 "value": values.get((sp["id"], sp["property"]))} for sp in specs]
-
-    outputs = [{"id": o.split(".")[0], "property": o.split(".")[1].split("@")[0]}
-               for o in dep["output"].strip(".").split("...")]
-    changed = [f"{k[0]}.{k[1]}" for k in values
-               if k in {(i["id"], i["property"]) for i in dep["inputs"]}]
-    return {"output": dep["output"], "outputs": outputs, "inputs": items(dep["inputs"]),
-            "state": items(dep["state"]), "changedPropIds": changed}
-
+# --- Dash callbacks over HTTP, as the renderer posts them (account_fixtures.callback_body) --
 
 def form_values(eve) -> dict:
     """The new-study form's values as its layout holds them for eve, keyed as the callbacks
@@ -139,7 +122,7 @@ def form_values(eve) -> dict:
 
 def call(eve, output_part: str, values: dict):
     """POST one callback as eve's browser; the response."""
-    body = callback_body(eve, output_part, values)
+    body = callback_body(eve.browser, output_part, values)
     return eve.browser.post("/_dash-update-component", json=body, headers=eve.csrf)
 
 
@@ -164,7 +147,7 @@ def test_api_body_over_1_mb_is_413_and_exactly_1_mb_is_read(eve):
 
 
 def test_dash_body_over_4_mb_is_413_and_2_mb_is_read(eve):
-    body = callback_body(eve, "new-case-count.children", form_values(eve))
+    body = callback_body(eve.browser, "new-case-count.children", form_values(eve))
     before = state(eve.archive)
     r = post_json(eve.browser, "/_dash-update-component", padded(body, (4 * MB) + 1), eve.csrf)
     assert r.status_code == 413
@@ -211,7 +194,7 @@ def test_deep_json_to_dash_is_400(eve, where):
     if where == "the whole body":
         body = "[" * 100_000
     else:
-        shape = callback_body(eve, "new-case-count.children", {})
+        shape = callback_body(eve.browser, "new-case-count.children", {})
         shape["state"] = "@STATE@"
         body = json.dumps(shape).replace('"@STATE@"', nested(100_000))
     before = state(eve.archive)
@@ -795,7 +778,7 @@ def test_the_api_reads_a_json_spec_whatever_its_content_type_but_a_cookie_needs_
 
 @pytest.mark.parametrize("ctype", ["text/plain", "application/x-www-form-urlencoded"])
 def test_a_callback_of_the_wrong_content_type_is_415(eve, ctype):
-    body = callback_body(eve, "study-action-message.children", {
+    body = callback_body(eve.browser, "study-action-message.children", {
         ("study-cancel", "n_clicks"): 1, (ids.STUDY_ID_STORE, "data"): eve.study})
     before = state(eve.archive)
     r = post_json(eve.browser, "/_dash-update-component", json.dumps(body), eve.csrf,

@@ -1,0 +1,39 @@
+"""What the browser tests share (not a test module): Debian's chromium, its flags, a port.
+
+Skipped when chromium is missing, except with ``CI=true`` (then the test fails): the test
+command installs it (``apt-get install -y chromium``).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+
+import pytest
+
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+def need_chromium() -> str:
+    """The chromium executable (Playwright drives it with ``executable_path``)."""
+    path = shutil.which("chromium")
+    if path:
+        return path
+    if os.environ.get("CI") == "true":
+        pytest.fail("chromium is not installed (apt-get install -y chromium)")
+    pytest.skip("chromium is not installed (apt-get install -y chromium)")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
