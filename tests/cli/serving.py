@@ -14,28 +14,11 @@ import sys
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "workers"))
+
+from processes import free_port, group_members  # noqa: E402, F401  (the workers' helpers)
+
 URL_LINE = "gapsweep serve: open http://"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def group_members(pgid: int) -> list[int]:
-    """Live (not zombie) processes of process group ``pgid``, from /proc."""
-    pids = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            rest = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        if rest[0] != "Z" and int(rest[2]) == pgid:
-            pids.append(int(entry.name))
-    return pids
 
 
 def port_open(port: int, host: str = "127.0.0.1") -> bool:

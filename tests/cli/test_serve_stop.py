@@ -4,19 +4,13 @@ import contextlib
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
 import urllib.request
 
 import pytest
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from serving import free_port
 
 
 def _alive(pid: int) -> bool:
@@ -33,7 +27,7 @@ def _alive(pid: int) -> bool:
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
 def test_stopping_serve_stops_its_workers(tmp_path, sig):
-    port = _free_port()
+    port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("GAPSWEEP_")}
     env["GAPSWEEP_DATA"] = str(tmp_path)
     proc = subprocess.Popen(

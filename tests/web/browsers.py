@@ -1,4 +1,5 @@
-"""What the browser tests share (not a test module): Debian's chromium, its flags, a port.
+"""What the browser tests share (not a test module): Debian's chromium, its flags, a port
+(``free_port`` of tests/workers/processes.py).
 
 Skipped when chromium is missing, except with ``CI=true`` (then the test fails): the test
 command installs it (``apt-get install -y chromium``).
@@ -8,9 +9,14 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
+import sys
+from pathlib import Path
 
 import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "workers"))
+
+from processes import free_port  # noqa: E402, F401  (the workers' helper, for the servers)
 
 CHROMIUM_ARGS = [
     "--headless",
@@ -32,8 +38,3 @@ def need_chromium() -> str:
         pytest.fail("chromium is not installed (apt-get install -y chromium)")
     pytest.skip("chromium is not installed (apt-get install -y chromium)")
 
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
