@@ -102,11 +102,29 @@ def penetration_figure(series: Mapping[str, np.ndarray], clearance_mm: float | N
     return fig
 
 
+def orbit_points(series: Mapping[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Eccentricity x and y [m] at the same instants, shape (n,) each.
+
+    As stored when both share a time base (``full``, or a preview that decimated them
+    together); with two different time bases (a preview stored before they were decimated
+    together) a point would pair x of one instant with y of another, so both are taken on
+    the union of the instants, each component interpolated linearly at the other's."""
+    x, y = np.asarray(series["eccentricity_x"]), np.asarray(series["eccentricity_y"])
+    if "t:eccentricity_x" not in series and "t:eccentricity_y" not in series:
+        return x, y  # one shared time base "t" (or none given)
+    tx, ty = time_of(series, "eccentricity_x"), time_of(series, "eccentricity_y")
+    if np.array_equal(tx, ty):
+        return x, y
+    t = np.union1d(tx, ty)
+    return np.interp(t, tx, x), np.interp(t, ty, y)
+
+
 def orbit_figure(series: Mapping[str, np.ndarray], clearance_mm: float) -> go.Figure:
     """The journal orbit: eccentricity y against x [m] inside the clearance circle of radius
     c = clearance_mm / 1000 m (a circle shape), equal aspect; the journal leaves the circle
-    by the penetration depth."""
+    by the penetration depth. The points are :func:`orbit_points`."""
     c = clearance_mm * MM
+    ex, ey = orbit_points(series)
     fig = new_figure(
         "Journal orbit in the clearance circle",
         series_label("eccentricity_x"),
@@ -114,8 +132,8 @@ def orbit_figure(series: Mapping[str, np.ndarray], clearance_mm: float) -> go.Fi
     )
     fig.add_trace(
         go.Scatter(
-            x=np.asarray(series["eccentricity_x"]),
-            y=np.asarray(series["eccentricity_y"]),
+            x=ex,
+            y=ey,
             mode="lines",
             name="journal centre",
             line={"color": color(0), "width": 1},
@@ -131,7 +149,7 @@ def orbit_figure(series: Mapping[str, np.ndarray], clearance_mm: float) -> go.Fi
         y1=c,
         line={"color": MARKER_COLOR, "dash": "dash"},
     )
-    span = 1.1 * max(c, float(np.max(np.hypot(series["eccentricity_x"], series["eccentricity_y"]))))
+    span = 1.1 * max(c, float(np.max(np.hypot(ex, ey))))
     fig.update_xaxes(range=[-span, span], constrain="domain")
     fig.update_yaxes(range=[-span, span], scaleanchor="x", scaleratio=1)
     return fig
