@@ -17,7 +17,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from .labels import SERIES, series_label, with_unit
-from .style import BASELINE_COLOR, MARKER_COLOR, color, new_figure
+from .style import BASELINE_COLOR, LEGEND_BELOW, MARKER_COLOR, color, new_figure, si_text
 
 TIME_TITLE = with_unit("Time", "s")
 ENERGY_TERMS = (
@@ -96,7 +96,7 @@ def penetration_figure(series: Mapping[str, np.ndarray], clearance_mm: float | N
     fig.add_hline(
         y=c,
         line={"color": MARKER_COLOR, "dash": "dash", "width": 1},
-        annotation_text=f"c = {c:.3g} m",
+        annotation_text=f"c = {si_text(c, 'm')}",
         annotation_position="top left",
     )
     return fig
@@ -171,9 +171,13 @@ def energy_figure(series: Mapping[str, np.ndarray]) -> go.Figure:
                 "overlaying": "y",
                 "side": "right",
                 "showgrid": False,
-                "exponentformat": "SI",
+                # SI prefixes as on every other axis: the ticks of an overlaying axis
+                # follow the first one's grid, odd values that "SI" would print in full
+                "tickformat": ".3~s",
+                "automargin": True,
             },
-            margin_r=80,
+            # the legend's default place, right of the plot, is over this axis' labels
+            legend=LEGEND_BELOW,
         )
     return fig
 
