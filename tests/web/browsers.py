@@ -81,6 +81,9 @@ _READ_PLOT = """sel => {
       legend: box(el.querySelector('.legend')),
       y2labels: boxes('.y2tick text').concat(boxes('.g-y2title text')),
       paper: box(el),
+      ticks: {x: boxes('.xtick text'), y: boxes('.ytick text'), y2: boxes('.y2tick text')},
+      titles: {x: boxes('.g-xtitle text'), y: boxes('.g-ytitle text'),
+               y2: boxes('.g-y2title text')},
     },
   };
 }"""
@@ -96,6 +99,14 @@ def plotly_figure(page, selector: str, ready: str = "true", timeout_ms: float | 
         f"sel => {{ const fig = ({_READ_PLOT})(sel); return fig !== null && ({ready}); }}",
         arg=selector, timeout=timeout_ms)
     return page.evaluate(_READ_PLOT, selector)
+
+
+def inside(inner: dict, outer: dict, slack_px: float = 1.0) -> bool:
+    """Is screen box ``inner`` within ``outer`` (to ``slack_px``)? A tick label outside its
+    figure's box is clipped."""
+    return (inner["left"] >= outer["left"] - slack_px and inner["right"] <= outer["right"] +
+            slack_px and inner["top"] >= outer["top"] - slack_px and
+            inner["bottom"] <= outer["bottom"] + slack_px)
 
 
 def overlap(a: dict | None, b: dict | None, margin_px: float = 0.0) -> bool:

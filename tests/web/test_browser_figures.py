@@ -33,7 +33,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from browsers import CHROMIUM_ARGS, need_chromium, overlap, plotly_figure
+from browsers import CHROMIUM_ARGS, inside, need_chromium, overlap, plotly_figure
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "cli"))
 
@@ -196,10 +196,18 @@ UNIT = re.compile(r"\[[^\]]+\]")
 
 
 def assert_units(fig: dict) -> None:
-    """Every numeric (linear, log) axis of the figure has a title naming a unit ``[...]``."""
+    """Every numeric (linear, log) axis of the figure has a title naming a unit ``[...]``;
+    no tick label or axis title is clipped by the figure's edge, and no axis title lies over
+    its axis' tick labels (as the screen shows them)."""
     for name, axis in fig["layout"]["axes"].items():
         if axis["type"] in ("linear", "log"):
             assert UNIT.search(axis["title"]), f"{name} title {axis['title']!r} has no unit"
+    screen = fig["screen"]
+    for axis, ticks in screen["ticks"].items():
+        for box in ticks + screen["titles"][axis]:
+            assert inside(box, screen["paper"]), (axis, box, screen["paper"])
+        for title in screen["titles"][axis]:
+            assert not any(overlap(title, tick, margin_px=1) for tick in ticks), (axis, title)
 
 
 def case_by(detail: dict, **params: float) -> dict:
@@ -307,6 +315,17 @@ def test_spectra_equal_the_stored_series_and_peak_at_crank_harmonics(server, stu
     assert_units(fig)
     assert fig["layout"]["axes"]["xaxis"]["title"].endswith("[Hz]")
     shot(page, "study-spectra")
+    # the waterfall: one row per clearance (y in mm), the same stored amplitudes
+    page.locator(f"#{ids.SPECTRA_VIEW} label", has_text="waterfall").click()
+    heat = plotly_figure(page, f"#{ids.SPECTRA_GRAPH}", "fig.data[0].type == 'heatmap'")
+    (trace,) = heat["data"]
+    assert trace["y"] == CLEARANCES_MM
+    for row, line in zip(trace["z"], fig["data"], strict=True):
+        close(row, line["y"])
+    close(trace["x"], fig["data"][0]["x"])
+    assert heat["layout"]["axes"]["yaxis"]["title"].endswith("[mm]")
+    assert_units(heat)
+    shot(page, "study-spectra-waterfall")
 
 
 def test_convergence_line_and_verdict_equal_the_stored_analysis(server, studies, page):
