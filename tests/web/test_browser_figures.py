@@ -344,6 +344,7 @@ def test_convergence_line_and_verdict_equal_the_stored_analysis(server, studies,
     close(line["x"], analysis["levels"])
     close(line["y"], analysis["values"])
     assert fig["layout"]["axes"]["xaxis"]["type"] == "log"
+    assert len(fig["screen"]["ticks"]["x"]) == len(analysis["levels"])  # a label per level
     estimate = analysis.get("richardson_estimate")
     richardson = [t for t in fig["data"] if t["name"] == RICHARDSON_NAME]
     if estimate is None:

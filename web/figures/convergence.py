@@ -44,8 +44,9 @@ def convergence_title(analysis: Mapping[str, Any], metric: str) -> tuple[str, st
 def convergence_figure(
     analysis: Mapping[str, Any], *, metric: str | None = None, axis: str | None = None
 ) -> go.Figure:
-    """``values`` against ``levels`` (log x) as one line with markers, and the Richardson
-    estimate as a dashed horizontal trace over the level range when it is finite.
+    """``values`` against ``levels`` (log x, a tick at each level) as one line with markers,
+    and the Richardson estimate as a dashed horizontal trace over the level range when it is
+    finite.
 
     ``metric``/``axis`` default to the analysis' own ``"metric"``/``"axis"``. x in the unit
     of the refinement parameter (``Relative tolerance [–]``), y in the metric's.
@@ -59,6 +60,9 @@ def convergence_figure(
     values = [_finite(v) for v in analysis.get("values") or []]
     if not levels:
         return fig
+    # a tick at each level: a log axis spanning a decade or two otherwise labels its minor
+    # ticks too (8 9 100n 2 3 ... 1µ), and a level between decades gets no label
+    fig.update_xaxes(tickvals=levels)
     fig.add_trace(
         go.Scatter(
             x=levels,
