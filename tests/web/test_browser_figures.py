@@ -221,19 +221,24 @@ def case_by(detail: dict, **params: float) -> dict:
 
 def test_trends_lines_and_the_ideal_baseline_equal_the_api(server, studies, page):
     from gapsweep.web import ids
-    from gapsweep.web.figures.labels import level_name, parameter_label
+    from gapsweep.web.figures.labels import level_name, metric_label, parameter_label
     from gapsweep.web.figures.trends import BASELINE_NAME
 
     grid = studies["grid"]
     open_tab(page, server["base"], grid["id"], "Trends")
     twin = grid["twins"][0]["metrics"]
-    for window, metric in (("whole", "peak_slider_accel"), ("steady", "peak_slider_accel_steady")):
-        if window == "steady":
+    # the whole run, then the last revolution, then another metric (last revolution)
+    views = (("peak_slider_accel", "[m/s²]"), ("peak_slider_accel_steady", "[m/s²]"),
+             ("peak_contact_force_steady", "[N]"))
+    for metric, unit in views:
+        if metric == "peak_slider_accel_steady":
             page.locator(f"#{ids.TRENDS_WINDOW} label", has_text="steady").click()
+        elif metric == "peak_contact_force_steady":  # another metric from the dropdown
+            page.locator(f"#{ids.TRENDS_METRIC}").click()
+            page.get_by_role("option", name=metric_label("peak_contact_force")).click()
         fig = plotly_figure(page, f"#{ids.TRENDS_GRAPH}",
                             f"fig.data.length == {len(STIFFNESS) + 1} && "
-                            f"fig.layout.axes.yaxis.title.includes('revolution') == "
-                            f"{'true' if window == 'steady' else 'false'}")
+                            f"fig.layout.axes.yaxis.title == {json.dumps(metric_label(metric))}")
         lines = [t for t in fig["data"] if t["name"] != BASELINE_NAME]
         # one line per stiffness level, x = the clearances in mm, y = the archive's metric
         assert [t["name"] for t in lines] == [level_name("stiffness_scale", s) for s in STIFFNESS]
@@ -247,9 +252,9 @@ def test_trends_lines_and_the_ideal_baseline_equal_the_api(server, studies, page
         assert baseline["dash"] == "dash"
         assert fig["layout"]["axes"]["xaxis"]["title"] == parameter_label("clearance_mm")
         assert "[mm]" in fig["layout"]["axes"]["xaxis"]["title"]
-        assert "[m/s²]" in fig["layout"]["axes"]["yaxis"]["title"]
+        assert fig["layout"]["axes"]["yaxis"]["title"].endswith(unit)
         assert_units(fig)
-        shot(page, f"study-trends-{window}")
+        shot(page, f"study-trends-{metric}")
 
 
 def test_tornado_bars_equal_the_stored_analysis(server, studies, page):
