@@ -17,7 +17,14 @@ import numpy as np
 import plotly.graph_objects as go
 
 from .labels import SERIES, series_label, with_unit
-from .style import BASELINE_COLOR, LEGEND_BELOW, MARKER_COLOR, color, new_figure, si_text
+from .style import (
+    BASELINE_COLOR,
+    LEGEND_BELOW,
+    MARKER_COLOR,
+    color,
+    new_figure,
+    si_text,
+)
 
 TIME_TITLE = with_unit("Time", "s")
 ENERGY_TERMS = (
@@ -174,8 +181,8 @@ def energy_figure(series: Mapping[str, np.ndarray]) -> go.Figure:
                 # SI prefixes as on every other axis: the ticks of an overlaying axis
                 # follow the first one's grid, odd values that "SI" would print in full
                 "tickformat": ".3~s",
-                "automargin": True,
             },
+            margin_r=80,  # this axis' labels and title
             # the legend's default place, right of the plot, is over this axis' labels
             legend=LEGEND_BELOW,
         )
@@ -196,6 +203,9 @@ def contact_state_figure(series: Mapping[str, np.ndarray]) -> go.Figure:
     )
     fig.update_traces(line_shape="hv")
     fig.update_yaxes(tickvals=[0, 1], ticktext=["free (0)", "contact (1)"], range=[-0.1, 1.1])
+    # "contact (1)" and the title need more than the template's margin: a fixed one costs
+    # nothing, automargin a second drawing (benchmarks/figure_draw.py)
+    fig.update_layout(margin_l=110)
     return fig
 
 

@@ -16,7 +16,7 @@ from typing import Any
 import plotly.graph_objects as go
 
 from .labels import metric_label, metric_parts, parameter_label, phrase
-from .style import BASELINE_COLOR, color, new_figure
+from .style import BASELINE_COLOR, color, fit_tick_labels, new_figure
 
 RICHARDSON_NAME = "Richardson estimate"
 
@@ -63,6 +63,8 @@ def convergence_figure(
     # a tick at each level: a log axis spanning a decade or two otherwise labels its minor
     # ticks too (8 9 100n 2 3 ... 1µ), and a level between decades gets no label
     fig.update_xaxes(tickvals=levels)
+    # converged values differ in their last digits: long tick labels ("21.108075µ")
+    fit_tick_labels(fig, "yaxis")
     fig.add_trace(
         go.Scatter(
             x=levels,

@@ -40,9 +40,9 @@ _AXIS = {
     "zeroline": False,
     "exponentformat": "SI",
     "title": {"standoff": 8},
-    # the margins grow to fit long tick labels (a factor's name, "contact (1)", a metric
-    # that changes in its 6th digit) instead of clipping them at the figure's edge
-    "automargin": True,
+    # no automargin here: Plotly then draws every figure twice (the case page's seven took
+    # 1.6x as long, benchmarks/figure_draw.py); :func:`fit_tick_labels` where labels are long
+    "automargin": False,
 }
 
 # A legend under the plot, left-aligned, in rows: for figures whose right side holds a
@@ -105,6 +105,14 @@ def new_figure(title: str, x_title: str, y_title: str, *, subtitle: str | None =
         yaxis_title=y_title,
     )
     return fig
+
+
+def fit_tick_labels(fig: go.Figure, *axes: str) -> None:
+    """Let the margins by ``axes`` (``"yaxis"``, ``"yaxis2"`` ...) grow to fit their tick
+    labels and title, for labels longer than the template's margins hold: text ticks (a
+    factor's name, "contact (1)"), numbers that differ in their 6th digit. Not the default:
+    Plotly draws a figure with automargin twice."""
+    fig.update_layout({axis: {"automargin": True} for axis in axes})
 
 
 def vertical_markers(
