@@ -170,7 +170,8 @@ def energy_figure(series: Mapping[str, np.ndarray]) -> go.Figure:
     fig = time_series_figure(series, names, "Energy balance", with_unit("Energy", "J"))
     if "energy_residual" in series:
         residual = line(series, "energy_residual", index=len(names))
-        residual.update(yaxis="y2", line_dash="dot")
+        # dark grey, not the 7th line colour (yellow, unreadable dotted on white)
+        residual.update(yaxis="y2", line_dash="dot", line_color=BASELINE_COLOR)
         fig.add_trace(residual)
         fig.update_layout(
             yaxis2={
