@@ -25,6 +25,10 @@ PREVIEW_SAMPLES = 600
 # every series of the solver's grid but its time base (each preview series carries its own)
 PREVIEW_SERIES = tuple(name for name in SERIES_NAMES if name != "t")
 
+# Series drawn against each other (the journal orbit, eccentricity y against x): a preview
+# keeps them at the same instants, so that each point of the orbit is one position.
+PAIRED_SERIES = (("eccentricity_x", "eccentricity_y"),)
+
 # Stored spectra: "spectrum_freq_hz" [Hz] shared by "spectrum_<series>" amplitudes (series units).
 SPECTRUM_SERIES = ("slider_acceleration", "contact_normal_force")
 
@@ -37,9 +41,17 @@ def decimate(t: np.ndarray, x: np.ndarray, budget: int) -> tuple[np.ndarray, np.
     full series shows. Vectorised: a loop of ``argmin``/``argmax`` per bucket cost ~30 ms per
     case (17 series x 299 buckets), twice the solver's time for the case.
     """
+    if x.size <= budget:
+        return t, x
+    idx = decimate_indices(x, budget)
+    return t[idx], x[idx]
+
+
+def decimate_indices(x: np.ndarray, budget: int) -> np.ndarray:
+    """The sample indices :func:`decimate` keeps of ``x`` (ascending, both ends)."""
     n = x.size
     if n <= budget:
-        return t, x
+        return np.arange(n)
     buckets = max(1, budget // 2 - 1)
     edges = np.linspace(1, n - 1, buckets + 1).astype(np.int64)
     inner = x[1 : n - 1]
@@ -51,8 +63,7 @@ def decimate(t: np.ndarray, x: np.ndarray, budget: int) -> tuple[np.ndarray, np.
     # stable sorts by (bucket, value): the first of each bucket is its extreme
     lowest = np.lexsort((inner, bucket))[starts]
     highest = np.lexsort((-inner, bucket))[starts]
-    idx = np.unique(np.concatenate(([0, n - 1], 1 + lowest, 1 + highest)))
-    return t[idx], x[idx]
+    return np.unique(np.concatenate(([0, n - 1], 1 + lowest, 1 + highest)))
 
 
 def _spectra(result: CaseResult, rotation_hz: float) -> dict[str, np.ndarray]:
@@ -72,12 +83,24 @@ def _preview(result: CaseResult, rotation_hz: float) -> dict[str, np.ndarray]:
         return {}
     t = np.asarray(series["t"])
     out: dict[str, np.ndarray] = {}
+    pairs = [pair for pair in PAIRED_SERIES
+             if all(n in series and np.asarray(series[n]).shape == t.shape for n in pair)]
+    paired = {name for pair in pairs for name in pair}
     for name in PREVIEW_SERIES:
+        if name in paired:
+            continue
         if name in series and np.asarray(series[name]).shape == t.shape:
             # each series keeps its own time base: min/max picks differ between series
             ts, xs = decimate(t, np.asarray(series[name]), PREVIEW_SAMPLES)
             out[name] = xs
             out[f"t:{name}"] = ts
+    for pair in pairs:
+        # one time base for both: the union of each one's extremes at half the budget
+        values = [np.asarray(series[n]) for n in pair]
+        idx = np.unique(np.concatenate([decimate_indices(v, PREVIEW_SAMPLES // 2)
+                                        for v in values]))
+        for name, v in zip(pair, values, strict=True):
+            out[name], out[f"t:{name}"] = v[idx], t[idx]
     out.update(_spectra(result, rotation_hz))
     return out
 

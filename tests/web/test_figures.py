@@ -290,6 +290,7 @@ def test_convergence_metric_vs_level_with_richardson_order_and_verdict():
     assert list(richardson.x) == [0.1, 0.4]
     assert list(richardson.y) == pytest.approx([100.0, 100.0])
     assert fig.layout.xaxis.type == "log"
+    assert list(fig.layout.xaxis.tickvals) == levels  # labelled at each level, none between
     assert fig.layout.xaxis.title.text == "Max step [s]"
     assert fig.layout.yaxis.title.text == "Peak contact force [N]"
     assert "observed order 2.00" in fig.layout.title.text

@@ -315,3 +315,30 @@ def test_compare_figures_label_cases_by_the_parameters_that_differ(runs):
         3: "case 3: stiffness ×0.7"
     }
     assert compare_figures({}, {}) == {}
+
+
+def test_orbit_points_pair_x_and_y_of_one_instant():
+    from gapsweep.web.figures.case_views import orbit_points
+
+    # a journal running round the circle of radius c, each component kept at its own 300 of
+    # 2401 instants (as an older preview stored them)
+    c, w = 5e-5, 2 * np.pi / 0.012
+    grid = np.linspace(0.0, 0.024, 2401)
+    rng = np.random.default_rng(7)
+    tx, ty = (np.sort(rng.choice(grid, 300, replace=False)) for _ in range(2))
+    series = {"eccentricity_x": c * np.cos(w * tx), "t:eccentricity_x": tx,
+              "eccentricity_y": c * np.sin(w * ty), "t:eccentricity_y": ty}
+    # x[i] with y[i] as stored: two instants, points far off the circle
+    assert np.hypot(series["eccentricity_x"], series["eccentricity_y"]).max() > 1.2 * c
+    x, y = orbit_points(series)
+    t = np.union1d(tx, ty)
+    assert x.shape == y.shape == t.shape
+    # exact where each component is stored; in between, a chord of a 1/20-revolution arc at
+    # most (linear interpolation): on the circle to 1 %
+    np.testing.assert_array_equal(x[np.isin(t, tx)], series["eccentricity_x"])
+    np.testing.assert_array_equal(y[np.isin(t, ty)], series["eccentricity_y"])
+    np.testing.assert_allclose(np.hypot(x, y), c, rtol=0.01)
+    # the figure draws these points; a shared time base is used as stored
+    np.testing.assert_array_equal(orbit_figure(series, 0.05).data[0].x, x)
+    shared = {**series, "eccentricity_y": c * np.sin(w * tx), "t:eccentricity_y": tx}
+    assert orbit_points(shared)[1] is shared["eccentricity_y"]

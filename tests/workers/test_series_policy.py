@@ -60,3 +60,19 @@ def test_none_keeps_nothing_and_a_bad_policy_is_named(result):
     assert select_series(result, "none", RPM / 60) == {}
     with pytest.raises(ValueError, match="'everything'"):
         select_series(result, "everything", RPM / 60)
+
+
+def test_preview_orbit_pairs_x_and_y_of_the_same_instants(result):
+    # the journal orbit plots eccentricity y against x: both must be taken at one time base
+    kept = select_series(result, "preview", RPM / 60)
+    t = np.asarray(result.series["t"])
+    ts = kept["t:eccentricity_x"]
+    np.testing.assert_array_equal(kept["t:eccentricity_y"], ts)
+    assert kept["eccentricity_x"].size <= PREVIEW_SAMPLES < t.size
+    idx = np.searchsorted(t, ts)
+    np.testing.assert_array_equal(t[idx], ts)
+    for name in ("eccentricity_x", "eccentricity_y"):
+        full = np.asarray(result.series[name])
+        np.testing.assert_array_equal(kept[name], full[idx])
+        # each component's extremes survive, as in every other preview series
+        assert kept[name].max() == full.max() and kept[name].min() == full.min()

@@ -17,7 +17,14 @@ import numpy as np
 import plotly.graph_objects as go
 
 from .labels import SERIES, series_label, with_unit
-from .style import BASELINE_COLOR, MARKER_COLOR, color, new_figure
+from .style import (
+    BASELINE_COLOR,
+    LEGEND_BELOW,
+    MARKER_COLOR,
+    color,
+    new_figure,
+    si_text,
+)
 
 TIME_TITLE = with_unit("Time", "s")
 ENERGY_TERMS = (
@@ -96,17 +103,35 @@ def penetration_figure(series: Mapping[str, np.ndarray], clearance_mm: float | N
     fig.add_hline(
         y=c,
         line={"color": MARKER_COLOR, "dash": "dash", "width": 1},
-        annotation_text=f"c = {c:.3g} m",
+        annotation_text=f"c = {si_text(c, 'm')}",
         annotation_position="top left",
     )
     return fig
 
 
+def orbit_points(series: Mapping[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Eccentricity x and y [m] at the same instants, shape (n,) each.
+
+    As stored when both share a time base (``full``, or a preview that decimated them
+    together); with two different time bases (a preview stored before they were decimated
+    together) a point would pair x of one instant with y of another, so both are taken on
+    the union of the instants, each component interpolated linearly at the other's."""
+    x, y = np.asarray(series["eccentricity_x"]), np.asarray(series["eccentricity_y"])
+    if "t:eccentricity_x" not in series and "t:eccentricity_y" not in series:
+        return x, y  # one shared time base "t" (or none given)
+    tx, ty = time_of(series, "eccentricity_x"), time_of(series, "eccentricity_y")
+    if np.array_equal(tx, ty):
+        return x, y
+    t = np.union1d(tx, ty)
+    return np.interp(t, tx, x), np.interp(t, ty, y)
+
+
 def orbit_figure(series: Mapping[str, np.ndarray], clearance_mm: float) -> go.Figure:
     """The journal orbit: eccentricity y against x [m] inside the clearance circle of radius
     c = clearance_mm / 1000 m (a circle shape), equal aspect; the journal leaves the circle
-    by the penetration depth."""
+    by the penetration depth. The points are :func:`orbit_points`."""
     c = clearance_mm * MM
+    ex, ey = orbit_points(series)
     fig = new_figure(
         "Journal orbit in the clearance circle",
         series_label("eccentricity_x"),
@@ -114,8 +139,8 @@ def orbit_figure(series: Mapping[str, np.ndarray], clearance_mm: float) -> go.Fi
     )
     fig.add_trace(
         go.Scatter(
-            x=np.asarray(series["eccentricity_x"]),
-            y=np.asarray(series["eccentricity_y"]),
+            x=ex,
+            y=ey,
             mode="lines",
             name="journal centre",
             line={"color": color(0), "width": 1},
@@ -131,7 +156,7 @@ def orbit_figure(series: Mapping[str, np.ndarray], clearance_mm: float) -> go.Fi
         y1=c,
         line={"color": MARKER_COLOR, "dash": "dash"},
     )
-    span = 1.1 * max(c, float(np.max(np.hypot(series["eccentricity_x"], series["eccentricity_y"]))))
+    span = 1.1 * max(c, float(np.max(np.hypot(ex, ey))))
     fig.update_xaxes(range=[-span, span], constrain="domain")
     fig.update_yaxes(range=[-span, span], scaleanchor="x", scaleratio=1)
     return fig
@@ -145,7 +170,8 @@ def energy_figure(series: Mapping[str, np.ndarray]) -> go.Figure:
     fig = time_series_figure(series, names, "Energy balance", with_unit("Energy", "J"))
     if "energy_residual" in series:
         residual = line(series, "energy_residual", index=len(names))
-        residual.update(yaxis="y2", line_dash="dot")
+        # dark grey, not the 7th line colour (yellow, unreadable dotted on white)
+        residual.update(yaxis="y2", line_dash="dot", line_color=BASELINE_COLOR)
         fig.add_trace(residual)
         fig.update_layout(
             yaxis2={
@@ -153,9 +179,13 @@ def energy_figure(series: Mapping[str, np.ndarray]) -> go.Figure:
                 "overlaying": "y",
                 "side": "right",
                 "showgrid": False,
-                "exponentformat": "SI",
+                # SI prefixes as on every other axis: the ticks of an overlaying axis
+                # follow the first one's grid, odd values that "SI" would print in full
+                "tickformat": ".3~s",
             },
-            margin_r=80,
+            margin_r=80,  # this axis' labels and title
+            # the legend's default place, right of the plot, is over this axis' labels
+            legend=LEGEND_BELOW,
         )
     return fig
 
@@ -174,6 +204,9 @@ def contact_state_figure(series: Mapping[str, np.ndarray]) -> go.Figure:
     )
     fig.update_traces(line_shape="hv")
     fig.update_yaxes(tickvals=[0, 1], ticktext=["free (0)", "contact (1)"], range=[-0.1, 1.1])
+    # "contact (1)" and the title need more than the template's margin: a fixed one costs
+    # nothing, automargin a second drawing (benchmarks/figure_draw.py)
+    fig.update_layout(margin_l=110)
     return fig
 
 

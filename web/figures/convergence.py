@@ -16,7 +16,7 @@ from typing import Any
 import plotly.graph_objects as go
 
 from .labels import metric_label, metric_parts, parameter_label, phrase
-from .style import BASELINE_COLOR, color, new_figure
+from .style import BASELINE_COLOR, color, fit_tick_labels, new_figure
 
 RICHARDSON_NAME = "Richardson estimate"
 
@@ -44,8 +44,9 @@ def convergence_title(analysis: Mapping[str, Any], metric: str) -> tuple[str, st
 def convergence_figure(
     analysis: Mapping[str, Any], *, metric: str | None = None, axis: str | None = None
 ) -> go.Figure:
-    """``values`` against ``levels`` (log x) as one line with markers, and the Richardson
-    estimate as a dashed horizontal trace over the level range when it is finite.
+    """``values`` against ``levels`` (log x, a tick at each level) as one line with markers,
+    and the Richardson estimate as a dashed horizontal trace over the level range when it is
+    finite.
 
     ``metric``/``axis`` default to the analysis' own ``"metric"``/``"axis"``. x in the unit
     of the refinement parameter (``Relative tolerance [–]``), y in the metric's.
@@ -59,6 +60,11 @@ def convergence_figure(
     values = [_finite(v) for v in analysis.get("values") or []]
     if not levels:
         return fig
+    # a tick at each level: a log axis spanning a decade or two otherwise labels its minor
+    # ticks too (8 9 100n 2 3 ... 1µ), and a level between decades gets no label
+    fig.update_xaxes(tickvals=levels)
+    # converged values differ in their last digits: long tick labels ("21.108075µ")
+    fit_tick_labels(fig, "yaxis")
     fig.add_trace(
         go.Scatter(
             x=levels,

@@ -14,7 +14,7 @@ from typing import Any
 import plotly.graph_objects as go
 
 from .labels import DIMENSIONLESS, format_value, metric_label, metric_parts, phrase, with_unit
-from .style import BASELINE_COLOR, color, new_figure, vertical_markers
+from .style import BASELINE_COLOR, color, fit_tick_labels, new_figure, vertical_markers
 
 
 def _num(value: Any) -> float:
@@ -100,6 +100,7 @@ def tornado_figure(
         )
     fig.update_layout(barmode="overlay")
     fig.update_yaxes(categoryorder="array", categoryarray=axes, autorange="reversed")
+    fit_tick_labels(fig, "yaxis")  # factor names are wider than the margin
     nominals = {r["nominal_metric"] for r in rows if not math.isnan(r["nominal_metric"])}
     if len(nominals) == 1:
         vertical_markers(fig, list(nominals), dash="dash", color=BASELINE_COLOR)

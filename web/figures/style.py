@@ -8,6 +8,7 @@ half to all of the width at 420 px height.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import plotly.graph_objects as go
@@ -39,6 +40,19 @@ _AXIS = {
     "zeroline": False,
     "exponentformat": "SI",
     "title": {"standoff": 8},
+    # no automargin here: Plotly then draws every figure twice (the case page's seven took
+    # 1.6x as long, benchmarks/figure_draw.py); :func:`fit_tick_labels` where labels are long
+    "automargin": False,
+}
+
+# A legend under the plot, left-aligned, in rows: for figures whose right side holds a
+# second y axis (the legend's default place, right of the plot, is over that axis' labels).
+LEGEND_BELOW = {
+    "orientation": "h",
+    "x": 0.0,
+    "xanchor": "left",
+    "y": -0.2,
+    "yanchor": "top",
 }
 
 TEMPLATE = go.layout.Template(
@@ -56,6 +70,19 @@ TEMPLATE = go.layout.Template(
         "yaxis": _AXIS,
     }
 )
+
+
+SI_PREFIXES = {-12: "p", -9: "n", -6: "µ", -3: "m", 0: "", 3: "k", 6: "M", 9: "G"}
+
+
+def si_text(value: float, unit: str, digits: int = 3) -> str:
+    """A value with its unit and an SI prefix, as the axes' tick labels write it:
+    ``si_text(5e-05, "m")`` -> ``"50 µm"``, ``si_text(2.5e-4, "s")`` -> ``"250 µs"``."""
+    if value == 0 or not math.isfinite(value):
+        return f"{value:g} {unit}"
+    exponent = 3 * math.floor(math.log10(abs(value)) / 3)
+    exponent = min(max(exponent, min(SI_PREFIXES)), max(SI_PREFIXES))
+    return f"{value / 10.0**exponent:.{digits}g} {SI_PREFIXES[exponent]}{unit}"
 
 
 def color(i: int) -> str:
@@ -78,6 +105,14 @@ def new_figure(title: str, x_title: str, y_title: str, *, subtitle: str | None =
         yaxis_title=y_title,
     )
     return fig
+
+
+def fit_tick_labels(fig: go.Figure, *axes: str) -> None:
+    """Let the margins by ``axes`` (``"yaxis"``, ``"yaxis2"`` ...) grow to fit their tick
+    labels and title, for labels longer than the template's margins hold: text ticks (a
+    factor's name, "contact (1)"), numbers that differ in their 6th digit. Not the default:
+    Plotly draws a figure with automargin twice."""
+    fig.update_layout({axis: {"automargin": True} for axis in axes})
 
 
 def vertical_markers(

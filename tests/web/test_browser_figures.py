@@ -1,0 +1,476 @@
+"""Every figure of the dashboard read back from the browser and checked against the archive.
+
+One ``gapsweep serve`` (with its local worker) for the module, three small studies made
+through the API by module fixtures (so no test depends on another's order):
+
+- a grid, clearance 0.02 / 0.05 / 0.1 mm x stiffness x0.7 / x1.3 (+ its one ideal twin),
+  ten crank revolutions so that a spectrum bin (8.3 Hz) is a tenth of the crank frequency;
+- a one-at-a-time study (clearance and stiffness about 0.05 mm, x1.0): the tornado;
+- a convergence study (rtol 1e-5, 1e-6, 1e-7, metric max penetration).
+
+Each test opens a page in chromium, reads what Plotly drew (``_fullData``/``_fullLayout``
+via ``page.evaluate``) and compares it with ``GET /api/studies/<id>`` or
+``GET /api/cases/<id>/series`` to 1e-9: the trends lines and the ideal baseline, the
+tornado bars, the spectra and their harmonic markers, the convergence line and verdict, a
+case's journal orbit (radius = c) and energy balance (legend clear of the second y axis), the
+compare page's traces. Every numeric axis title names its unit, and no tick label or axis
+title is clipped by its figure's edge or lies over its axis' labels (boxes as drawn).
+Screenshots of each page go to ``$GAPSWEEP_SHOTS`` (default ``tests/artifacts/figures``).
+
+Skipped when chromium is missing, except with ``CI=true`` (then it fails).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import numpy as np
+import pytest
+from browsers import CHROMIUM_ARGS, inside, need_chromium, overlap, plotly_figure
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "cli"))
+
+from serving import Serve  # noqa: E402  (the CLI tests' serve helper)
+
+ROOT = Path(__file__).resolve().parents[2]
+SHOTS = Path(os.environ.get("GAPSWEEP_SHOTS") or ROOT / "tests" / "artifacts" / "figures")
+STUDIES_S = 420  # the three studies done, a first-start kernel compile (2.5 min) included
+UI_MS = 30_000  # one page or figure to appear (a loaded 2-core machine)
+REL = 1e-9
+
+pytestmark = pytest.mark.timeout(900)
+
+SPEED_RPM = 5000.0
+REVOLUTIONS = 10
+T_END = REVOLUTIONS * 60.0 / SPEED_RPM  # 0.12 s
+CLEARANCES_MM = [0.02, 0.05, 0.1]
+STIFFNESS = [0.7, 1.3]
+
+GRID = {
+    "name": "Figures: clearance x stiffness",
+    "design": "grid",
+    "ideal_twin": True,
+    "series": "preview",
+    "base": {"speed_rpm": SPEED_RPM, "t_end": T_END},
+    "axes": {"clearance_mm": {"values": CLEARANCES_MM},
+             "stiffness_scale": {"values": STIFFNESS}},
+}
+ONE_AT_A_TIME = {
+    "name": "Figures: one at a time",
+    "design": "one-at-a-time",
+    "ideal_twin": False,
+    "series": "none",
+    "axes": {"clearance_mm": {"values": CLEARANCES_MM, "nominal": 0.05},
+             "stiffness_scale": {"nominal": 1.0, "relative_percent": 30, "levels": 3}},
+}
+CONVERGENCE = {
+    "name": "Figures: convergence in rtol",
+    "design": "convergence",
+    "metric": "max_penetration",
+    "ideal_twin": False,
+    "series": "none",
+    "base": {"clearance_mm": 0.05},
+    "axes": {"rtol": {"values": [1e-5, 1e-6, 1e-7]}},
+}
+
+
+# --- the server, the studies, the browser ---------------------------------------------------
+
+
+def _get(url: str, timeout: float = 10.0) -> dict:
+    with urllib.request.urlopen(url, timeout=timeout) as r:
+        return json.loads(r.read())
+
+
+def _post(url: str, body: dict) -> dict:
+    req = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST",
+                                 headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=30) as r:
+            return json.loads(r.read())
+    except urllib.error.HTTPError as exc:
+        raise AssertionError(f"POST {url}: {exc.code} {exc.read()[:2000]!r}") from exc
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """``gapsweep serve`` with one local worker, its own data folder and port; stopped by
+    pid at the end, with a check that its workers went with it."""
+    chromium = need_chromium()
+    data = tmp_path_factory.mktemp("gapsweep-figures")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GAPSWEEP_")}
+    env["GAPSWEEP_DATA"] = str(data)
+    serve = Serve(env, data)
+    try:
+        serve.start(timeout_s=120)
+        serve.wait_workers(timeout_s=120)
+        yield {"base": serve.url, "chromium": chromium}
+        serve.stop()
+    finally:
+        serve.kill()
+
+
+@pytest.fixture(scope="module")
+def studies(server):
+    """The three studies, submitted at once and each followed to done (with its stored
+    analysis): {"grid", "oat", "convergence"} -> the API's detail."""
+    base = server["base"]
+    made = {key: _post(base + "/api/studies", spec)["id"]
+            for key, spec in (("grid", GRID), ("oat", ONE_AT_A_TIME),
+                              ("convergence", CONVERGENCE))}
+    deadline = time.monotonic() + STUDIES_S
+    out: dict[str, dict] = {}
+    while len(out) < len(made):
+        for key, study_id in made.items():
+            if key in out:
+                continue
+            detail = _get(f"{base}/api/studies/{study_id}")
+            if detail["status"] in ("done", "cancelled") and detail.get("analysis") is not None:
+                out[key] = detail
+        if time.monotonic() > deadline:
+            pytest.fail(f"studies not done in {STUDIES_S} s: "
+                        f"{ {k: v for k, v in made.items() if k not in out} }")
+        time.sleep(0.5)
+    for key, detail in out.items():
+        assert detail["status"] == "done", (key, detail["status"])
+        assert {c["status"] for c in detail["cases"] + detail["twins"]} == {"done"}, key
+    return out
+
+
+@pytest.fixture(scope="module")
+def browser(server):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=server["chromium"], args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    pg = context.new_page()
+    pg.set_default_timeout(UI_MS)
+    errors: list[str] = []
+    pg.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    pg.on("pageerror", lambda e: errors.append(f"pageerror: {e}"))
+    yield pg
+    context.close()
+    assert errors == [], errors
+
+
+def shot(page, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+
+
+def open_tab(page, base: str, study_id: int, tab: str) -> None:
+    page.goto(f"{base}/studies/{study_id}")
+    page.wait_for_selector("#study-status")
+    page.get_by_role("tab", name=tab).click()
+
+
+def series(base: str, case_id: int, *names: str) -> dict[str, np.ndarray]:
+    got = _get(f"{base}/api/cases/{case_id}/series?names={','.join(names)}")
+    return {k: np.asarray(v, dtype=float) for k, v in got.items()}
+
+
+def close(actual, expected, rel: float = REL) -> None:
+    """Arrays (or numbers) equal to ``rel`` relative to the largest magnitude of ``expected``
+    (a zero crossing is compared at the series' scale, not its own)."""
+    a, e = np.asarray(actual, dtype=float), np.asarray(expected, dtype=float)
+    assert a.shape == e.shape, (a.shape, e.shape)
+    scale = max(float(np.max(np.abs(e))) if e.size else 0.0, np.finfo(float).tiny)
+    np.testing.assert_allclose(a, e, rtol=0.0, atol=rel * scale)
+
+
+UNIT = re.compile(r"\[[^\]]+\]")
+
+
+def assert_units(fig: dict) -> None:
+    """Every numeric (linear, log) axis of the figure has a title naming a unit ``[...]``;
+    no tick label or axis title is clipped by the figure's edge, and no axis title lies over
+    its axis' tick labels (as the screen shows them)."""
+    for name, axis in fig["layout"]["axes"].items():
+        if axis["type"] in ("linear", "log"):
+            assert UNIT.search(axis["title"]), f"{name} title {axis['title']!r} has no unit"
+    screen = fig["screen"]
+    for axis, ticks in screen["ticks"].items():
+        for box in ticks + screen["titles"][axis]:
+            assert inside(box, screen["paper"]), (axis, box, screen["paper"])
+        for title in screen["titles"][axis]:
+            assert not any(overlap(title, tick, margin_px=1) for tick in ticks), (axis, title)
+
+
+def case_by(detail: dict, **params: float) -> dict:
+    (case,) = [c for c in detail["cases"]
+               if all(c["params"].get(k) == v for k, v in params.items())]
+    return case
+
+
+# --- the study page ----------------------------------------------------------------------
+
+
+def test_trends_lines_and_the_ideal_baseline_equal_the_api(server, studies, page):
+    from gapsweep.web import ids
+    from gapsweep.web.figures.labels import level_name, metric_label, parameter_label
+    from gapsweep.web.figures.trends import BASELINE_NAME
+
+    grid = studies["grid"]
+    open_tab(page, server["base"], grid["id"], "Trends")
+    twin = grid["twins"][0]["metrics"]
+    # the whole run, then the last revolution, then another metric (last revolution)
+    views = (("peak_slider_accel", "[m/s²]"), ("peak_slider_accel_steady", "[m/s²]"),
+             ("peak_contact_force_steady", "[N]"))
+    for metric, unit in views:
+        if metric == "peak_slider_accel_steady":
+            page.locator(f"#{ids.TRENDS_WINDOW} label", has_text="steady").click()
+        elif metric == "peak_contact_force_steady":  # another metric from the dropdown
+            page.locator(f"#{ids.TRENDS_METRIC}").click()
+            page.get_by_role("option", name=metric_label("peak_contact_force")).click()
+        fig = plotly_figure(page, f"#{ids.TRENDS_GRAPH}",
+                            f"fig.data.length == {len(STIFFNESS) + 1} && "
+                            f"fig.layout.axes.yaxis.title == {json.dumps(metric_label(metric))}")
+        lines = [t for t in fig["data"] if t["name"] != BASELINE_NAME]
+        # one line per stiffness level, x = the clearances in mm, y = the archive's metric
+        assert [t["name"] for t in lines] == [level_name("stiffness_scale", s) for s in STIFFNESS]
+        for line, s in zip(lines, STIFFNESS, strict=True):
+            assert line["x"] == CLEARANCES_MM
+            close(line["y"], [case_by(grid, clearance_mm=c, stiffness_scale=s)["metrics"][metric]
+                              for c in CLEARANCES_MM])
+        (baseline,) = [t for t in fig["data"] if t["name"] == BASELINE_NAME]
+        assert baseline["x"] == [min(CLEARANCES_MM), max(CLEARANCES_MM)]
+        close(baseline["y"], [twin[metric]] * 2)
+        assert baseline["dash"] == "dash"
+        assert fig["layout"]["axes"]["xaxis"]["title"] == parameter_label("clearance_mm")
+        assert "[mm]" in fig["layout"]["axes"]["xaxis"]["title"]
+        assert fig["layout"]["axes"]["yaxis"]["title"].endswith(unit)
+        assert_units(fig)
+        shot(page, f"study-trends-{metric}")
+
+
+def test_tornado_bars_equal_the_stored_analysis(server, studies, page):
+    from gapsweep.web import ids
+
+    oat = studies["oat"]
+    rows = oat["analysis"]["tornado"]["peak_slider_accel"]
+    assert [r["axis"] for r in rows] and {r["axis"] for r in rows} == {"clearance_mm",
+                                                                       "stiffness_scale"}
+    open_tab(page, server["base"], oat["id"], "Sensitivity")
+    fig = plotly_figure(page, f"#{ids.SENSITIVITY_CONTENT}", "fig.data.length == 2")
+    low, high = fig["data"]
+    assert (low["name"], high["name"]) == ("low", "high")
+    # bars ordered by swing, the largest on top; each from the nominal to the metric
+    by_swing = sorted(rows, key=lambda r: -abs(r["high"] - r["low"]))
+    for bar, side in ((low, "low"), (high, "high")):
+        assert bar["type"] == "bar" and bar["orientation"] == "h"
+        assert bar["y"] == [r["axis"] for r in by_swing]
+        close(bar["base"], [r["nominal"] for r in by_swing])
+        close(np.add(bar["base"], bar["x"]), [r[side] for r in by_swing])
+    nominal = oat["cases"][0]["metrics"]["peak_slider_accel"]  # case 0: the nominal case
+    assert {r["nominal"] for r in rows} == {nominal}
+    (marker,) = fig["layout"]["shapes"]
+    assert marker["x0"] == marker["x1"] == pytest.approx(nominal, rel=REL)
+    assert "[m/s²]" in fig["layout"]["axes"]["xaxis"]["title"]
+    assert_units(fig)
+    shot(page, "study-sensitivity-tornado")
+
+
+def test_spectra_equal_the_stored_series_and_peak_at_crank_harmonics(server, studies, page):
+    from gapsweep.web import ids
+    from gapsweep.web.figures.labels import level_name
+
+    grid = studies["grid"]
+    open_tab(page, server["base"], grid["id"], "Spectra")
+    fig = plotly_figure(page, f"#{ids.SPECTRA_GRAPH}", f"fig.data.length == {len(CLEARANCES_MM)}")
+    # the overlay: along clearance at the middle stiffness level (of two, the upper)
+    assert [t["name"] for t in fig["data"]] == [level_name("clearance_mm", c)
+                                                for c in CLEARANCES_MM]
+    f1 = SPEED_RPM / 60.0  # 83.3 Hz
+    for trace, c in zip(fig["data"], CLEARANCES_MM, strict=True):
+        case = case_by(grid, clearance_mm=c, stiffness_scale=STIFFNESS[-1])
+        stored = series(server["base"], case["id"], "spectrum_freq_hz",
+                        "spectrum_slider_acceleration")
+        close(trace["x"], stored["spectrum_freq_hz"])
+        close(trace["y"], stored["spectrum_slider_acceleration"])
+        freq, amp = np.asarray(trace["x"]), np.asarray(trace["y"])
+        bin_hz = float(freq[1] - freq[0])
+        assert bin_hz == pytest.approx(f1 / REVOLUTIONS, rel=1e-6)  # whole revolutions
+        # the three strongest lines (local maxima) between 0.5 and 6.5 x the crank frequency:
+        # each within one bin of a harmonic, the first harmonic the strongest
+        band = np.flatnonzero((freq > 0.5 * f1) & (freq < 6.5 * f1))
+        band = band[(amp[band] > amp[band - 1]) & (amp[band] >= amp[band + 1])]
+        for k in band[np.argsort(amp[band])[::-1][:3]]:
+            n = max(1, round(freq[k] / f1))
+            assert abs(freq[k] - n * f1) <= bin_hz * (1 + 1e-9), (c, freq[k], n * f1)
+        assert abs(freq[band][np.argmax(amp[band])] - f1) <= bin_hz  # the first dominates
+    # the harmonic markers: n x 83.3 Hz, vertical, within the x range
+    xs = [s["x0"] for s in fig["layout"]["shapes"] if s["type"] == "line"]
+    assert xs and all(s["x0"] == s["x1"] and s["yref"] == "paper"
+                      for s in fig["layout"]["shapes"])
+    close(xs, f1 * np.arange(1, len(xs) + 1))
+    assert_units(fig)
+    assert fig["layout"]["axes"]["xaxis"]["title"].endswith("[Hz]")
+    shot(page, "study-spectra")
+    # the waterfall: one row per clearance (y in mm), the same stored amplitudes
+    page.locator(f"#{ids.SPECTRA_VIEW} label", has_text="waterfall").click()
+    heat = plotly_figure(page, f"#{ids.SPECTRA_GRAPH}", "fig.data[0].type == 'heatmap'")
+    (trace,) = heat["data"]
+    assert trace["y"] == CLEARANCES_MM
+    for row, line in zip(trace["z"], fig["data"], strict=True):
+        close(row, line["y"])
+    close(trace["x"], fig["data"][0]["x"])
+    assert heat["layout"]["axes"]["yaxis"]["title"].endswith("[mm]")
+    assert_units(heat)
+    shot(page, "study-spectra-waterfall")
+
+
+def test_convergence_line_and_verdict_equal_the_stored_analysis(server, studies, page):
+    from gapsweep.web import ids
+    from gapsweep.web.figures.convergence import RICHARDSON_NAME
+
+    conv = studies["convergence"]
+    analysis = conv["analysis"]
+    assert analysis["metric"] == "max_penetration" and analysis["levels"] == [1e-5, 1e-6, 1e-7]
+    # the analysis is the cases' metric per level
+    close(analysis["values"], [case_by(conv, rtol=r)["metrics"]["max_penetration"]
+                               for r in analysis["levels"]])
+    open_tab(page, server["base"], conv["id"], "Convergence")
+    fig = plotly_figure(page, f"#{ids.CONVERGENCE_CONTENT}", "fig.data.length >= 1")
+    line = fig["data"][0]
+    close(line["x"], analysis["levels"])
+    close(line["y"], analysis["values"])
+    assert fig["layout"]["axes"]["xaxis"]["type"] == "log"
+    assert len(fig["screen"]["ticks"]["x"]) == len(analysis["levels"])  # a label per level
+    estimate = analysis.get("richardson_estimate")
+    richardson = [t for t in fig["data"] if t["name"] == RICHARDSON_NAME]
+    if estimate is None:
+        assert richardson == []
+    else:
+        close(richardson[0]["y"], [estimate, estimate])
+    verdict = page.inner_text(f"#{ids.CONVERGENCE_CONTENT}")
+    assert f"Verdict: {analysis['verdict']}" in verdict
+    order = analysis.get("observed_order")
+    assert ("undefined" if order is None else f"{order:.2f}") in fig["layout"]["title"]
+    assert "[m]" in fig["layout"]["axes"]["yaxis"]["title"]
+    assert_units(fig)
+    shot(page, "study-convergence")
+
+
+# --- the case and compare pages ------------------------------------------------------------
+
+
+def test_case_orbit_lies_in_the_clearance_circle(server, studies, page):
+    grid = studies["grid"]
+    c_mm = 0.05
+    case = case_by(grid, clearance_mm=c_mm, stiffness_scale=STIFFNESS[0])
+    page.goto(f"{server['base']}/cases/{case['id']}")
+    fig = plotly_figure(page, "#case-graph-orbit", "fig.data.length >= 1")
+    c = c_mm / 1000.0
+    (circle,) = [s for s in fig["layout"]["shapes"] if s["type"] == "circle"]
+    assert [circle["x0"], circle["x1"], circle["y0"], circle["y1"]] == pytest.approx(
+        [-c, c, -c, c], rel=REL)  # radius = c, in metres like the axes
+    stored = series(server["base"], case["id"], "eccentricity_x", "eccentricity_y",
+                    "t:eccentricity_x", "t:eccentricity_y")
+    orbit = fig["data"][0]
+    # one point of the orbit = x and y at the same instant
+    t = np.union1d(stored["t:eccentricity_x"], stored["t:eccentricity_y"])
+    assert len(orbit["x"]) == len(orbit["y"]) == t.size
+    exact_x = np.isin(t, stored["t:eccentricity_x"])
+    exact_y = np.isin(t, stored["t:eccentricity_y"])
+    close(np.asarray(orbit["x"])[exact_x], stored["eccentricity_x"])
+    close(np.asarray(orbit["y"])[exact_y], stored["eccentricity_y"])
+    radius = np.hypot(orbit["x"], orbit["y"])
+    # the journal leaves the circle by the penetration only (the stored maximum)
+    assert radius.max() <= c + case["metrics"]["max_penetration"] * 1.01 + 1e-12
+    assert radius.max() >= 0.9 * c  # it does reach the wall (impacts)
+    assert fig["layout"]["axes"]["yaxis"]["title"].endswith("[m]")
+    assert_units(fig)
+    shot(page, "case")
+
+
+def test_case_energy_balance_and_its_legend_clear_of_the_second_axis(server, studies, page):
+    from gapsweep.web.figures.case_views import ENERGY_TERMS
+
+    case = case_by(studies["grid"], clearance_mm=0.1, stiffness_scale=STIFFNESS[-1])
+    page.goto(f"{server['base']}/cases/{case['id']}")
+    fig = plotly_figure(page, "#case-graph-energy", "fig.data.length >= 2")
+    names = [*ENERGY_TERMS, "energy_residual"]
+    stored = series(server["base"], case["id"], *names, *[f"t:{n}" for n in names])
+    assert len(fig["data"]) == len(names)
+    for trace, name in zip(fig["data"], names, strict=True):
+        close(trace["x"], stored[f"t:{name}"])
+        close(trace["y"], stored[name])
+        assert trace["yaxis"] == ("y2" if name == "energy_residual" else "y")
+    axes = fig["layout"]["axes"]
+    assert axes["yaxis2"]["overlaying"] == "y" and axes["yaxis2"]["side"] == "right"
+    assert axes["yaxis"]["title"].endswith("[J]") and axes["yaxis2"]["title"].endswith("[J]")
+    assert_units(fig)
+    screen = fig["screen"]
+    assert screen["legend"] is not None and screen["y2labels"]
+    for label in screen["y2labels"]:
+        assert not overlap(screen["legend"], label), (screen["legend"], label)
+    assert not overlap(screen["legend"], screen["plot"], margin_px=2)
+    shot(page, "case-energy")
+
+
+def test_every_case_figure_names_its_units(server, studies, page):
+    case = case_by(studies["grid"], clearance_mm=0.02, stiffness_scale=STIFFNESS[0])
+    page.goto(f"{server['base']}/cases/{case['id']}")
+    page.wait_for_selector("#case-graphs .js-plotly-plot")
+    graph_ids = page.evaluate(
+        "() => Array.from(document.querySelectorAll('#case-graphs .dash-graph'), g => g.id)")
+    assert {"case-graph-acceleration", "case-graph-orbit", "case-graph-energy",
+            "case-graph-penetration"} <= set(graph_ids)
+    for graph_id in graph_ids:
+        assert_units(plotly_figure(page, f"#{graph_id}", "fig.data.length >= 1"))
+    accel = plotly_figure(page, "#case-graph-acceleration", "fig.data.length == 2")
+    twin = series(server["base"], studies["grid"]["twins"][0]["id"], "slider_acceleration")
+    close(accel["data"][1]["y"], twin["slider_acceleration"])  # the ideal joint, dashed
+    assert accel["data"][1]["dash"] == "dash"
+    shot(page, "case-units")
+
+
+def test_compare_page_one_trace_per_case(server, studies, page):
+    from gapsweep.web.figures.compare import COMPARE_SERIES, compare_labels
+
+    grid = studies["grid"]
+    cases = [case_by(grid, clearance_mm=c, stiffness_scale=STIFFNESS[0]) for c in CLEARANCES_MM]
+    case_ids = [c["id"] for c in cases]
+    page.goto(f"{server['base']}/compare?cases={','.join(map(str, case_ids))}")
+    labels = compare_labels({c["id"]: c for c in cases})
+    assert len(set(labels.values())) == len(cases)  # the legend tells them apart
+    for name in COMPARE_SERIES:
+        fig = plotly_figure(page, f"#compare-graph-{name}", f"fig.data.length == {len(cases)}")
+        assert [t["name"] for t in fig["data"]] == [labels[i] for i in case_ids]
+        for trace, case_id in zip(fig["data"], case_ids, strict=True):
+            stored = series(server["base"], case_id, name, f"t:{name}")
+            close(trace["x"], stored[f"t:{name}"])
+            close(trace["y"], stored[name])
+        assert_units(fig)
+    shot(page, "compare")
+
+
+def test_grid_study_tabs_without_their_designs_say_so(server, studies, page):
+    # (what the convergence tab offers a grid study is issue 19's: only that it says something)
+    from gapsweep.web import ids
+
+    grid = studies["grid"]
+    open_tab(page, server["base"], grid["id"], "Sensitivity")
+    page.wait_for_selector(f"#{ids.SENSITIVITY_CONTENT} .alert")
+    text = page.inner_text(f"#{ids.SENSITIVITY_CONTENT}")
+    assert "grid" in text and page.locator(f"#{ids.SENSITIVITY_CONTENT} .js-plotly-plot"
+                                           ).count() == 0
+    shot(page, "study-grid-sensitivity")
+    page.get_by_role("tab", name="Convergence").click()
+    page.wait_for_selector(f"#{ids.CONVERGENCE_CONTENT} > *")
+    assert page.inner_text(f"#{ids.CONVERGENCE_CONTENT}").strip()
+    shot(page, "study-grid-convergence")
