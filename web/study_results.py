@@ -17,7 +17,7 @@ from .figures import convergence as convergence_figs
 from .figures import parallel as parallel_figs
 from .figures import sensitivity as sensitivity_figs
 from .figures import spectra as spectra_figs
-from .figures.trends import trend_figure
+from .figures import trends as trend_figs
 
 GRAPH_CONFIG = {"displaylogo": False}
 MAX_SPECTRA = 12  # overlaid spectra stay readable up to about this many lines
@@ -54,9 +54,31 @@ def trends(
     detail: Mapping[str, Any], *, metric: str, x_axis: str, group_axis: str | None,
     steady: bool, log_y: bool,
 ) -> go.Figure:
-    return trend_figure(detail["cases"], metric, x_axis=x_axis, group_axis=group_axis,
-                        twin_metrics=view.single_twin_metrics(detail), steady=steady,
-                        log_y=log_y)
+    """The design's trends figure (see :mod:`.figures.trends`). ``x_axis``: an axis, or
+    for one-at-a-time :data:`~.study_view.ALL_FACTORS`; ``group_axis``: an axis, None or
+    :data:`~.study_view.NO_GROUP`. An axis the study does not have falls back to the
+    design's default (the browser sends the choice)."""
+    axes = view.axes_of(detail)
+    design = view.design_of(detail)
+    defaults = view.trend_choices(detail)
+    if x_axis not in axes and not (design == "one-at-a-time" and x_axis == view.ALL_FACTORS):
+        x_axis = defaults["x"]
+    if group_axis not in axes or group_axis == x_axis:
+        group_axis = None
+    common = {"twin_metrics": view.single_twin_metrics(detail), "steady": steady,
+              "log_y": log_y}
+    cases = detail["cases"]
+    if design == "one-at-a-time":
+        shown = axes if x_axis == view.ALL_FACTORS else [x_axis]
+        return trend_figs.one_at_a_time_figure(
+            cases, metric, axes=shown, factors=axes, nominal=trend_figs.nominal_of(cases, axes),
+            twins=detail.get("twins"), **common)
+    if design in trend_figs.SAMPLING_DESIGNS:
+        return trend_figs.scatter_figure(cases, metric, x_axis=x_axis, color_axis=group_axis,
+                                         **common)
+    others = [a for a in axes if a not in (x_axis, group_axis)]
+    return trend_figs.trend_figure(cases, metric, x_axis=x_axis, group_axis=group_axis,
+                                   other_axes=others, twins=detail.get("twins"), **common)
 
 
 def sensitivity(detail: Mapping[str, Any], metric: str) -> Any:

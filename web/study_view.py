@@ -21,6 +21,52 @@ def axes_of(detail: Mapping[str, Any]) -> list[str]:
     return list((detail.get("spec") or {}).get("axes") or {})
 
 
+ALL_FACTORS = "__each__"  # the trends' x choice of a one-at-a-time study: a panel per factor
+NO_GROUP = "__none__"
+
+
+def design_of(detail: Mapping[str, Any]) -> str:
+    return str((detail.get("spec") or {}).get("design", "grid"))
+
+
+def trend_choices(detail: Mapping[str, Any]) -> dict[str, Any]:
+    """The trends tab's x and grouping dropdowns for the study's design:
+    ``{"x_options", "x", "group_options", "group", "group_label", "group_shown"}``.
+
+    grid: x = the clearance axis when there is one (else the first axis), one line per level
+    of the next axis; one-at-a-time: x = every factor (a panel each) or one of them, no
+    grouping; sampled designs: x = the first factor, colour by the second."""
+    axes = axes_of(detail)
+    design = design_of(detail)
+    options = [{"label": parameter_label(a), "value": a} for a in axes]
+    none = {"label": "none", "value": NO_GROUP}
+    if design == "one-at-a-time":
+        return {"x_options": [{"label": "each factor (a panel each)", "value": ALL_FACTORS},
+                              *options],
+                "x": ALL_FACTORS, "group_options": [none], "group": NO_GROUP,
+                "group_label": "one run per factor, the others at their nominal",
+                "group_shown": False}
+    x = "clearance_mm" if "clearance_mm" in axes else (axes[0] if axes else None)
+    group = next((a for a in axes if a != x), NO_GROUP)
+    sampled = design in ("latin-hypercube", "sobol", "morris")
+    return {"x_options": options, "x": x, "group_options": [*options, none], "group": group,
+            "group_label": "colour by" if sampled else "one line per",
+            "group_shown": True}
+
+
+def clicked_case(click: Any) -> int | None:
+    """The case id of a clicked figure point (``customdata[0]``), None for anything else
+    (the ideal-joint line, a hand-made request)."""
+    try:
+        data = click["points"][0]["customdata"]
+        value = data[0] if isinstance(data, list) else data
+    except (KeyError, IndexError, TypeError):
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        return None
+    return value if value > 0 else None
+
+
 def counts(progress: Mapping[str, Any]) -> dict[str, int]:
     """Case counts by status and the total (twins are not cases, design.md 4.5)."""
     out = {s: int(progress.get(s) or 0) for s in CASE_STATUSES}

@@ -9,7 +9,8 @@ from gapsweep.web import ids
 
 CLEARANCES = [0.02, 0.035, 0.05, 0.08, 0.1]
 STIFFNESS = [0.7, 1.0, 1.3]
-AXES = {"x": "clearance_mm", "group": "stiffness_scale"}
+AXES = ("clearance_mm", "stiffness_scale")  # the trends x and grouping choices
+SHAPE = {"design": "grid"}
 
 
 @pytest.fixture
@@ -64,7 +65,8 @@ def test_poll_reports_progress_then_stops_when_done(study):
 def test_trends_figure_has_three_lines_of_five_and_the_baseline(study):
     module, archive, study_id = study
     archive.run(archive.case_ids(study_id))
-    fig = module.trends("trends", None, "peak_slider_accel", "whole", [], AXES, study_id)
+    fig = module.trends("trends", None, "peak_slider_accel", "whole", [], *AXES, SHAPE,
+                         study_id)
     lines = [t for t in fig.data if t.name != "ideal joint"]
     assert [len(t.x) for t in lines] == [5, 5, 5]
     for k, line in zip(STIFFNESS, lines, strict=True):
@@ -76,14 +78,14 @@ def test_trends_figure_has_three_lines_of_five_and_the_baseline(study):
     assert baseline.name == "ideal joint"
     assert set(baseline.y) == {fake_metrics({"ideal": True})["peak_slider_accel"]}
     assert fig.layout.xaxis.title.text == "Clearance [mm]"
-    steady = module.trends("trends", None, "peak_slider_accel", "steady", ["log"], AXES,
-                           study_id)
+    steady = module.trends("trends", None, "peak_slider_accel", "steady", ["log"], *AXES,
+                           SHAPE, study_id)
     assert steady.layout.yaxis.type == "log"
     assert steady.data[0].y[0] == pytest.approx(fake_metrics(
         {"clearance_mm": 0.02, "stiffness_scale": 0.7})["peak_slider_accel_steady"])
     # another tab open: nothing computed
-    assert module.trends("cases", None, "peak_slider_accel", "whole", [], AXES, study_id) \
-        is module.no_update
+    assert module.trends("cases", None, "peak_slider_accel", "whole", [], *AXES, SHAPE,
+                         study_id) is module.no_update
 
 
 def test_cancel_and_retry_buttons(study, monkeypatch):
