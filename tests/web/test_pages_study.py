@@ -198,7 +198,8 @@ def test_layout_shows_progress_and_log_y_is_a_patch(study, monkeypatch):
     assert find(layout, ids.STUDY_COUNTS).children == "12 queued · 3 done"
     assert find(layout, ids.STUDY_POLL).disabled is False
     monkeypatch.setattr(module.context, "triggered_id", lambda: ids.TRENDS_LOG_Y)
-    patch = module.trends("trends", None, "peak_slider_accel", "whole", ["log"], AXES, study_id)
+    patch = module.trends("trends", None, "peak_slider_accel", "whole", ["log"], *AXES, SHAPE,
+                          study_id)
     assert isinstance(patch, module.Patch)
     assert patch.to_plotly_json()["operations"] == [
         {"operation": "Assign", "location": ["layout", "yaxis", "type"], "params": {
