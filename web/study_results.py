@@ -11,7 +11,7 @@ import dash_bootstrap_components as dbc
 import plotly.graph_objects as go
 from dash import dcc, html
 
-from . import context, parameters
+from . import context, ids, parameters
 from . import study_view as view
 from .figures import convergence as convergence_figs
 from .figures import parallel as parallel_figs
@@ -96,28 +96,50 @@ def sensitivity(detail: Mapping[str, Any], metric: str) -> Any:
         return graph(figs.sobol_figure(analysis, metric))
     if design == "morris":
         return graph(figs.morris_figure(analysis, metric))
+    if design == "latin-hypercube" and analysis.get("correlations"):
+        return graph(figs.spearman_figure(analysis, metric), ids.SPEARMAN_GRAPH)
     if design == "grid" and analysis.get("tornado"):
         return graph(figs.tornado_figure(analysis, metric))
-    return note("Sensitivity views belong to the one-at-a-time, Sobol and Morris designs; "
-                f"this study's design is {design} (its trends tab shows each factor's effect).")
+    return note("Sensitivity views belong to the one-at-a-time, Latin-hypercube, Sobol and "
+                f"Morris designs; this study's design is {design} (its trends tab shows each "
+                "factor's effect).")
 
 
 def spectra_cases(detail: Mapping[str, Any], limit: int = MAX_SPECTRA) -> list[dict[str, Any]]:
-    """The done cases a spectra overlay shows: along the first axis (clearance), at the
-    nominal (middle) level of the others, at most ``limit``."""
+    """The done cases a spectra overlay shows, along the first axis, at most ``limit``:
+
+    - grid: at the middle level of the other axes;
+    - one-at-a-time: the first factor's run (the others at their nominal, the first case's);
+    - sampled designs (no two cases share a level) and whenever that picks fewer than two
+      cases (a study still running): done cases evenly spread over the first axis's values.
+    """
     axes = view.axes_of(detail)
     done = [c for c in detail["cases"] if c["status"] == "done"]
     if not axes or not done:
         return done[:limit]
-    others = axes[1:]
-    middle = {}
-    for a in others:
-        levels = sorted({c["params"].get(a) for c in done}, key=str)
-        numeric = sorted(v for v in levels if isinstance(v, (int, float)))
-        middle[a] = numeric[len(numeric) // 2] if numeric else levels[0]
+    first, others = axes[0], axes[1:]
+    design = view.design_of(detail)
+    if design == "one-at-a-time":
+        nominal = detail["cases"][0]["params"]
+        middle = {a: nominal.get(a) for a in others}
+    else:
+        middle = {}
+        for a in others:
+            levels = sorted({c["params"].get(a) for c in done}, key=str)
+            numeric = sorted(v for v in levels if isinstance(v, (int, float)))
+            middle[a] = numeric[len(numeric) // 2] if numeric else levels[0]
     picked = [c for c in done if all(c["params"].get(a) == middle[a] for a in others)]
-    picked.sort(key=lambda c: c["params"].get(axes[0]))
-    return picked[:limit]
+    if design in trend_figs.SAMPLING_DESIGNS or len(picked) < min(2, len(done)):
+        picked = done
+    picked.sort(key=lambda c: _first_key(c["params"].get(first)))
+    if len(picked) <= limit:
+        return picked
+    step = (len(picked) - 1) / (limit - 1) if limit > 1 else 0
+    return [picked[round(i * step)] for i in range(limit)]
+
+
+def _first_key(value: Any) -> tuple[int, Any]:
+    return (0, value) if isinstance(value, (int, float)) else (1, str(value))
 
 
 def load_spectra(case_ids: list[int], signal: str) -> dict[int, dict[str, Any]]:
@@ -141,7 +163,12 @@ def spectra(detail: Mapping[str, Any], signal: str, kind: str) -> Any:
     stored = load_spectra([c["id"] for c in cases], signal)
     cases = [{**c, "spectrum": stored[c["id"]]} for c in cases if c["id"] in stored]
     if not cases:
-        return note("No stored spectra yet (series policy 'none', or no case done).")
+        policy = (detail.get("spec") or {}).get("series", "preview")
+        if policy == "none":
+            return note("This study stores no series (series policy 'none'): no spectra.")
+        if not any(c["status"] == "done" for c in detail["cases"]):
+            return note("No case is done yet: the spectra appear as cases finish.")
+        return note(f"No stored spectra for the cases shown (series policy '{policy}').")
     axes = view.axes_of(detail)
     rpm = crank_speed(detail)
     make = spectra_figs.waterfall_figure if kind == "waterfall" else spectra_figs.spectra_figure

@@ -177,3 +177,86 @@ def test_trend_choices_and_a_click_per_design():
     for bad in (None, {}, {"points": []}, {"points": [{"x": 1}]},
                 {"points": [{"customdata": ["1; drop"]}]}, {"points": [{"customdata": [True]}]}):
         assert view.clicked_case(bad) is None
+
+
+# --- sensitivity, parallel coordinates, spectra choice ----------------------------------------
+
+
+def test_spearman_bars_equal_the_analysis_with_their_p_values():
+    from gapsweep.study.analysis import analyse
+    from gapsweep.web.figures.sensitivity import spearman_figure
+
+    spec = parse_spec(LHS)
+    plan = plan_study(spec)
+    # rises with clearance, falls with stiffness (rank-exact), so |rho| = 1 is impossible
+    # for either alone but the signs are known
+    metrics = [{"peak_slider_accel": 1e4 * p["clearance_mm"] / p["stiffness_scale"] ** 0.5}
+               for p in plan.cases]
+    analysis = analyse(spec, plan, metrics)
+    rho = analysis["correlations"]["peak_slider_accel"]
+    fig = spearman_figure(analysis)
+    (bars,) = fig.data
+    assert sorted(bars.y) == ["clearance_mm", "stiffness_scale"]
+    for axis, x, text, (r, p) in zip(bars.y, bars.x, bars.text, bars.customdata, strict=True):
+        assert x == r == rho[axis]["rho"] and p == rho[axis]["p_value"]
+        assert text.startswith(f"ρ = {x:.2f} · p ")
+    assert rho["clearance_mm"]["rho"] > 0.5 and rho["stiffness_scale"]["rho"] < 0
+    assert abs(bars.x[0]) >= abs(bars.x[1])  # strongest on top
+    assert list(fig.layout.yaxis.ticktext) == [
+        {"clearance_mm": "Clearance [mm]", "stiffness_scale": "Stiffness scale [–]"}[a]
+        for a in bars.y]
+    assert fig.layout.yaxis.automargin is True
+    assert list(fig.layout.xaxis.range) == [-1.05, 1.05]
+
+
+def test_tornado_names_the_factors_values_and_the_nominal():
+    from gapsweep.study.analysis import analyse
+    from gapsweep.web.figures.sensitivity import tornado_figure
+
+    spec = parse_spec({"name": "oat", "design": "one-at-a-time", "axes": {
+        "speed_rpm": {"nominal": 5000, "relative_percent": 30, "levels": 3},
+        "stiffness_scale": {"values": [0.7, 1.0, 1.3], "nominal": 1.0}}})
+    plan = plan_study(spec)
+    analysis = analyse(spec, plan, [{"peak_slider_accel": peak({"clearance_mm": 0.05, **p})}
+                                    for p in plan.cases])
+    fig = tornado_figure(analysis)
+    low, high = fig.data
+    assert list(low.y) == ["speed_rpm", "stiffness_scale"]  # swing of speed² is larger
+    assert list(low.text) == ["3500", "0.7"] and list(high.text) == ["6500", "1.3"]
+    ticks = list(fig.layout.yaxis.ticktext)
+    assert ticks[0] == "Crank speed [rpm]<br><sub>3500 – 6500, nominal 5000</sub>"
+    assert ticks[1].startswith("Stiffness scale [–]<br><sub>0.7 – 1.3, nominal 1")
+    assert fig.layout.yaxis.automargin is True and fig.layout.yaxis.title.standoff == 14
+    m0 = peak({"clearance_mm": 0.05, "speed_rpm": 5000, "stiffness_scale": 1.0})
+    (note,) = fig.layout.annotations
+    assert note.x == pytest.approx(m0) and note.text.startswith("nominal case: ")
+
+
+def test_parallel_title_is_clear_of_the_dimension_labels():
+    from gapsweep.web.figures.parallel import parallel_figure
+
+    cases, _ = study_cases({"name": "g", "axes": {"clearance_mm": {"values": [0.02, 0.1]},
+                                                   "stiffness_scale": {"values": [0.7, 1.3]},
+                                                   "speed_rpm": {"values": [2000, 4000]}}})
+    fig = parallel_figure(cases, ["clearance_mm", "stiffness_scale", "speed_rpm"])
+    # the labels sit above the plot area, the title at the top of the margin above them
+    assert fig.layout.margin.t >= 100
+    assert fig.layout.title.yref == "container" and fig.layout.title.yanchor == "top"
+
+
+def test_spectra_of_a_sampled_study_are_spread_over_the_first_axis():
+    from gapsweep.web.study_results import spectra_cases
+
+    cases, _ = study_cases({**LHS, "axes": {**LHS["axes"],
+                                            "speed_rpm": {"start": 2000, "stop": 4000,
+                                                          "count": 2}}})
+    detail = {"spec": {**LHS, "axes": {**LHS["axes"], "speed_rpm": {}}}, "cases": cases}
+    picked = spectra_cases(detail, limit=12)
+    xs = [c["params"]["clearance_mm"] for c in picked]
+    assert len(picked) == 12 and xs == sorted(xs)
+    all_x = sorted(c["params"]["clearance_mm"] for c in cases)
+    assert (xs[0], xs[-1]) == (all_x[0], all_x[-1])  # the whole range, not one middle case
+    oat_cases, _ = study_cases(OAT)
+    oat = spectra_cases({"spec": OAT, "cases": oat_cases})
+    assert [c["params"]["clearance_mm"] for c in oat] == [0.02, 0.05, 0.1]
+    assert {c["params"]["speed_rpm"] for c in oat} == {3000.0}
