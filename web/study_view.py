@@ -134,14 +134,25 @@ def _round(value: Any) -> Any:
     return value
 
 
+# The solver integrates a chunk of cases together and reports one time for the chunk: each
+# case stores an equal share of it (core/solver.py), not its own cost. The label says so;
+# the case's own work is its count of right-hand-side evaluations, shown beside it.
+TIME_COLUMN = "Time [s] (equal share of its batch)"
+TIME_TOOLTIP = ("The solver runs a chunk of cases together and times the chunk; each case "
+                "shows the chunk's time divided by its number of cases. A case's own cost is "
+                "its RHS evaluations.")
+
+
 def case_columns(axes: Sequence[str]) -> list[dict[str, Any]]:
-    """The case table's columns: id link, status, attempts, reason, time, axes, metrics."""
+    """The case table's columns: id link, status, attempts, reason, time (the case's share of
+    its batch, :data:`TIME_COLUMN`), RHS evaluations, axes, metrics."""
     cols: list[dict[str, Any]] = [
         {"id": "case", "name": "Case", "presentation": "markdown"},
         {"id": "status", "name": "Status"},
         {"id": "attempts", "name": "Attempts", "type": "numeric"},
         {"id": "reason", "name": "Reason"},
-        {"id": "wall_time_s", "name": "Time [s]", "type": "numeric"},
+        {"id": "wall_time_s", "name": TIME_COLUMN, "type": "numeric"},
+        {"id": "rhs_evaluations", "name": "RHS evaluations", "type": "numeric"},
     ]
     cols += [{"id": a, "name": parameter_label(a), "type": "numeric"} for a in axes]
     cols += [{"id": m, "name": metric_label(m), "type": "numeric"} for m in TABLE_METRICS]
@@ -162,6 +173,7 @@ def case_rows(detail: Mapping[str, Any]) -> list[dict[str, Any]]:
             "attempts": case.get("attempts", 0),
             "reason": case.get("reason") or "",
             "wall_time_s": _round(metrics.get("wall_time_s")),
+            "rhs_evaluations": _round(metrics.get("rhs_evaluations")),
         }
         for a in axes:
             value = params.get(a)
@@ -170,6 +182,17 @@ def case_rows(detail: Mapping[str, Any]) -> list[dict[str, Any]]:
             row[m] = _round(metrics.get(m))
         rows.append(row)
     return rows
+
+
+def owner_text(owner: str | None, accounts_on: bool) -> str:
+    """Who made the study: its owner's user name; without one, the machine's user when the
+    app runs without accounts (the form and the command line both act as that user), else
+    nobody (made on the command line or before accounts existed)."""
+    if owner:
+        return owner
+    if not accounts_on:
+        return "local user on this machine (no accounts)"
+    return "nobody (made on the command line, or before accounts existed)"
 
 
 def single_twin_metrics(detail: Mapping[str, Any]) -> dict[str, Any] | None:

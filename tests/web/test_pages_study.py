@@ -204,3 +204,31 @@ def test_layout_shows_progress_and_log_y_is_a_patch(study, monkeypatch):
     assert patch.to_plotly_json()["operations"] == [
         {"operation": "Assign", "location": ["layout", "yaxis", "type"], "params": {
             "value": "log"}}]
+
+
+def test_owner_line_without_accounts_names_the_local_user(study):
+    module, _, study_id = study
+    # the archive fixture runs without accounts: the form and the CLI act as the machine's user
+    layout = module.layout(study_id=str(study_id))
+    assert find(layout, ids.STUDY_OWNER).children == (
+        "Owner: local user on this machine (no accounts)")
+    from gapsweep.web.study_view import owner_text
+
+    assert owner_text("eve", True) == owner_text("eve", False) == "eve"
+    assert owner_text(None, True).startswith("nobody (made on the command line")
+
+
+def test_case_table_time_is_labelled_as_the_batch_share_beside_the_own_work(study):
+    module, archive, study_id = study
+    cases = archive.case_ids(study_id, "case")
+    archive.run(archive.case_ids(study_id, "twin") + cases[:3])
+    table = find(module.layout(study_id=str(study_id)), ids.STUDY_CASE_TABLE)
+    names = {c["id"]: c["name"] for c in table.columns}
+    assert names["wall_time_s"] == "Time [s] (equal share of its batch)"
+    assert names["rhs_evaluations"] == "RHS evaluations"
+    assert "divided by its number of cases" in table.tooltip_header["wall_time_s"]
+    from gapsweep.web.study_view import case_rows
+
+    rows = case_rows({"spec": {"axes": {}}, "cases": [
+        {"id": 7, "status": "done", "metrics": {"wall_time_s": 0.25, "rhs_evaluations": 1234}}]})
+    assert (rows[0]["wall_time_s"], rows[0]["rhs_evaluations"]) == (0.25, 1234)

@@ -78,7 +78,7 @@ def header(detail: dict[str, Any]) -> html.Div:
         html.H3([f"Study {study_id}: ", detail["name"]]),
         html.Div(badges, className="mb-1"),
         html.P(detail.get("description") or "", className="text-muted mb-2"),
-        html.P(f"Owner: {detail.get('owner') or 'nobody (made on the command line)'}",
+        html.P(f"Owner: {view.owner_text(detail.get('owner'), principal().via != 'local')}",
                id=ids.STUDY_OWNER, className="small text-muted mb-2"),
         html.Div([
             dbc.Button("Cases CSV", href=f"/api/studies/{study_id}/cases.csv",
@@ -167,6 +167,7 @@ def cases_tab(detail: dict[str, Any]) -> html.Div:
             style_table={"overflowX": "auto"},
             style_cell={"textAlign": "left", "fontSize": "0.85rem", "padding": "3px 6px"},
             style_header={"fontWeight": "bold", "whiteSpace": "normal"},
+            tooltip_header={"wall_time_s": view.TIME_TOOLTIP},
             style_data_conditional=[
                 {"if": {"filter_query": '{status} = "failed"'}, "color": "#c0392b"},
                 {"if": {"filter_query": '{status} = "running"'}, "fontStyle": "italic"},
