@@ -22,9 +22,11 @@ from .hover import quantity
 from .labels import (
     DIMENSIONLESS,
     format_value,
+    level_name,
     metric_label,
     metric_parts,
     parameter_label,
+    parameter_parts,
     phrase,
     with_unit,
 )
@@ -161,24 +163,29 @@ def coefficients_figure(
 
     ``analysis["coefficients"][metric]`` = ``{axis: [{"value", "coefficient"}, ...]}``, the
     coefficient being the relative change of the metric per relative change of the factor
-    (dimensionless). One bar trace per factor (axis order kept), x = ``"<axis> <value>"``.
+    (dimensionless). One bar trace per factor (axis order kept) named by its title
+    (``"Stiffness scale"``), x = the level's legend name (``"stiffness ×0.7"``,
+    ``"c = 0.02 mm"``).
     """
     per_axis = (analysis.get("coefficients") or {}).get(metric, {})
     name, _ = metric_parts(metric)
     fig = new_figure(
         f"Normalised sensitivity: {phrase(name)}",
         "Factor level",
-        with_unit("Normalised coefficient (Δm/m)/(Δx/x)", DIMENSIONLESS),
+        with_unit("Normalised coefficient", DIMENSIONLESS),
+        subtitle="(Δm/m) / (Δx/x): the metric's relative change per relative change of the "
+        "factor, from the nominal",
     )
     for i, (axis, entries) in enumerate(per_axis.items()):
         fig.add_trace(
             go.Bar(
-                x=[f"{axis} {format_value(e.get('value'))}" for e in entries],
+                x=[level_name(str(axis), e.get("value")) for e in entries],
                 y=[_gap(_num(e.get("coefficient"))) for e in entries],
-                name=str(axis),
+                name=parameter_parts(str(axis))[0],
                 marker_color=color(i),
             )
         )
+    fig.update_layout(legend={"orientation": "h", "y": -0.3, "x": 0})
     fig.update_xaxes(automargin=True)
     fig.update_yaxes(automargin=True)
     return fig
