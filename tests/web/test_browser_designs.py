@@ -124,8 +124,18 @@ def type_in_cell(page, row: int, column: str, text: str) -> None:
 
 
 def choose_design(page, design: str) -> None:
-    page.click("#new-design")
-    page.locator(".dash-dropdown-option", has_text=design).first.click()
+    """Pick ``design`` in the dropdown (a click while the page still hydrates may not open
+    it: tried up to three times)."""
+    option = page.locator(".dash-dropdown-option", has_text=design).first
+    for _ in range(3):
+        page.click("#new-design")
+        try:
+            option.wait_for(state="visible", timeout=3000)
+            break
+        except Exception:  # noqa: BLE001 - playwright's TimeoutError: open it again
+            page.keyboard.press("Escape")
+    option.click()
+    page.wait_for_selector(f"#new-design:has-text('{design}')")
 
 
 def submit_and_wait(page, base: str) -> dict:
@@ -319,4 +329,45 @@ def test_latin_hypercube_from_the_form_scatter_spearman_and_spectra(server, page
     assert spectra >= 2  # stored preview spectra of several cases, not the 'none' message
     assert "No stored spectra" not in page.inner_text("#spectra-graph")
     shot(page, "designs-lhs-spectra")
+    assert page.errors == []
+
+
+# --- archive -> compare studies ----------------------------------------------------------------
+
+
+def test_archive_compare_needs_a_selection_and_shows_both_studies(server, page):
+    base = server["base"]
+    # the studies of the tests above; run alone, two small ones through the API
+    while _get(base + "/api/studies")["total"] < 2:
+        req = urllib.request.Request(
+            base + "/api/studies", method="POST", headers={"Content-Type": "application/json"},
+            data=json.dumps({"name": "small", "series": "none", "ideal_twin": False,
+                             "axes": {"clearance_mm": {"values": [0.05]}}}).encode())
+        urllib.request.urlopen(req, timeout=10).close()
+    items = _get(base + "/api/studies?limit=2")["items"]
+    page.goto(base + "/")
+    page.wait_for_selector(f"#archive-table a[href='/studies/{items[0]['id']}']")
+    assert page.is_disabled("#archive-delete")
+    compare = page.locator("#archive-compare")
+    off = """() => { const el = document.querySelector('#archive-compare');
+                     return [el.disabled === true || el.getAttribute('aria-disabled') === 'true'
+                             || el.classList.contains('disabled'), el.outerHTML]; }"""
+    state, html = page.evaluate(off)
+    assert state, html
+    boxes = page.locator("#archive-table input[type=checkbox]")
+    boxes.nth(0).check()
+    page.wait_for_function("() => !document.querySelector('#archive-delete').disabled")
+    state, html = page.evaluate(off)
+    assert state, html  # one study: delete only
+    boxes.nth(1).check()
+    page.wait_for_function(f"() => !({off})()[0]")
+    compare.click()
+    page.wait_for_url(re.compile(r"/compare\?studies="))
+    page.wait_for_selector("#compare-studies")
+    shown = page.inner_text("#compare-studies")
+    assert all(item["name"] in shown for item in items)
+    fig = read_figure(page, "compare-studies-graph", min_traces=2)
+    names = [t["name"] for t in fig["data"] if t["name"].startswith("study ")]
+    assert sorted(names) == sorted(f"study {i['id']}: {i['name']}" for i in items)
+    shot(page, "designs-compare-studies")
     assert page.errors == []
