@@ -260,3 +260,18 @@ def test_spectra_of_a_sampled_study_are_spread_over_the_first_axis():
     oat = spectra_cases({"spec": OAT, "cases": oat_cases})
     assert [c["params"]["clearance_mm"] for c in oat] == [0.02, 0.05, 0.1]
     assert {c["params"]["speed_rpm"] for c in oat} == {3000.0}
+
+
+def test_a_grid_without_grouping_colours_the_other_axes_combinations():
+    spec = {"name": "g", "design": "grid", "axes": {
+        "clearance_mm": {"values": [0.02, 0.1]},
+        "stiffness_scale": {"values": [0.7, 1.3]},
+        "speed_rpm": {"values": [2000, 4000]}}}
+    cases, _ = study_cases(spec)
+    fig = trend_figure(cases, x_axis="clearance_mm", group_axis=None,
+                       other_axes=["stiffness_scale", "speed_rpm"])
+    assert [t.name for t in fig.data] == [
+        "stiffness ×0.7, speed = 2000 rpm", "stiffness ×0.7, speed = 4000 rpm",
+        "stiffness ×1.3, speed = 2000 rpm", "stiffness ×1.3, speed = 4000 rpm"]
+    assert len({t.line.color for t in fig.data}) == 4
+    assert all(list(t.x) == [0.02, 0.1] for t in fig.data)

@@ -203,8 +203,10 @@ def trend_figure(
             y=[p[1] for p in pts],
             mode="lines+markers",
             name=", ".join(parts) or title,
-            line={"color": color(groups.index(group)),
-                  "dash": DASHES[combos.index(combo) % len(DASHES)]},
+            # without a grouping the combinations of the other axes take the colours
+            line={"color": color(groups.index(group) if group_axis else combos.index(combo)),
+                  "dash": DASHES[combos.index(combo) % len(DASHES)] if group_axis
+                  else "solid"},
             customdata=[[p[2].get("id")] for p in pts],
             text=[point_text(p[2], key, p[1], shown) for p in pts],
             hovertemplate="%{text}<extra></extra>",
