@@ -105,5 +105,8 @@ def test_compare_two_studies_shows_both(archive_page):
     assert sorted(set(cases[0].x)) == [0.02, 0.035, 0.05, 0.08, 0.1]  # the shared first axis
     assert {c[0] for c in cases[0].customdata} == set(archive.case_ids(a, "case"))
     assert [t.name for t in fig.data if t.name.startswith("ideal")] == [f"ideal joint (study {a})"]
+    clicked = {"points": [{"customdata": [cases[0].customdata[3][0]]}]}
+    assert compare.open_case(clicked) == f"/cases/{cases[0].customdata[3][0]}"
+    assert compare.open_case({"points": [{"x": 1}]}) is compare.dash.no_update
     assert "2 to 6 study ids" in texts(compare.layout(studies=str(a)))
     assert "no study with id 999999" in texts(compare.layout(studies=f"{a},999999"))

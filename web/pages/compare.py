@@ -17,7 +17,12 @@ from gapsweep.web import case_view, context, ids
 from gapsweep.web.figures.compare import compare_figures
 from gapsweep.web.figures.studies import studies_figure
 from gapsweep.web.study_results import GRAPH_CONFIG, note
-from gapsweep.web.study_view import TABLE_METRICS, axes_of, single_twin_metrics
+from gapsweep.web.study_view import (
+    TABLE_METRICS,
+    axes_of,
+    clicked_case,
+    single_twin_metrics,
+)
 
 dash.register_page(__name__, path="/compare", name="Compare", title="gapsweep — compare")
 
@@ -132,7 +137,9 @@ def studies_content(text: str | None) -> list[Any]:
 def layout(cases: str | None = None, studies: str | None = None, **_query: Any) -> html.Div:
     if studies is not None and not cases:
         return html.Div([html.H3("Compare studies"),
-                         html.Div(studies_content(studies), id=ids.COMPARE_GRAPHS)])
+                         html.Div("Click a point to open its case.", className="text-muted small"),
+                         html.Div(studies_content(studies), id=ids.COMPARE_GRAPHS),
+                         dcc.Location(id=ids.COMPARE_OPEN_CASE, refresh=True)])
     return html.Div([
         html.H3("Compare cases"),
         dbc.InputGroup([
@@ -155,3 +162,14 @@ def layout(cases: str | None = None, studies: str | None = None, **_query: Any) 
 def go(_n, _submit, text):
     case_ids, _ = case_view.parse_case_ids(text, lo=0, hi=10**6)
     return "?cases=" + ",".join(map(str, case_ids))
+
+
+@callback(
+    Output(ids.COMPARE_OPEN_CASE, "href"),
+    Input(ids.COMPARE_STUDIES_GRAPH, "clickData"),
+    prevent_initial_call=True,
+)
+def open_case(click):
+    """A click on a study's case point opens ``/cases/<id>``."""
+    case_id = clicked_case(click)
+    return dash.no_update if case_id is None else f"/cases/{case_id}"
