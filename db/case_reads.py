@@ -13,6 +13,8 @@ from .metrics import deviations, iso, result_metrics
 from .models import METRIC_COLUMNS, Case, Result, Series, Study
 from .series_codec import decode_series, series_names
 
+CASE_ID_COLUMN = "case_id"
+
 
 def twin_deviations(
     metrics: Mapping[str, Any], twin_metrics: Mapping[str, Any] | None
@@ -86,10 +88,14 @@ def export_rows(session: Session, study_id: int) -> tuple[list[str], list[dict[s
     """One row per design case (twins excluded), in design order: ``(columns, rows)`` with
     columns = the union of the cases' params keys in spec order, then ``status``, then the
     metric columns (the contract ones, the model's others as first seen, then
-    ``deviation_*`` when the study has twins). Missing values are None."""
+    ``deviation_*`` when the study has twins), then ``case_id`` (the case's id, as on its
+    page ``/cases/<id>``). Missing values are None.
+
+    ``case_id`` comes last because design.md 4.5 fixes the order before it (parameters, then
+    status, then metrics): scripts that read the columns by position keep working."""
     twin_result = aliased(Result)
     rows = session.execute(
-        select(Case.params, Case.status, Case.twin_id, Result, twin_result)
+        select(Case.id, Case.params, Case.status, Case.twin_id, Result, twin_result)
         .outerjoin(Result, Result.case_id == Case.id)
         .outerjoin(twin_result, twin_result.case_id == Case.twin_id)
         .where(Case.study_id == study_id, Case.kind == "case")
@@ -99,7 +105,7 @@ def export_rows(session: Session, study_id: int) -> tuple[list[str], list[dict[s
     metric_cols: dict[str, None] = {}
     has_twins = False
     out: list[dict[str, Any]] = []
-    for params, status, twin_id, result, twin in rows:
+    for case_id, params, status, twin_id, result, twin in rows:
         params_cols.update(dict.fromkeys(params))
         metrics = result_metrics(result)
         metric_cols.update(dict.fromkeys(metrics))
@@ -107,10 +113,10 @@ def export_rows(session: Session, study_id: int) -> tuple[list[str], list[dict[s
             has_twins = True
             if metrics:
                 metrics.update(twin_deviations(metrics, result_metrics(twin)))
-        out.append({**params, "status": status, **metrics})
+        out.append({**params, "status": status, **metrics, CASE_ID_COLUMN: case_id})
     ordered_metrics = [m for m in METRIC_COLUMNS if m in metric_cols]
     ordered_metrics += [m for m in metric_cols if m not in METRIC_COLUMNS]
     if has_twins:
         ordered_metrics += list(twin_deviations({}, {}))
-    columns = [*params_cols, "status", *ordered_metrics]
+    columns = [*params_cols, "status", *ordered_metrics, CASE_ID_COLUMN]
     return columns, [{c: row.get(c) for c in columns} for row in out]

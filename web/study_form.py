@@ -34,8 +34,21 @@ AXIS_COLUMNS = (
 FORM_KEYS = {
     FORM_VALUES: ("values", "nominal"),
     FORM_FACTOR: ("nominal", "relative_percent", "levels"),
-    FORM_RANGE: ("start", "stop", "count"),
+    FORM_RANGE: ("start", "stop", "count", "nominal"),
 }
+# The top-level fields only some designs read (design.md 4.5): the form shows, and sends,
+# each only for those.
+DESIGN_FIELDS = {
+    "samples": ("latin-hypercube", "sobol", "morris"),
+    "seed": ("latin-hypercube", "sobol", "morris"),
+    "morris_levels": ("morris",),
+    "metric": ("convergence",),
+}
+
+
+def design_uses(field: str, design: str | None) -> bool:
+    """Whether ``design`` reads top-level ``field`` (one of :data:`DESIGN_FIELDS`)."""
+    return (design or "grid") in DESIGN_FIELDS[field]
 
 # The user's study (design.md 4.2): clearance 0.02-0.1 mm x contact stiffness ±30 %.
 PRESET: dict[str, Any] = {
@@ -120,7 +133,12 @@ def axes_from_rows(
     rows: Sequence[Mapping[str, Any]] | None,
 ) -> tuple[dict[str, dict[str, Any]], list[FieldError]]:
     """The spec's ``axes`` from the table (rows without a parameter are ignored), and the
-    errors only the table can make (a parameter in two rows, a form not chosen)."""
+    errors only the table can make (a parameter in two rows, a form not chosen, a value typed
+    in a cell the row's form does not read: refused, not dropped).
+
+    A range with a nominal (for one-at-a-time) is written as its values with that nominal
+    (the study file's range form has no nominal): ``start 0.5, stop 1.5, count 3, nominal
+    1`` -> ``values = [0.5, 1.0, 1.5], nominal = 1``."""
     axes: dict[str, dict[str, Any]] = {}
     errors: list[FieldError] = []
     for row in _rows(rows):
@@ -134,6 +152,12 @@ def axes_from_rows(
         if not isinstance(form, str) or form not in FORM_KEYS:
             errors.append(FieldError(f"axes.{name}.form", form, "one of " + ", ".join(AXIS_FORMS)))
             continue
+        stray = [k for k in AXIS_COLUMNS[2:] if k not in FORM_KEYS[form] and not blank(row.get(k))]
+        for key in stray:
+            errors.append(FieldError(
+                f"axes.{name}.{key}", row.get(key),
+                f"empty for the form '{form}' (it reads {', '.join(FORM_KEYS[form])}); "
+                "clear the cell or choose another form"))
         axis: dict[str, Any] = {}
         for key in FORM_KEYS[form]:
             value = row.get(key)
@@ -141,8 +165,38 @@ def axes_from_rows(
                 axis["values"] = cell_list(value)
             elif not blank(value):
                 axis[key] = cell(value)
+        if form == FORM_RANGE and "nominal" in axis:
+            axis = _range_with_nominal(axis)
         axes[name] = axis
     return axes, errors
+
+
+def _range_with_nominal(axis: dict[str, Any]) -> dict[str, Any]:
+    """A range row with a nominal as the values form (see :func:`axes_from_rows`); left as
+    it is (the spec check then names the bad key) when its range cannot be built."""
+    from gapsweep.study.spec import Axis
+
+    try:
+        ranged = Axis(start=axis.get("start"), stop=axis.get("stop"), count=axis.get("count"))
+        if ranged.form != "range" or ranged.count > MAX_RANGE_WITH_NOMINAL:
+            return axis
+        levels = ranged.level_values()
+    except (ValueError, TypeError):
+        return axis
+    return {"values": levels, "nominal": axis["nominal"]}
+
+
+# a range with a nominal becomes a list: one-at-a-time levels are few, and a typed count of
+# 10**9 must not build a list (the spec check refuses the range form's count instead)
+MAX_RANGE_WITH_NOMINAL = 1000
+
+
+def base_overridden(
+    base: Mapping[str, Any], axes: Mapping[str, Any]
+) -> list[str]:
+    """The notes for base values an axis replaces: ``"speed_rpm: the axis replaces the base
+    value 5000"`` (the form drops them from ``base``, so adding an axis just works)."""
+    return [f"{n}: the axis replaces the base value {base[n]!r}" for n in axes if n in base]
 
 
 def base_from_rows(rows: Sequence[Mapping[str, Any]] | None) -> dict[str, Any]:
@@ -175,7 +229,10 @@ def form_to_spec(
     axis_rows: Sequence[Mapping[str, Any]] | None,
 ) -> tuple[dict[str, Any], list[FieldError]]:
     """The study file's mapping from the form, and the table-only errors (see
-    :func:`axes_from_rows`). Optional fields left empty are left out, as in a file."""
+    :func:`axes_from_rows`). Optional fields left empty are left out, as in a file; so are
+    samples, seed, Morris levels and metric for a design that does not read them
+    (:data:`DESIGN_FIELDS`: the form hides them), and a base value an axis replaces
+    (:func:`base_overridden` gives the notes)."""
     axes, errors = axes_from_rows(axis_rows)
     spec: dict[str, Any] = {
         "name": name or "",
@@ -187,13 +244,14 @@ def form_to_spec(
         "series": series or "preview",
     }
     for key, value in (("samples", samples), ("seed", seed)):
-        if not blank(value):
+        if not blank(value) and design_uses(key, spec["design"]):
             spec[key] = cell(value)
-    if not blank(morris_levels):
+    if not blank(morris_levels) and design_uses("morris_levels", spec["design"]):
         spec["morris_levels"] = cell(morris_levels)
-    if not blank(metric):
+    if not blank(metric) and design_uses("metric", spec["design"]):
         spec["metric"] = metric
-    spec["base"] = base_from_rows(base_rows)
+    base = base_from_rows(base_rows)
+    spec["base"] = {k: v for k, v in base.items() if k not in axes}
     spec["axes"] = axes
     return spec, errors
 
@@ -221,3 +279,31 @@ def spec_to_form(spec: Mapping[str, Any], parameter_rows: list[dict[str, Any]]) 
         "base_rows": rows,
         "axis_rows": axis_rows(spec.get("axes") or {}),
     }
+
+
+ERROR_CELL = {"backgroundColor": "#f8d7da", "border": "2px solid #dc3545"}
+_ERROR_FIELD = re.compile(r"(axes|base)\.([A-Za-z0-9_]+)(?:\.([a-z_]+))?")
+# the base table's value column keeps its tint (the new-study page's look)
+BASE_VALUE_TINT = {"if": {"column_id": "value"}, "backgroundColor": "rgba(24, 188, 156, 0.08)"}
+
+
+def error_cells(errors: Sequence[FieldError]) -> tuple[list[dict], list[dict]]:
+    """``style_data_conditional`` entries that mark the cells an error names, for the axes
+    table and the base table: ``axes.clearance_mm.values[2]`` -> the clearance row's values
+    cell, ``axes.speed_rpm`` -> its parameter cell, ``base.speed_rpm`` -> that base value.
+    Fields that name no cell (``name``, ``samples``) mark nothing."""
+    axes: list[dict] = []
+    base: list[dict] = []
+    for err in errors:
+        m = _ERROR_FIELD.match(str(err.field))
+        if not m:
+            continue
+        table, name, key = m.groups()
+        if table == "axes":
+            column = key if key in AXIS_COLUMNS else "parameter"
+            axes.append({"if": {"filter_query": f'{{parameter}} = "{name}"',
+                                "column_id": column}, **ERROR_CELL})
+        else:
+            base.append({"if": {"filter_query": f'{{name}} = "{name}"', "column_id": "value"},
+                         **ERROR_CELL})
+    return axes, base

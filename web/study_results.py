@@ -11,13 +11,13 @@ import dash_bootstrap_components as dbc
 import plotly.graph_objects as go
 from dash import dcc, html
 
-from . import context, parameters
+from . import context, ids, parameters
 from . import study_view as view
 from .figures import convergence as convergence_figs
 from .figures import parallel as parallel_figs
 from .figures import sensitivity as sensitivity_figs
 from .figures import spectra as spectra_figs
-from .figures.trends import trend_figure
+from .figures import trends as trend_figs
 
 GRAPH_CONFIG = {"displaylogo": False}
 MAX_SPECTRA = 12  # overlaid spectra stay readable up to about this many lines
@@ -54,9 +54,31 @@ def trends(
     detail: Mapping[str, Any], *, metric: str, x_axis: str, group_axis: str | None,
     steady: bool, log_y: bool,
 ) -> go.Figure:
-    return trend_figure(detail["cases"], metric, x_axis=x_axis, group_axis=group_axis,
-                        twin_metrics=view.single_twin_metrics(detail), steady=steady,
-                        log_y=log_y)
+    """The design's trends figure (see :mod:`.figures.trends`). ``x_axis``: an axis, or
+    for one-at-a-time :data:`~.study_view.ALL_FACTORS`; ``group_axis``: an axis, None or
+    :data:`~.study_view.NO_GROUP`. An axis the study does not have falls back to the
+    design's default (the browser sends the choice)."""
+    axes = view.axes_of(detail)
+    design = view.design_of(detail)
+    defaults = view.trend_choices(detail)
+    if x_axis not in axes and not (design == "one-at-a-time" and x_axis == view.ALL_FACTORS):
+        x_axis = defaults["x"]
+    if group_axis not in axes or group_axis == x_axis:
+        group_axis = None
+    common = {"twin_metrics": view.single_twin_metrics(detail), "steady": steady,
+              "log_y": log_y}
+    cases = detail["cases"]
+    if design == "one-at-a-time":
+        shown = axes if x_axis == view.ALL_FACTORS else [x_axis]
+        return trend_figs.one_at_a_time_figure(
+            cases, metric, axes=shown, factors=axes, nominal=trend_figs.nominal_of(cases, axes),
+            twins=detail.get("twins"), **common)
+    if design in trend_figs.SAMPLING_DESIGNS:
+        return trend_figs.scatter_figure(cases, metric, x_axis=x_axis, color_axis=group_axis,
+                                         **common)
+    others = [a for a in axes if a not in (x_axis, group_axis)]
+    return trend_figs.trend_figure(cases, metric, x_axis=x_axis, group_axis=group_axis,
+                                   other_axes=others, twins=detail.get("twins"), **common)
 
 
 def sensitivity(detail: Mapping[str, Any], metric: str) -> Any:
@@ -74,28 +96,50 @@ def sensitivity(detail: Mapping[str, Any], metric: str) -> Any:
         return graph(figs.sobol_figure(analysis, metric))
     if design == "morris":
         return graph(figs.morris_figure(analysis, metric))
+    if design == "latin-hypercube" and analysis.get("correlations"):
+        return graph(figs.spearman_figure(analysis, metric), ids.SPEARMAN_GRAPH)
     if design == "grid" and analysis.get("tornado"):
         return graph(figs.tornado_figure(analysis, metric))
-    return note("Sensitivity views belong to the one-at-a-time, Sobol and Morris designs; "
-                f"this study's design is {design} (its trends tab shows each factor's effect).")
+    return note("Sensitivity views belong to the one-at-a-time, Latin-hypercube, Sobol and "
+                f"Morris designs; this study's design is {design} (its trends tab shows each "
+                "factor's effect).")
 
 
 def spectra_cases(detail: Mapping[str, Any], limit: int = MAX_SPECTRA) -> list[dict[str, Any]]:
-    """The done cases a spectra overlay shows: along the first axis (clearance), at the
-    nominal (middle) level of the others, at most ``limit``."""
+    """The done cases a spectra overlay shows, along the first axis, at most ``limit``:
+
+    - grid: at the middle level of the other axes;
+    - one-at-a-time: the first factor's run (the others at their nominal, the first case's);
+    - sampled designs (no two cases share a level) and whenever that picks fewer than two
+      cases (a study still running): done cases evenly spread over the first axis's values.
+    """
     axes = view.axes_of(detail)
     done = [c for c in detail["cases"] if c["status"] == "done"]
     if not axes or not done:
         return done[:limit]
-    others = axes[1:]
-    middle = {}
-    for a in others:
-        levels = sorted({c["params"].get(a) for c in done}, key=str)
-        numeric = sorted(v for v in levels if isinstance(v, (int, float)))
-        middle[a] = numeric[len(numeric) // 2] if numeric else levels[0]
+    first, others = axes[0], axes[1:]
+    design = view.design_of(detail)
+    if design == "one-at-a-time":
+        nominal = detail["cases"][0]["params"]
+        middle = {a: nominal.get(a) for a in others}
+    else:
+        middle = {}
+        for a in others:
+            levels = sorted({c["params"].get(a) for c in done}, key=str)
+            numeric = sorted(v for v in levels if isinstance(v, (int, float)))
+            middle[a] = numeric[len(numeric) // 2] if numeric else levels[0]
     picked = [c for c in done if all(c["params"].get(a) == middle[a] for a in others)]
-    picked.sort(key=lambda c: c["params"].get(axes[0]))
-    return picked[:limit]
+    if design in trend_figs.SAMPLING_DESIGNS or len(picked) < min(2, len(done)):
+        picked = done
+    picked.sort(key=lambda c: _first_key(c["params"].get(first)))
+    if len(picked) <= limit:
+        return picked
+    step = (len(picked) - 1) / (limit - 1) if limit > 1 else 0
+    return [picked[round(i * step)] for i in range(limit)]
+
+
+def _first_key(value: Any) -> tuple[int, Any]:
+    return (0, value) if isinstance(value, (int, float)) else (1, str(value))
 
 
 def load_spectra(case_ids: list[int], signal: str) -> dict[int, dict[str, Any]]:
@@ -119,7 +163,12 @@ def spectra(detail: Mapping[str, Any], signal: str, kind: str) -> Any:
     stored = load_spectra([c["id"] for c in cases], signal)
     cases = [{**c, "spectrum": stored[c["id"]]} for c in cases if c["id"] in stored]
     if not cases:
-        return note("No stored spectra yet (series policy 'none', or no case done).")
+        policy = (detail.get("spec") or {}).get("series", "preview")
+        if policy == "none":
+            return note("This study stores no series (series policy 'none'): no spectra.")
+        if not any(c["status"] == "done" for c in detail["cases"]):
+            return note("No case is done yet: the spectra appear as cases finish.")
+        return note(f"No stored spectra for the cases shown (series policy '{policy}').")
     axes = view.axes_of(detail)
     rpm = crank_speed(detail)
     make = spectra_figs.waterfall_figure if kind == "waterfall" else spectra_figs.spectra_figure

@@ -21,6 +21,52 @@ def axes_of(detail: Mapping[str, Any]) -> list[str]:
     return list((detail.get("spec") or {}).get("axes") or {})
 
 
+ALL_FACTORS = "__each__"  # the trends' x choice of a one-at-a-time study: a panel per factor
+NO_GROUP = "__none__"
+
+
+def design_of(detail: Mapping[str, Any]) -> str:
+    return str((detail.get("spec") or {}).get("design", "grid"))
+
+
+def trend_choices(detail: Mapping[str, Any]) -> dict[str, Any]:
+    """The trends tab's x and grouping dropdowns for the study's design:
+    ``{"x_options", "x", "group_options", "group", "group_label", "group_shown"}``.
+
+    grid: x = the clearance axis when there is one (else the first axis), one line per level
+    of the next axis; one-at-a-time: x = every factor (a panel each) or one of them, no
+    grouping; sampled designs: x = the first factor, colour by the second."""
+    axes = axes_of(detail)
+    design = design_of(detail)
+    options = [{"label": parameter_label(a), "value": a} for a in axes]
+    none = {"label": "none", "value": NO_GROUP}
+    if design == "one-at-a-time":
+        return {"x_options": [{"label": "each factor (a panel each)", "value": ALL_FACTORS},
+                              *options],
+                "x": ALL_FACTORS, "group_options": [none], "group": NO_GROUP,
+                "group_label": "one run per factor, the others at their nominal",
+                "group_shown": False}
+    x = "clearance_mm" if "clearance_mm" in axes else (axes[0] if axes else None)
+    group = next((a for a in axes if a != x), NO_GROUP)
+    sampled = design in ("latin-hypercube", "sobol", "morris")
+    return {"x_options": options, "x": x, "group_options": [*options, none], "group": group,
+            "group_label": "colour by" if sampled else "one line per",
+            "group_shown": True}
+
+
+def clicked_case(click: Any) -> int | None:
+    """The case id of a clicked figure point (``customdata[0]``), None for anything else
+    (the ideal-joint line, a hand-made request)."""
+    try:
+        data = click["points"][0]["customdata"]
+        value = data[0] if isinstance(data, list) else data
+    except (KeyError, IndexError, TypeError):
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        return None
+    return value if value > 0 else None
+
+
 def counts(progress: Mapping[str, Any]) -> dict[str, int]:
     """Case counts by status and the total (twins are not cases, design.md 4.5)."""
     out = {s: int(progress.get(s) or 0) for s in CASE_STATUSES}
@@ -88,14 +134,25 @@ def _round(value: Any) -> Any:
     return value
 
 
+# The solver integrates a chunk of cases together and reports one time for the chunk: each
+# case stores an equal share of it (core/solver.py), not its own cost. The label says so;
+# the case's own work is its count of right-hand-side evaluations, shown beside it.
+TIME_COLUMN = "Time [s] (equal share of its batch)"
+TIME_TOOLTIP = ("The solver runs a chunk of cases together and times the chunk; each case "
+                "shows the chunk's time divided by its number of cases. A case's own cost is "
+                "its RHS evaluations.")
+
+
 def case_columns(axes: Sequence[str]) -> list[dict[str, Any]]:
-    """The case table's columns: id link, status, attempts, reason, time, axes, metrics."""
+    """The case table's columns: id link, status, attempts, reason, time (the case's share of
+    its batch, :data:`TIME_COLUMN`), RHS evaluations, axes, metrics."""
     cols: list[dict[str, Any]] = [
         {"id": "case", "name": "Case", "presentation": "markdown"},
         {"id": "status", "name": "Status"},
         {"id": "attempts", "name": "Attempts", "type": "numeric"},
         {"id": "reason", "name": "Reason"},
-        {"id": "wall_time_s", "name": "Time [s]", "type": "numeric"},
+        {"id": "wall_time_s", "name": TIME_COLUMN, "type": "numeric"},
+        {"id": "rhs_evaluations", "name": "RHS evaluations", "type": "numeric"},
     ]
     cols += [{"id": a, "name": parameter_label(a), "type": "numeric"} for a in axes]
     cols += [{"id": m, "name": metric_label(m), "type": "numeric"} for m in TABLE_METRICS]
@@ -116,6 +173,7 @@ def case_rows(detail: Mapping[str, Any]) -> list[dict[str, Any]]:
             "attempts": case.get("attempts", 0),
             "reason": case.get("reason") or "",
             "wall_time_s": _round(metrics.get("wall_time_s")),
+            "rhs_evaluations": _round(metrics.get("rhs_evaluations")),
         }
         for a in axes:
             value = params.get(a)
@@ -124,6 +182,17 @@ def case_rows(detail: Mapping[str, Any]) -> list[dict[str, Any]]:
             row[m] = _round(metrics.get(m))
         rows.append(row)
     return rows
+
+
+def owner_text(owner: str | None, accounts_on: bool) -> str:
+    """Who made the study: its owner's user name; without one, the machine's user when the
+    app runs without accounts (the form and the command line both act as that user), else
+    nobody (made on the command line or before accounts existed)."""
+    if owner:
+        return owner
+    if not accounts_on:
+        return "local user on this machine (no accounts)"
+    return "nobody (made on the command line, or before accounts existed)"
 
 
 def single_twin_metrics(detail: Mapping[str, Any]) -> dict[str, Any] | None:

@@ -204,7 +204,7 @@ def test_studies_search_and_tag(archive, tmp_path):
 def _expected_columns(detail: dict) -> list[str]:
     params = ["speed_rpm", "clearance_mm", "stiffness_scale"]  # the spec's order: base, axes
     metrics = list(detail["cases"][0]["metrics"])
-    return [*params, "status", *metrics]
+    return [*params, "status", *metrics, "case_id"]
 
 
 @pytest.mark.parametrize("fmt", ["csv", "json", "parquet"])
@@ -227,8 +227,10 @@ def test_export_round_trips_the_metrics(archive, tmp_path, fmt):
     assert columns[:4] == expected_columns[:4]
     assert set(columns) == set(expected_columns) and len(columns) == len(expected_columns)
     assert len(rows) == 15  # the twin is not an export row
+    assert columns[-1] == "case_id"
     for row, case in zip(rows, detail["cases"], strict=True):
         assert row["status"] == "done"
+        assert int(row["case_id"]) == case["id"]
         for name, value in [*case["params"].items(), *case["metrics"].items()]:
             got = row[name]
             if fmt == "csv":

@@ -201,9 +201,12 @@ def test_export_rows_columns_and_order(session_factory):
     assert columns[17:] == [
         "contact_time_fraction", "rhs_evaluations", "energy_balance_error",
         "deviation_peak_slider_accel", "deviation_rms_slider_accel",
-        "deviation_peak_driving_torque",
+        "deviation_peak_driving_torque", "case_id",  # the id last: 4.5's order stands before it
     ]
     assert len(rows) == 15  # the twin is not a row
+    with session_factory() as s:
+        detail = study_detail(s, sid)
+    assert [r["case_id"] for r in rows] == [c["id"] for c in detail["cases"]]
     assert all(list(r) == columns for r in rows)
     assert [(r["clearance_mm"], r["stiffness_scale"]) for r in rows] == [
         (c, k) for c in CLEARANCES for k in STIFFNESS

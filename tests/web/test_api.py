@@ -128,6 +128,8 @@ def test_cases_csv_columns_and_rows(archive):
     # params in spec order, then status, then the metrics (design.md 4.5)
     assert header[:4] == ["speed_rpm", "clearance_mm", "stiffness_scale", "status"]
     assert header[4] == "peak_slider_accel"
+    assert header[-1] == "case_id"  # after 4.5's columns, so positions before it hold
+    assert [int(r["case_id"]) for r in rows] == cases
     assert len(rows) == 15  # the twin is not an export row
     got = [(float(r["clearance_mm"]), float(r["stiffness_scale"])) for r in rows]
     assert got == [(c, k) for c in CLEARANCES for k in STIFFNESS]

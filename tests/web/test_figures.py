@@ -197,8 +197,8 @@ def test_coefficients_one_bar_trace_per_factor():
         }
     }
     fig = coefficients_figure(analysis)
-    assert [t.name for t in fig.data] == ["stiffness_scale", "restitution"]
-    assert list(fig.data[0].x) == ["stiffness_scale 0.7", "stiffness_scale 1.3"]
+    assert [t.name for t in fig.data] == ["Stiffness scale", "Restitution coefficient"]
+    assert list(fig.data[0].x) == ["stiffness ×0.7", "stiffness ×1.3"]
     assert list(fig.data[0].y) == [0.33, 0.67] and list(fig.data[1].y) == [-0.1]
     assert fig.layout.yaxis.title.text.endswith("[–]")
 
@@ -267,7 +267,7 @@ def test_tornado_and_coefficients_read_the_study_analysis_output():
     assert list(fig.data[0].x) == pytest.approx([7090 - nominal, 10063 - nominal])
     assert list(fig.data[1].x) == pytest.approx([13090 - nominal, 10100 - nominal])
     coef = coefficients_figure(analysis, "peak_contact_force")
-    assert [t.name for t in coef.data] == ["restitution", "stiffness_scale"]
+    assert [t.name for t in coef.data] == ["Restitution coefficient", "Stiffness scale"]
     assert list(coef.data[1].y) == pytest.approx([(3000 / nominal) / 0.3] * 2)
 
 

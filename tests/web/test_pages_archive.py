@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from archive_fixtures import component_ids, page, preset
+from archive_fixtures import component_ids, find, page, preset, texts
 from gapsweep.web import ids
 
 NEWEST_FIRST = [{"column_id": "created", "direction": "desc"}]
@@ -75,3 +75,38 @@ def test_soft_delete_of_the_selected_rows(archive_page):
     assert message == "Deleted 2 studies." and refresh == 5
     rows, _, total, _ = module.update_table(0, NEWEST_FIRST, None, None, None, None, 5, None, [])
     assert total == "1 studies" and [r["id"] for r in rows] == [study_ids[1]]
+
+
+def test_delete_and_compare_need_a_selection(archive_page):
+    module, _ = archive_page
+    layout = module.layout()
+    assert find(layout, ids.ARCHIVE_DELETE).disabled is True
+    assert find(layout, ids.ARCHIVE_COMPARE).disabled is True
+    rows = [{"id": 4}, {"id": 9}, {"id": 11}]
+    assert module.selection([], rows) == (True, "/compare", True)
+    assert module.selection([1], rows) == (False, "/compare", True)  # one: delete only
+    assert module.selection([0, 2], rows) == (False, "/compare?studies=4,11", False)
+    assert module.selection(list(range(3)) * 3, rows * 3)[2] is True  # 9 > 6 studies
+    assert module.selection([7, "x", None], rows) == (True, "/compare", True)  # not rows
+
+
+def test_compare_two_studies_shows_both(archive_page):
+    _, archive = archive_page
+    a, b = make_studies(archive, 2)
+    archive.run(archive.case_ids(a))
+    compare = page("compare")
+    layout = compare.layout(studies=f"{a},{b}")
+    table = find(layout, ids.COMPARE_STUDIES)
+    assert [r["study"] for r in table.data] == [f"[{a}](/studies/{a})", f"[{b}](/studies/{b})"]
+    assert [r["done"] for r in table.data] == ["15 / 15", "0 / 15"]
+    fig = find(layout, ids.COMPARE_STUDIES_GRAPH).figure
+    cases = [t for t in fig.data if t.name.startswith("study ")]
+    assert [len(t.x) for t in cases] == [15, 0]
+    assert sorted(set(cases[0].x)) == [0.02, 0.035, 0.05, 0.08, 0.1]  # the shared first axis
+    assert {c[0] for c in cases[0].customdata} == set(archive.case_ids(a, "case"))
+    assert [t.name for t in fig.data if t.name.startswith("ideal")] == [f"ideal joint (study {a})"]
+    clicked = {"points": [{"customdata": [cases[0].customdata[3][0]]}]}
+    assert compare.open_case(clicked) == f"/cases/{cases[0].customdata[3][0]}"
+    assert compare.open_case({"points": [{"x": 1}]}) is compare.dash.no_update
+    assert "2 to 6 study ids" in texts(compare.layout(studies=str(a)))
+    assert "no study with id 999999" in texts(compare.layout(studies=f"{a},999999"))

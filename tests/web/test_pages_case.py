@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from archive_fixtures import component_ids, find, page, texts
+from archive_fixtures import component_ids, fake_metrics, find, page, texts
 from gapsweep.web import ids
 
 
@@ -35,9 +35,19 @@ def test_compare_page(done_study):
     a, b = archive.case_ids(study_id, "case")[:2]
     layout = page("compare").layout(cases=f"{a},{b}")
     table = find(layout, ids.COMPARE_PARAMS)
-    assert [c["name"] for c in table.columns] == ["", f"Case {a}", f"Case {b}"]
+    assert [c["name"] for c in table.columns] == [
+        "", f"Case {a}", f"Case {b}", f"difference (case {b} − case {a})"]
     row = next(r for r in table.data if r["name"] == "stiffness_scale")
     assert (row[str(a)], row[str(b)]) == ("0.7", "1")
+    assert row["difference"] == "+0.3 (+42.9 %)"
+    links = table.data[0]
+    assert (links[str(a)], links[str(b)]) == (f"[case {a}](/cases/{a})", f"[case {b}](/cases/{b})")
+    speed = next(r for r in table.data if r["name"].startswith("speed_rpm"))
+    assert speed["difference"] == "same"
+    peak = next(r for r in table.data if r["name"].startswith("Peak slider acceleration"))
+    want = [fake_metrics({"clearance_mm": 0.02, "stiffness_scale": k, "speed_rpm": 5000})[
+        "peak_slider_accel"] for k in (0.7, 1.0)]
+    assert peak["difference"].startswith(f"{want[1] - want[0]:+.4g} (")
     assert "2 to 6 case ids" in texts(page("compare").layout(cases=str(a)))
     assert "no case with id 999999" in texts(page("compare").layout(cases=f"{a},999999"))
     assert page("compare").go(1, None, "3, 5,7") == "?cases=3,5,7"
@@ -64,4 +74,10 @@ def test_compare_figures_overlay_both_cases(done_study):
     graphs = [g for g in layout._traverse() if str(getattr(g, "id", "")).startswith(
         "compare-graph-")]
     accel = next(g for g in graphs if g.id == "compare-graph-slider_acceleration")
-    assert len(accel.figure.data) == 3
+    # the three cases, then their one shared ideal twin dashed
+    assert [t.name.split(":")[0] for t in accel.figure.data] == [
+        f"case {a}", f"case {b}", f"case {c}", "ideal joint"]
+    assert accel.figure.data[-1].line.dash == "dash"
+    assert [t.line.width for t in accel.figure.data[:3]] == [3.0, 2.5, 2.0]
+    assert {t.opacity for t in accel.figure.data[:3]} == {0.8}
+    assert accel.figure.layout.legend.orientation == "h"

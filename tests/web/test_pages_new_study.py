@@ -51,7 +51,7 @@ def test_layout_has_every_control_and_the_preset(new_study):
 
 def test_preset_validates_to_15_cases_and_one_twin(new_study):
     module, _ = new_study
-    summary, errors, disabled = module.validate(*values(module.layout(), module))
+    summary, errors, disabled = module.validate(*values(module.layout(), module))[:3]
     assert "15 cases + 1 ideal twin" in texts(summary)
     assert "estimated solver time" in texts(summary)
     assert errors is None and disabled is False
@@ -63,7 +63,7 @@ def test_bad_clearance_shows_the_field_error_and_blocks_submit(new_study):
     axes = [dict(r) for r in vals[-1]]
     axes[0]["values"] = "0.02, 0.035, -0.05, 0.08, 0.1"
     vals = set_value(module, vals, "axis_rows", axes)
-    summary, errors, disabled = module.validate(*vals)
+    summary, errors, disabled = module.validate(*vals)[:3]
     message = texts(errors)
     # the same text the file and the API give (FieldError.__str__)
     assert "axes.clearance_mm.values[2]: -0.05 — > 0 and < bearing radius 10 mm" in message
@@ -126,7 +126,7 @@ def test_upload_fills_the_form(new_study):
     base = {r["name"]: r["value"] for r in form["base_rows"]}
     assert base["restitution"] == 0.5 and base["speed_rpm"] == ""
     assert "Loaded friction.toml" in texts(out[len(module.FIELDS)])
-    summary, errors, _ = module.validate(*out[: len(module.FIELDS)])
+    summary, errors, _ = module.validate(*out[: len(module.FIELDS)])[:3]
     assert errors is None and "5 cases" in texts(summary)
 
 
@@ -147,3 +147,100 @@ def test_add_axis_and_change_model(new_study):
     assert "elements" in names and "template" not in names
     assert next(r for r in base if r["name"] == "speed_rpm")["value"] == 3000
     assert "elements" in [o["value"] for o in dropdown["parameter"]["options"]]
+
+
+# --- three axes, one-at-a-time from a range, stray cells, design fields, marked cells -------
+
+
+def axis_row(parameter, form="values", **cells):
+    from gapsweep.web.study_form import AXIS_COLUMNS
+
+    return {**{c: "" for c in AXIS_COLUMNS}, "parameter": parameter, "form": form, **cells}
+
+
+def test_an_axis_replaces_its_base_value_with_a_note(new_study):
+    module, _ = new_study
+    layout = module.layout()
+    vals = values(layout, module)
+    rows = [*find(layout, ids.NEW_AXES_TABLE).data,
+            axis_row("speed_rpm", "range", start=3000, stop=6000, count=3)]
+    vals = set_value(module, vals, "axis_rows", rows)
+    summary, errors, disabled, notes, axes_cells, _ = module.validate(*vals)
+    assert errors is None and disabled is False
+    assert "45 cases" in texts(summary)  # 5 x 3 x 3, speed_rpm = 5000 in base was replaced
+    assert texts(notes) == "speed_rpm: the axis replaces the base value 5000"
+    assert axes_cells == []
+    spec, _, _ = module.check_form(module.form_kwargs(vals))
+    assert "speed_rpm" not in spec["base"]
+    assert spec["axes"]["speed_rpm"] == {"start": 3000.0, "stop": 6000.0, "count": 3}
+
+
+def test_a_range_axis_with_a_nominal_serves_one_at_a_time(new_study):
+    module, _ = new_study
+    vals = values(module.layout(), module)
+    vals = set_value(module, vals, "design", "one-at-a-time")
+    vals = set_value(module, vals, "axis_rows", [
+        axis_row("clearance_mm", values="0.02, 0.05, 0.1", nominal=0.05),
+        axis_row("stiffness_scale", "range", start=0.5, stop=1.5, count=5, nominal=1.0),
+        axis_row("speed_rpm", "nominal ± %", nominal=5000, relative_percent=20, levels=3)])
+    summary, errors, *_ = module.validate(*vals)
+    assert errors is None
+    assert texts(summary).startswith("9 cases")  # the nominal + (3-1) + (5-1) + (3-1)
+    spec, _, _ = module.check_form(module.form_kwargs(vals))
+    assert spec["axes"]["stiffness_scale"] == {"values": [0.5, 0.75, 1.0, 1.25, 1.5],
+                                               "nominal": 1.0}
+    # a nominal that is not a level is refused on the nominal's cell
+    vals = set_value(module, vals, "axis_rows", [
+        axis_row("stiffness_scale", "range", start=0.5, stop=1.5, count=5, nominal=0.9)])
+    _, errors, disabled, _, axes_cells, _ = module.validate(*vals)
+    assert disabled is True and "axes.stiffness_scale.nominal: 0.9" in texts(errors)
+    assert axes_cells[0]["if"] == {"filter_query": '{parameter} = "stiffness_scale"',
+                                   "column_id": "nominal"}
+
+
+def test_a_value_in_a_cell_the_form_ignores_is_refused_not_dropped(new_study):
+    module, _ = new_study
+    vals = values(module.layout(), module)
+    vals = set_value(module, vals, "axis_rows", [
+        axis_row("clearance_mm", values="0.02, 0.1", levels=3)])
+    _, errors, disabled, _, axes_cells, _ = module.validate(*vals)
+    assert disabled is True
+    assert ("axes.clearance_mm.levels: 3 — empty for the form 'values' (it reads values, "
+            "nominal); clear the cell or choose another form") in texts(errors)
+    assert axes_cells[0]["if"]["column_id"] == "levels"
+
+
+def test_the_offending_cell_is_marked(new_study):
+    module, _ = new_study
+    layout = module.layout()
+    vals = values(layout, module)
+    rows = [dict(r) for r in find(layout, ids.NEW_AXES_TABLE).data]
+    rows[0]["values"] = "0.02, 0.035, -0.05"
+    vals = set_value(module, vals, "axis_rows", rows)
+    base = [dict(r) for r in find(layout, ids.NEW_BASE_TABLE).data]
+    next(r for r in base if r["name"] == "restitution")["value"] = "7"
+    vals = set_value(module, vals, "base_rows", base)
+    *_, axes_cells, base_cells = module.validate(*vals)
+    assert [c["if"] for c in axes_cells] == [
+        {"filter_query": '{parameter} = "clearance_mm"', "column_id": "values"}]
+    assert base_cells[0]["if"] == {"column_id": "value"}  # the column's own tint stays
+    assert [c["if"] for c in base_cells[1:]] == [
+        {"filter_query": '{name} = "restitution"', "column_id": "value"}]
+
+
+def test_design_fields_show_only_for_their_designs(new_study):
+    module, _ = new_study
+    layout = module.layout()
+    assert find(layout, ids.NEW_SAMPLES_ROW).style == {"display": "none"}  # the preset: grid
+    hidden = {"display": "none"}
+    assert module.design_fields("grid") == (hidden,) * 4
+    assert module.design_fields("latin-hypercube") == ({}, {}, hidden, hidden)
+    assert module.design_fields("morris") == ({}, {}, {}, hidden)
+    assert module.design_fields("convergence") == (hidden, hidden, hidden, {})
+    # a hidden field is not sent: samples typed, then the design set to grid
+    vals = set_value(module, values(layout, module), "samples", 40)
+    spec, errors, _ = module.check_form(module.form_kwargs(vals))
+    assert errors == [] and spec.get("samples") is None
+    vals = set_value(module, vals, "design", "latin-hypercube")
+    spec, errors, _ = module.check_form(module.form_kwargs(vals))
+    assert errors == [] and spec["samples"] == 40

@@ -9,7 +9,8 @@ from gapsweep.web import ids
 
 CLEARANCES = [0.02, 0.035, 0.05, 0.08, 0.1]
 STIFFNESS = [0.7, 1.0, 1.3]
-AXES = {"x": "clearance_mm", "group": "stiffness_scale"}
+AXES = ("clearance_mm", "stiffness_scale")  # the trends x and grouping choices
+SHAPE = {"design": "grid"}
 
 
 @pytest.fixture
@@ -64,7 +65,8 @@ def test_poll_reports_progress_then_stops_when_done(study):
 def test_trends_figure_has_three_lines_of_five_and_the_baseline(study):
     module, archive, study_id = study
     archive.run(archive.case_ids(study_id))
-    fig = module.trends("trends", None, "peak_slider_accel", "whole", [], AXES, study_id)
+    fig = module.trends("trends", None, "peak_slider_accel", "whole", [], *AXES, SHAPE,
+                         study_id)
     lines = [t for t in fig.data if t.name != "ideal joint"]
     assert [len(t.x) for t in lines] == [5, 5, 5]
     for k, line in zip(STIFFNESS, lines, strict=True):
@@ -76,14 +78,14 @@ def test_trends_figure_has_three_lines_of_five_and_the_baseline(study):
     assert baseline.name == "ideal joint"
     assert set(baseline.y) == {fake_metrics({"ideal": True})["peak_slider_accel"]}
     assert fig.layout.xaxis.title.text == "Clearance [mm]"
-    steady = module.trends("trends", None, "peak_slider_accel", "steady", ["log"], AXES,
-                           study_id)
+    steady = module.trends("trends", None, "peak_slider_accel", "steady", ["log"], *AXES,
+                           SHAPE, study_id)
     assert steady.layout.yaxis.type == "log"
     assert steady.data[0].y[0] == pytest.approx(fake_metrics(
         {"clearance_mm": 0.02, "stiffness_scale": 0.7})["peak_slider_accel_steady"])
     # another tab open: nothing computed
-    assert module.trends("cases", None, "peak_slider_accel", "whole", [], AXES, study_id) \
-        is module.no_update
+    assert module.trends("cases", None, "peak_slider_accel", "whole", [], *AXES, SHAPE,
+                         study_id) is module.no_update
 
 
 def test_cancel_and_retry_buttons(study, monkeypatch):
@@ -196,8 +198,37 @@ def test_layout_shows_progress_and_log_y_is_a_patch(study, monkeypatch):
     assert find(layout, ids.STUDY_COUNTS).children == "12 queued · 3 done"
     assert find(layout, ids.STUDY_POLL).disabled is False
     monkeypatch.setattr(module.context, "triggered_id", lambda: ids.TRENDS_LOG_Y)
-    patch = module.trends("trends", None, "peak_slider_accel", "whole", ["log"], AXES, study_id)
+    patch = module.trends("trends", None, "peak_slider_accel", "whole", ["log"], *AXES, SHAPE,
+                          study_id)
     assert isinstance(patch, module.Patch)
     assert patch.to_plotly_json()["operations"] == [
         {"operation": "Assign", "location": ["layout", "yaxis", "type"], "params": {
             "value": "log"}}]
+
+
+def test_owner_line_without_accounts_names_the_local_user(study):
+    module, _, study_id = study
+    # the archive fixture runs without accounts: the form and the CLI act as the machine's user
+    layout = module.layout(study_id=str(study_id))
+    assert find(layout, ids.STUDY_OWNER).children == (
+        "Owner: local user on this machine (no accounts)")
+    from gapsweep.web.study_view import owner_text
+
+    assert owner_text("eve", True) == owner_text("eve", False) == "eve"
+    assert owner_text(None, True).startswith("nobody (made on the command line")
+
+
+def test_case_table_time_is_labelled_as_the_batch_share_beside_the_own_work(study):
+    module, archive, study_id = study
+    cases = archive.case_ids(study_id, "case")
+    archive.run(archive.case_ids(study_id, "twin") + cases[:3])
+    table = find(module.layout(study_id=str(study_id)), ids.STUDY_CASE_TABLE)
+    names = {c["id"]: c["name"] for c in table.columns}
+    assert names["wall_time_s"] == "Time [s] (equal share of its batch)"
+    assert names["rhs_evaluations"] == "RHS evaluations"
+    assert "divided by its number of cases" in table.tooltip_header["wall_time_s"]
+    from gapsweep.web.study_view import case_rows
+
+    rows = case_rows({"spec": {"axes": {}}, "cases": [
+        {"id": 7, "status": "done", "metrics": {"wall_time_s": 0.25, "rhs_evaluations": 1234}}]})
+    assert (rows[0]["wall_time_s"], rows[0]["rhs_evaluations"]) == (0.25, 1234)

@@ -58,7 +58,10 @@ def parallel_figure(
             line={"color": ys, "colorscale": SEQUENTIAL, "showscale": True},
         )
     )
-    fig.update_layout(margin_l=80, margin_r=80)
+    # the dimension labels sit above the plot area: the title goes to the top of the
+    # figure with a margin that clears both (it overlapped the labels at the default)
+    fig.update_layout(margin={"l": 80, "r": 80, "t": 120, "b": 40}, height=480,
+                      title={"y": 0.98, "yref": "container", "yanchor": "top"})
     fig.update_xaxes(visible=False)  # no cartesian plot behind the parcoords
     fig.update_yaxes(visible=False)
     return fig

@@ -1,5 +1,10 @@
 """Sensitivity views (design.md 2): tornado and normalised coefficients of a one-at-a-time
-study, Sobol indices with confidence intervals, Morris μ* against σ.
+study, Sobol indices with confidence intervals, Morris μ* against σ, Spearman rank
+correlations (with p values) of a Latin-hypercube study.
+
+Factors are named on the axes by their title and unit (``Crank speed [rpm]``), the traces'
+categories stay the parameter names; every axis has ``automargin`` so no tick label is cut
+and no axis title sits over them.
 
 Inputs are the JSON-ready dicts of ``gapsweep.study.analysis.analyse`` (keys below); values
 may be None (JSON's NaN) and are then drawn as gaps.
@@ -13,8 +18,35 @@ from typing import Any
 
 import plotly.graph_objects as go
 
-from .labels import DIMENSIONLESS, format_value, metric_label, metric_parts, phrase, with_unit
-from .style import BASELINE_COLOR, color, fit_tick_labels, new_figure, vertical_markers
+from .hover import quantity
+from .labels import (
+    DIMENSIONLESS,
+    format_value,
+    level_name,
+    metric_label,
+    metric_parts,
+    parameter_label,
+    parameter_parts,
+    phrase,
+    with_unit,
+)
+from .style import BASELINE_COLOR, color, new_figure, vertical_markers
+
+
+def _factor_axis(fig: go.Figure, axes: Sequence[str], which: str = "y",
+                 notes: Mapping[str, str] | None = None) -> None:
+    """Name the factor categories ``axes`` by their label (``Crank speed [rpm]``, plus a
+    second line from ``notes``), with room for them (automargin, the title set apart)."""
+    text = [parameter_label(a) + (f"<br><sub>{notes[a]}</sub>" if notes and a in notes else "")
+            for a in axes]
+    update = {"tickmode": "array", "tickvals": list(axes), "ticktext": text,
+              "automargin": True, "title": {"standoff": 14}}
+    if which == "y":
+        fig.update_yaxes(**update)
+        fig.update_xaxes(automargin=True)
+    else:
+        fig.update_xaxes(**update)
+        fig.update_yaxes(automargin=True)
 
 
 def _num(value: Any) -> float:
@@ -74,10 +106,13 @@ def tornado_figure(
 
     Two horizontal bar traces, ``low`` then ``high``, with ``y`` = the factor names in
     :func:`tornado_rows` order, ``base`` = the nominal metric and ``x`` = metric - nominal
-    (the bar's length); the nominal metric is a vertical dashed line. x in the metric's unit.
+    (the bar's length), each bar's ``text`` the factor's value at that end; the nominal
+    metric is a vertical dashed line labelled with its value. The factor ticks read
+    ``"Crank speed [rpm]"`` over ``"3500 – 6500, nominal 5000"`` (the nominal from
+    ``analysis["nominal"]`` when given). x in the metric's unit.
     """
     rows = tornado_rows(analysis, metric)
-    name, _ = metric_parts(metric)
+    name, unit = metric_parts(metric)
     fig = new_figure(title or f"Tornado: {phrase(name)}", metric_label(metric), "Factor")
     axes = [str(r["axis"]) for r in rows]
     for side, i in (("low", 0), ("high", 1)):
@@ -91,6 +126,9 @@ def tornado_figure(
                 x=[_gap(v - n) for v, n in zip(value, nominal, strict=True)],
                 name=side,
                 marker_color=color(i),
+                text=[format_value(r.get(side)) for r in rows],
+                textposition="outside",
+                cliponaxis=False,
                 customdata=[
                     [format_value(r.get(side)), _gap(v)] for r, v in zip(rows, value, strict=True)
                 ],
@@ -98,12 +136,23 @@ def tornado_figure(
                 "<extra></extra>",
             )
         )
-    fig.update_layout(barmode="overlay")
+    fig.update_layout(barmode="overlay", legend={"orientation": "h", "y": -0.22, "x": 0})
     fig.update_yaxes(categoryorder="array", categoryarray=axes, autorange="reversed")
-    fit_tick_labels(fig, "yaxis")  # factor names are wider than the margin
+    factor_nominal = analysis.get("nominal") or {}
+    notes = {}
+    for r in rows:
+        span = f"{format_value(r['low'])} – {format_value(r['high'])}"
+        if r["axis"] in factor_nominal:
+            span += f", nominal {format_value(factor_nominal[r['axis']])}"
+        notes[r["axis"]] = span
+    _factor_axis(fig, axes, "y", notes)
     nominals = {r["nominal_metric"] for r in rows if not math.isnan(r["nominal_metric"])}
     if len(nominals) == 1:
-        vertical_markers(fig, list(nominals), dash="dash", color=BASELINE_COLOR)
+        (m0,) = nominals
+        vertical_markers(fig, [m0], dash="dash", color=BASELINE_COLOR)
+        fig.add_annotation(x=m0, y=1.0, xref="x", yref="paper", yanchor="bottom",
+                           showarrow=False, text=f"nominal case: {quantity(m0, unit)}",
+                           font={"size": 11, "color": BASELINE_COLOR})
     return fig
 
 
@@ -114,24 +163,31 @@ def coefficients_figure(
 
     ``analysis["coefficients"][metric]`` = ``{axis: [{"value", "coefficient"}, ...]}``, the
     coefficient being the relative change of the metric per relative change of the factor
-    (dimensionless). One bar trace per factor (axis order kept), x = ``"<axis> <value>"``.
+    (dimensionless). One bar trace per factor (axis order kept) named by its title
+    (``"Stiffness scale"``), x = the level's legend name (``"stiffness ×0.7"``,
+    ``"c = 0.02 mm"``).
     """
     per_axis = (analysis.get("coefficients") or {}).get(metric, {})
     name, _ = metric_parts(metric)
     fig = new_figure(
         f"Normalised sensitivity: {phrase(name)}",
         "Factor level",
-        with_unit("Normalised coefficient (Δm/m)/(Δx/x)", DIMENSIONLESS),
+        with_unit("Normalised coefficient", DIMENSIONLESS),
+        subtitle="(Δm/m) / (Δx/x): the metric's relative change per relative change of the "
+        "factor, from the nominal",
     )
     for i, (axis, entries) in enumerate(per_axis.items()):
         fig.add_trace(
             go.Bar(
-                x=[f"{axis} {format_value(e.get('value'))}" for e in entries],
+                x=[level_name(str(axis), e.get("value")) for e in entries],
                 y=[_gap(_num(e.get("coefficient"))) for e in entries],
-                name=str(axis),
+                name=parameter_parts(str(axis))[0],
                 marker_color=color(i),
             )
         )
+    fig.update_layout(legend={"orientation": "h", "y": -0.3, "x": 0})
+    fig.update_xaxes(automargin=True)
+    fig.update_yaxes(automargin=True)
     return fig
 
 
@@ -165,6 +221,7 @@ def sobol_figure(analysis: Mapping[str, Any], metric: str = "peak_slider_accel")
             )
         )
     fig.update_layout(barmode="group")
+    _factor_axis(fig, axes, "x")
     return fig
 
 
@@ -199,6 +256,48 @@ def morris_figure(analysis: Mapping[str, Any], metric: str = "peak_slider_accel"
             showlegend=False,
         )
     )
+    return fig
+
+
+def p_text(p: float | None) -> str:
+    """A p value as a bar's label: ``"p = 0.003"``, ``"p < 1e-6"``, ``"p n/a"``."""
+    if p is None or math.isnan(p):
+        return "p n/a"
+    return "p < 1e-6" if p < 1e-6 else f"p = {p:.2g}"
+
+
+def spearman_figure(analysis: Mapping[str, Any], metric: str = "peak_slider_accel") -> go.Figure:
+    """Spearman rank correlation ρ of ``metric`` with each factor of a Latin-hypercube study,
+    one horizontal bar per factor (one trace), strongest on top, each bar labelled
+    ``"ρ = 0.82 · p = 3e-05"`` (two-sided p value; ``customdata`` = [ρ, p]).
+
+    ``analysis["correlations"][metric]`` = ``{axis: {"rho", "p_value"}}`` (None for an
+    undefined ρ, a constant factor or output: drawn as a gap). x: ρ on [-1, 1], [–].
+    """
+    per_axis = (analysis.get("correlations") or {}).get(metric, {})
+    rows = [(str(a), _num(v.get("rho")), _num(v.get("p_value"))) for a, v in per_axis.items()]
+    rows.sort(key=lambda r: -1.0 if math.isnan(r[1]) else abs(r[1]), reverse=True)
+    name, _ = metric_parts(metric)
+    fig = new_figure(f"Spearman rank correlation with {phrase(name)}",
+                     with_unit("Spearman ρ", DIMENSIONLESS), "Factor",
+                     subtitle="bars: ρ of the metric with each factor; p: two-sided p value")
+    axes = [r[0] for r in rows]
+    fig.add_trace(go.Bar(
+        orientation="h",
+        y=axes,
+        x=[_gap(r[1]) for r in rows],
+        text=[(f"ρ = {r[1]:.2f} · " if not math.isnan(r[1]) else "") + p_text(r[2])
+              for r in rows],
+        textposition="auto",
+        customdata=[[_gap(r[1]), _gap(r[2])] for r in rows],
+        marker_color=[color(0) if not r[1] < 0 else color(3) for r in rows],
+        name="Spearman ρ",
+        showlegend=False,
+        hovertemplate="%{y}: ρ = %{customdata[0]:.3f}, p = %{customdata[1]:.2g}<extra></extra>",
+    ))
+    fig.update_xaxes(range=[-1.05, 1.05], zeroline=True, zerolinecolor="#999999")
+    fig.update_yaxes(categoryorder="array", categoryarray=axes, autorange="reversed")
+    _factor_axis(fig, axes, "y")
     return fig
 
 

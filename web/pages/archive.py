@@ -74,8 +74,10 @@ def layout(**_query: Any) -> html.Div:
         [
             dbc.Button("New study", href="/studies/new", color="primary", className="me-2"),
             dbc.Button("Delete selected", id=ids.ARCHIVE_DELETE, color="danger",
-                       outline=True, className="me-2"),
-            dbc.Button("Compare cases", href="/compare", color="secondary", outline=True),
+                       outline=True, className="me-2", disabled=True),
+            dbc.Button("Compare selected", id=ids.ARCHIVE_COMPARE, href="/compare",
+                       color="secondary", outline=True, disabled=True),
+            dbc.FormText(" select studies: delete any, compare 2–6", className="ms-2"),
             dcc.ConfirmDialog(id=ids.ARCHIVE_DELETE_CONFIRM,
                               message="Delete the selected studies? (gapsweep purge removes "
                                       "them for good; until then they are only hidden.)"),
@@ -181,6 +183,31 @@ def update_table(page, sort_by, search, tag, status, model, _refresh, _poll, sel
     page_count = max(1, -(-total // PAGE_SIZE))
     keep = selected if context.triggered_id() == ids.ARCHIVE_POLL else []
     return table_rows(items), page_count, f"{total} studies", keep or []
+
+
+MAX_COMPARED = 6  # studies on one compare page
+
+
+def selection_state(selected: Any, data: Any) -> tuple[bool, str, bool]:
+    """(delete disabled, compare href, compare disabled) for the table's selection: Delete
+    needs a study, Compare 2 to :data:`MAX_COMPARED` (``/compare?studies=4,5``)."""
+    rows = data if isinstance(data, list) else []
+    picked = selected if isinstance(selected, list) else []
+    study_ids = [i for i in (row_id(rows[i]) for i in picked if _index(i, rows)) if i]
+    ok = 2 <= len(study_ids) <= MAX_COMPARED
+    href = "/compare?studies=" + ",".join(map(str, study_ids)) if ok else "/compare"
+    return not study_ids, href, not ok
+
+
+@callback(
+    Output(ids.ARCHIVE_DELETE, "disabled"),
+    Output(ids.ARCHIVE_COMPARE, "href"),
+    Output(ids.ARCHIVE_COMPARE, "disabled"),
+    Input(ids.ARCHIVE_TABLE, "selected_rows"),
+    State(ids.ARCHIVE_TABLE, "data"),
+)
+def selection(selected, data):
+    return selection_state(selected, data)
 
 
 @callback(

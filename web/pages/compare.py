@@ -1,19 +1,74 @@
-"""Compare ``/compare?cases=1,2,3``: 2-6 cases overlaid, their parameters side by side."""
+"""Compare ``/compare?cases=1,2,3``: 2-6 cases overlaid (each with its ideal twin dashed),
+their parameters and headline metrics side by side with a difference column and links to
+each case; ``/compare?studies=4,5``: 2-6 studies' cases on one figure and a summary table
+(the archive's Compare button)."""
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import dash
 import dash_bootstrap_components as dbc
 from dash import Input, Output, State, callback, dash_table, dcc, html
 from gapsweep.db.models import MAX_ID
-from gapsweep.web import case_view, ids
+from gapsweep.web import case_view, context, ids
 from gapsweep.web.figures.compare import compare_figures
+from gapsweep.web.figures.studies import studies_figure
 from gapsweep.web.study_results import GRAPH_CONFIG, note
+from gapsweep.web.study_view import (
+    TABLE_METRICS,
+    axes_of,
+    clicked_case,
+    single_twin_metrics,
+)
 
 dash.register_page(__name__, path="/compare", name="Compare", title="gapsweep — compare")
 
+DIFFERENCE = "difference"
+
+
+def _number(value: Any) -> bool:
+    return (isinstance(value, (int, float)) and not isinstance(value, bool)
+            and math.isfinite(value))
+
+
+def difference(values: Sequence[Any]) -> str:
+    """The difference column of one row: two cases -> ``B − A`` (and its percent of A);
+    more -> ``spread max − min``; ``same`` when every value is equal; ``""`` for text that
+    differs or a missing value."""
+    if len({repr(v) for v in values}) == 1:
+        return "same"
+    if not all(_number(v) for v in values):
+        return ""
+    if len(values) == 2:
+        a, b = values
+        text = f"{b - a:+.4g}"
+        return text + (f" ({100 * (b - a) / abs(a):+.1f} %)" if a else "")
+    return f"spread {max(values) - min(values):.4g}"
+
+
+def case_table(cases: Sequence[Mapping[str, Any]]) -> tuple[list[dict], list[dict]]:
+    """:func:`gapsweep.web.case_view.side_by_side` with a first row of links to each case
+    and a last column :data:`DIFFERENCE` (see :func:`difference`; with two cases its header
+    says which minus which)."""
+    columns, rows = case_view.side_by_side(cases)
+    columns = [{**c, "presentation": "markdown"} if c["id"] != "name" else c for c in columns]
+    head = (f"difference (case {cases[1]['id']} − case {cases[0]['id']})" if len(cases) == 2
+            else "difference (max − min)")
+    columns.append({"id": DIFFERENCE, "name": head})
+    names: dict[str, None] = {}
+    for c in cases:
+        names.update(dict.fromkeys(c.get("params") or {}))
+    raw = [[(c.get("params") or {}).get(n) for c in cases] for n in names]
+    raw.append([c.get("status") for c in cases])
+    raw += [[(c.get("metrics") or {}).get(m) for c in cases] for m in TABLE_METRICS]
+    out = [{"name": "open", DIFFERENCE: "",
+            **{str(c["id"]): f"[case {c['id']}](/cases/{c['id']})" for c in cases}}]
+    out += [{**row, DIFFERENCE: difference(values)}
+            for row, values in zip(rows, raw, strict=True)]
+    return columns, out
 
 
 def content(text: str | None) -> list[Any]:
@@ -25,19 +80,66 @@ def content(text: str | None) -> list[Any]:
     missing = [i for i, d in zip(case_ids, loaded, strict=True) if d is None]
     if missing:
         return [note(f"cases: no case with id {', '.join(map(str, missing))}", "warning")]
-    columns, rows = case_view.side_by_side([d["detail"] for d in loaded])
+    columns, rows = case_table([d["detail"] for d in loaded])
     out: list[Any] = [dash_table.DataTable(
         id=ids.COMPARE_PARAMS, columns=columns, data=rows,
+        markdown_options={"link_target": "_self"},
+        style_table={"overflowX": "auto"},
         style_cell={"textAlign": "left", "fontSize": "0.85rem", "padding": "3px 6px"},
-        style_header={"fontWeight": "bold"})]
+        style_header={"fontWeight": "bold", "whiteSpace": "normal"})]
     series = {d["detail"]["id"]: d["series"] for d in loaded if d["series"]}
     details = {d["detail"]["id"]: d["detail"] for d in loaded}
+    twins = {d["detail"]["twin_id"]: d["twin_series"] for d in loaded
+             if d["detail"].get("twin_id") is not None and d["twin_series"]}
     graphs = [dbc.Col(dcc.Graph(id=f"compare-graph-{name}", figure=fig, config=GRAPH_CONFIG),
-                      lg=6) for name, fig in compare_figures(series, details).items()]
-    return [dbc.Row(graphs, className="mb-3"), *out]
+                      lg=6) for name, fig in compare_figures(series, details,
+                                                             twin_series=twins).items()]
+    return [*out, dbc.Row(graphs, className="my-3")]
 
 
-def layout(cases: str | None = None, **_query: Any) -> html.Div:
+# --- studies ---------------------------------------------------------------------------------
+
+
+def load_studies(study_ids: Sequence[int]) -> list[dict[str, Any] | None]:
+    from gapsweep.db.studies import study_detail
+
+    with context.session() as s:
+        return [study_detail(s, i) if 0 < i <= MAX_ID else None for i in study_ids]
+
+
+def studies_content(text: str | None) -> list[Any]:
+    study_ids, problem = case_view.parse_case_ids(text)
+    if problem:
+        return [note(problem.replace("cases:", "studies:").replace("case ids", "study ids")
+                     + ". Select 2 to 6 studies in the archive.")]
+    details = load_studies(study_ids)
+    missing = [i for i, d in zip(study_ids, details, strict=True) if d is None]
+    if missing:
+        return [note(f"studies: no study with id {', '.join(map(str, missing))}", "warning")]
+    rows = [{"study": f"[{d['id']}](/studies/{d['id']})", "name": d["name"],
+             "model": d["model"], "design": (d.get("spec") or {}).get("design", "grid"),
+             "axes": ", ".join(case_view.parameter_label(a) for a in (d.get("spec") or {})
+                               .get("axes", {})),
+             "done": f"{d['counts'].get('done', 0)} / {d['counts'].get('total', 0)}"}
+            for d in details]
+    table = dash_table.DataTable(
+        id=ids.COMPARE_STUDIES, data=rows, markdown_options={"link_target": "_self"},
+        columns=[{"id": "study", "name": "Study", "presentation": "markdown"},
+                 *[{"id": k, "name": k.capitalize()} for k in
+                   ("name", "model", "design", "axes", "done")]],
+        style_cell={"textAlign": "left", "fontSize": "0.85rem", "padding": "3px 6px"},
+        style_header={"fontWeight": "bold"})
+    return [table, dcc.Graph(id=ids.COMPARE_STUDIES_GRAPH, figure=studies_figure(
+        details, [axes_of(d) for d in details], [single_twin_metrics(d) for d in details]),
+                             config=GRAPH_CONFIG, className="my-3")]
+
+
+def layout(cases: str | None = None, studies: str | None = None, **_query: Any) -> html.Div:
+    if studies is not None and not cases:
+        return html.Div([html.H3("Compare studies"),
+                         html.Div("Click a point to open its case.", className="text-muted small"),
+                         html.Div(studies_content(studies), id=ids.COMPARE_GRAPHS),
+                         dcc.Location(id=ids.COMPARE_OPEN_CASE, refresh=True)])
     return html.Div([
         html.H3("Compare cases"),
         dbc.InputGroup([
@@ -60,3 +162,14 @@ def layout(cases: str | None = None, **_query: Any) -> html.Div:
 def go(_n, _submit, text):
     case_ids, _ = case_view.parse_case_ids(text, lo=0, hi=10**6)
     return "?cases=" + ",".join(map(str, case_ids))
+
+
+@callback(
+    Output(ids.COMPARE_OPEN_CASE, "href"),
+    Input(ids.COMPARE_STUDIES_GRAPH, "clickData"),
+    prevent_initial_call=True,
+)
+def open_case(click):
+    """A click on a study's case point opens ``/cases/<id>``."""
+    case_id = clicked_case(click)
+    return dash.no_update if case_id is None else f"/cases/{case_id}"

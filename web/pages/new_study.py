@@ -25,8 +25,14 @@ from gapsweep.web.auth import principal
 from gapsweep.web.study_form import (
     AXIS_COLUMNS,
     AXIS_FORMS,
+    BASE_VALUE_TINT,
     FORM_VALUES,
     PRESET,
+    axes_from_rows,
+    base_from_rows,
+    base_overridden,
+    design_uses,
+    error_cells,
     form_to_spec,
     spec_to_form,
 )
@@ -87,11 +93,22 @@ def axis_dropdowns(model: str) -> dict[str, Any]:
     }
 
 
-def _field(label: str, control: Any, help_text: str | None = None) -> dbc.Row:
+def _field(label: str, control: Any, help_text: str | None = None,
+           row_id: str | None = None, shown: bool = True) -> dbc.Row:
     children = [control]
     if help_text:
         children.append(dbc.FormText(help_text))
-    return dbc.Row([dbc.Label(label, width=3), dbc.Col(children, width=9)], className="mb-2")
+    return dbc.Row([dbc.Label(label, width=3), dbc.Col(children, width=9)], className="mb-2",
+                   style=_shown(shown), **({"id": row_id} if row_id else {}))
+
+
+# the design-dependent fields' rows (DESIGN_FIELDS): shown only for the designs using them
+DESIGN_ROWS = (("samples", ids.NEW_SAMPLES_ROW), ("seed", ids.NEW_SEED_ROW),
+               ("morris_levels", ids.NEW_MORRIS_LEVELS_ROW), ("metric", ids.NEW_METRIC_ROW))
+
+
+def _shown(shown: bool) -> dict[str, str]:
+    return {} if shown else {"display": "none"}
 
 
 def role_notice() -> Any:
@@ -123,13 +140,17 @@ def layout(**_query: Any) -> html.Div:
                                         options=[{"label": t, "value": v} for v, t in SERIES])),
         _field("Samples", dbc.Input(id=ids.NEW_SAMPLES, type="number", min=1, step=1,
                                     value=form["samples"]),
-               "latin-hypercube, sobol, morris: SALib's base count N"),
+               "latin-hypercube, sobol, morris: SALib's base count N", ids.NEW_SAMPLES_ROW,
+               design_uses("samples", form["design"])),
         _field("Seed", dbc.Input(id=ids.NEW_SEED, type="number", min=0, step=1,
-                                 value=form["seed"])),
+                                 value=form["seed"]), None, ids.NEW_SEED_ROW,
+               design_uses("seed", form["design"])),
         _field("Morris levels", dbc.Input(id=ids.NEW_MORRIS_LEVELS, type="number", min=2,
-                                          step=1, value=form["morris_levels"])),
+                                          step=1, value=form["morris_levels"]),
+               None, ids.NEW_MORRIS_LEVELS_ROW, design_uses("morris_levels", form["design"])),
         _field("Metric", dcc.Dropdown(id=ids.NEW_METRIC, options=metric_options(),
-                                      value=form["metric"]), "convergence: the judged metric"),
+                                      value=form["metric"]), "convergence: the judged metric",
+               ids.NEW_METRIC_ROW, design_uses("metric", form["design"])),
     ]), className="mb-3")
     axes = dbc.Card([
         dbc.CardHeader("Axes (the first is the outermost loop of a grid)"),
@@ -155,8 +176,10 @@ def layout(**_query: Any) -> html.Div:
             dbc.Button("Add axis", id=ids.NEW_ADD_AXIS, size="sm", color="secondary",
                        outline=True, className="mt-2"),
             dbc.FormText(" values: a list (optional nominal among them); nominal ± %: "
-                         "nominal, relative_percent, levels; range: start, stop, count. "
-                         "Values in the parameter's unit."),
+                         "nominal, relative_percent, levels; range: start, stop, count "
+                         "(optional nominal among its levels, for one-at-a-time). "
+                         "Values in the parameter's unit. An axis replaces the parameter's "
+                         "base value."),
         ]),
     ], className="mb-3")
     base = dbc.Card([
@@ -175,13 +198,13 @@ def layout(**_query: Any) -> html.Div:
             fixed_rows={"headers": True},
             style_table={"height": "360px", "overflowY": "auto"},
             style_cell={"textAlign": "left", "fontSize": "0.9rem", "minWidth": "90px"},
-            style_data_conditional=[{"if": {"column_id": "value"},
-                                     "backgroundColor": "rgba(24, 188, 156, 0.08)"}],
+            style_data_conditional=[BASE_VALUE_TINT],
         )),
     ], className="mb-3")
     side = dbc.Card(dbc.CardBody([
         html.H5("Study"),
         html.Div(id=ids.NEW_CASE_COUNT, className="mb-2"),
+        html.Div(id=ids.NEW_NOTES),
         html.Div(id=ids.NEW_ERRORS),
         dbc.Button("Submit", id=ids.NEW_SUBMIT, color="primary", className="me-2 mt-2"),
         dbc.Button("Download study file", id=ids.NEW_DOWNLOAD_BUTTON, color="secondary",
@@ -250,15 +273,43 @@ def error_list(errors: list[FieldError]) -> Any:
                      color="danger", className="py-2")
 
 
+def notes_of(form: dict[str, Any]) -> Any:
+    """The form's notes (not errors): base values an axis replaces."""
+    axes, _ = axes_from_rows(form.get("axis_rows"))
+    notes = base_overridden(base_from_rows(form.get("base_rows")), axes)
+    if not notes:
+        return None
+    return dbc.Alert([html.Div(n, className="form-note") for n in notes], color="info",
+                     className="py-2")
+
+
 @callback(
     Output(ids.NEW_CASE_COUNT, "children"),
     Output(ids.NEW_ERRORS, "children"),
     Output(ids.NEW_SUBMIT, "disabled"),
+    Output(ids.NEW_NOTES, "children"),
+    Output(ids.NEW_AXES_TABLE, "style_data_conditional"),
+    Output(ids.NEW_BASE_TABLE, "style_data_conditional"),
     *FORM_INPUTS,
 )
 def validate(*values):
-    _, errors, summary = check_form(form_kwargs(values))
-    return html.Strong(summary), error_list(errors), bool(errors)
+    """The case count or the errors, the notes, and the offending cells marked."""
+    form = form_kwargs(values)
+    _, errors, summary = check_form(form)
+    axes_cells, base_cells = error_cells(errors)
+    return (html.Strong(summary), error_list(errors), bool(errors), notes_of(form),
+            axes_cells, [BASE_VALUE_TINT, *base_cells])
+
+
+@callback(
+    *[Output(row_id, "style") for _, row_id in DESIGN_ROWS],
+    Input(ids.NEW_DESIGN, "value"),
+)
+def design_fields(design):
+    """Samples and seed for the sampling designs, Morris levels for morris, the metric for
+    convergence (DESIGN_FIELDS); hidden fields are not sent either (form_to_spec)."""
+    return tuple(_shown(design_uses(field, design if isinstance(design, str) else None))
+                 for field, _ in DESIGN_ROWS)
 
 
 @callback(

@@ -78,7 +78,7 @@ def header(detail: dict[str, Any]) -> html.Div:
         html.H3([f"Study {study_id}: ", detail["name"]]),
         html.Div(badges, className="mb-1"),
         html.P(detail.get("description") or "", className="text-muted mb-2"),
-        html.P(f"Owner: {detail.get('owner') or 'nobody (made on the command line)'}",
+        html.P(f"Owner: {view.owner_text(detail.get('owner'), principal().via != 'local')}",
                id=ids.STUDY_OWNER, className="small text-muted mb-2"),
         html.Div([
             dbc.Button("Cases CSV", href=f"/api/studies/{study_id}/cases.csv",
@@ -167,6 +167,7 @@ def cases_tab(detail: dict[str, Any]) -> html.Div:
             style_table={"overflowX": "auto"},
             style_cell={"textAlign": "left", "fontSize": "0.85rem", "padding": "3px 6px"},
             style_header={"fontWeight": "bold", "whiteSpace": "normal"},
+            tooltip_header={"wall_time_s": view.TIME_TOOLTIP},
             style_data_conditional=[
                 {"if": {"filter_query": '{status} = "failed"'}, "color": "#c0392b"},
                 {"if": {"filter_query": '{status} = "running"'}, "fontStyle": "italic"},
@@ -175,11 +176,12 @@ def cases_tab(detail: dict[str, Any]) -> html.Div:
     ])
 
 
-def trends_tab(axes: list[str]) -> html.Div:
-    x_axis = "clearance_mm" if "clearance_mm" in axes else (axes[0] if axes else None)
-    group = next((a for a in axes if a != x_axis), None)
-    from gapsweep.web.figures.labels import metric_label, parameter_label
+def trends_tab(detail: dict[str, Any]) -> html.Div:
+    """Metric, window, log y, and the x and grouping choices of the study's design (see
+    :func:`gapsweep.web.study_view.trend_choices`); a click on a point opens its case."""
+    from gapsweep.web.figures.labels import metric_label
 
+    choice = view.trend_choices(detail)
     return html.Div([
         dbc.Row([
             dbc.Col(dcc.Dropdown(id=ids.TRENDS_METRIC, value=TREND_METRICS[0], clearable=False,
@@ -191,10 +193,20 @@ def trends_tab(axes: list[str]) -> html.Div:
             dbc.Col(dbc.Checklist(id=ids.TRENDS_LOG_Y, value=[], switch=True,
                                   options=[{"label": "log y", "value": "log"}]), md=2),
         ], className="my-2 g-2", align="center"),
-        dcc.Store(id=ids.TRENDS_AXES, data={"x": x_axis, "group": group}),
-        html.Div(f"x: {parameter_label(x_axis)}" + (f", one line per {group}" if group else "")
-                 if x_axis else "This study has no axis.", className="text-muted small"),
+        dbc.Row([
+            dbc.Col(dbc.Label("x", className="mb-0 small text-muted"), width="auto"),
+            dbc.Col(dcc.Dropdown(id=ids.TRENDS_X, value=choice["x"], clearable=False,
+                                 options=choice["x_options"]), md=4),
+            dbc.Col(dbc.Label(choice["group_label"], id=ids.TRENDS_GROUP_LABEL,
+                              className="mb-0 small text-muted"), width="auto"),
+            dbc.Col(dcc.Dropdown(id=ids.TRENDS_GROUP, value=choice["group"], clearable=False,
+                                 options=choice["group_options"]), md=4,
+                    style={} if choice["group_shown"] else {"display": "none"}),
+        ], className="mb-1 g-2", align="center"),
+        dcc.Store(id=ids.TRENDS_AXES, data={"design": view.design_of(detail)}),
+        html.Div("Click a point to open its case.", className="text-muted small"),
         dcc.Graph(id=ids.TRENDS_GRAPH, config={"displaylogo": False}),
+        dcc.Location(id=ids.TRENDS_OPEN_CASE, refresh=True),
     ])
 
 
@@ -214,7 +226,7 @@ def layout(study_id: str | None = None, **_query: Any) -> html.Div:
     axes = view.axes_of(detail)
     tabs = [
         dbc.Tab(cases_tab(detail), label="Cases", tab_id=TAB_CASES),
-        dbc.Tab(trends_tab(axes), label="Trends", tab_id=TAB_TRENDS),
+        dbc.Tab(trends_tab(detail), label="Trends", tab_id=TAB_TRENDS),
         dbc.Tab(html.Div([metric_picker(ids.SENSITIVITY_METRIC),
                           html.Div(id=ids.SENSITIVITY_CONTENT)]),
                 label="Sensitivity", tab_id=TAB_SENSITIVITY),
@@ -345,22 +357,38 @@ def download_spec(_n, study_id):
     Input(ids.TRENDS_METRIC, "value"),
     Input(ids.TRENDS_WINDOW, "value"),
     Input(ids.TRENDS_LOG_Y, "value"),
+    Input(ids.TRENDS_X, "value"),
+    Input(ids.TRENDS_GROUP, "value"),
     State(ids.TRENDS_AXES, "data"),
     State(ids.STUDY_ID_STORE, "data"),
 )
-def trends(tab, _version, metric, window, log_y, axes, study_id):
-    if tab != TAB_TRENDS or not axes or not axes.get("x"):
+def trends(tab, _version, metric, window, log_y, x_axis, group_axis, shape, study_id):
+    if tab != TAB_TRENDS or not x_axis:
         return no_update
-    if context.triggered_id() == ids.TRENDS_LOG_Y:  # the data did not change: patch the axis
+    panels = isinstance(shape, dict) and shape.get("design") == "one-at-a-time"
+    if context.triggered_id() == ids.TRENDS_LOG_Y and not panels:
+        # the data did not change: patch the axis (the panels' several axes are redrawn)
         patch = Patch()
-        patch["layout"]["yaxis"]["type"] = "log" if "log" in (log_y or []) else "linear"
+        kind = "log" if "log" in (log_y or []) else "linear"
+        patch["layout"]["yaxis"]["type"] = kind
         return patch
     detail = load_detail(study_id)
     if detail is None:
         return no_update
-    return study_results.trends(detail, metric=metric, x_axis=axes["x"],
-                                group_axis=axes.get("group"), steady=window == "steady",
+    return study_results.trends(detail, metric=metric, x_axis=x_axis,
+                                group_axis=group_axis, steady=window == "steady",
                                 log_y="log" in (log_y or []))
+
+
+@callback(
+    Output(ids.TRENDS_OPEN_CASE, "href"),
+    Input(ids.TRENDS_GRAPH, "clickData"),
+    prevent_initial_call=True,
+)
+def open_case(click):
+    """A click on a case's point opens ``/cases/<id>`` (the baseline has no case)."""
+    case_id = view.clicked_case(click)
+    return no_update if case_id is None else f"/cases/{case_id}"
 
 
 def _when_open(tab, wanted, study_id, render):

@@ -1,0 +1,373 @@
+"""The one-at-a-time and Latin-hypercube designs in a real browser (issue 20): each study is
+made FROM THE FORM in chromium (design chosen, a third axis added, a nominal typed, samples
+and seed typed), run by ``gapsweep serve``'s local worker, and each fixed figure's data is
+read from the page and checked against the API's numbers: the one-at-a-time panels (a line
+per factor against its own values, the nominal star, the twins' baseline), a click on a
+point opening its case, the Latin-hypercube scatter (every case, coloured by the second
+factor), the Spearman bars (the API's rho), and the stored spectra.
+
+One server for the module, on a free port with its own data folder, stopped by its process
+group; skipped without chromium (failed with ``CI=true``), like tests/web/test_browser.py.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+from browsers import CHROMIUM_ARGS, free_port, need_chromium
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "tests" / "artifacts"
+START_S = 90
+STUDY_S = 420  # a study done, a first-start kernel compile included
+UI_MS = 20_000
+
+pytestmark = pytest.mark.timeout(1200)
+
+
+def _get(url: str) -> dict:
+    try:
+        with urllib.request.urlopen(url, timeout=10) as r:
+            return json.loads(r.read())
+    except urllib.error.HTTPError as exc:
+        return {"status": exc.code}
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    chromium = need_chromium()
+    data = tmp_path_factory.mktemp("gapsweep-designs")
+    port = free_port()
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("GAPSWEEP_DATABASE_URL", "GAPSWEEP_BROKER_URL")}
+    env["GAPSWEEP_DATA"] = str(data)
+    log = open(data / "serve.log", "wb")  # noqa: SIM115 - open for the server's lifetime
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gapsweep", "serve", "--port", str(port), "--workers", "1"],
+        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + START_S
+        while True:
+            if proc.poll() is not None:
+                pytest.fail(f"gapsweep serve exited ({proc.returncode}):\n"
+                            + (data / "serve.log").read_text(errors="replace")[-3000:])
+            with contextlib.suppress(OSError):
+                if _get(base + "/api/health").get("database") == "ok":
+                    break
+            if time.monotonic() > deadline:
+                pytest.fail(f"gapsweep serve not up after {START_S} s")
+            time.sleep(0.5)
+        yield {"base": base, "chromium": chromium}
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGTERM)
+            proc.wait(timeout=20)
+        except (ProcessLookupError, subprocess.TimeoutExpired):
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=10)
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def browser(server):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=server["chromium"], args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    pg = context.new_page()
+    pg.set_default_timeout(UI_MS)
+    errors: list[str] = []
+    pg.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    pg.errors = errors
+    yield pg
+    context.close()
+
+
+def shot(page, name: str) -> None:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+
+
+# --- the form ------------------------------------------------------------------------------
+
+
+def axes_cell(page, row: int, column: str):
+    return page.locator(
+        f'#new-axes-table td[data-dash-column="{column}"][data-dash-row="{row}"]')
+
+
+def type_in_cell(page, row: int, column: str, text: str) -> None:
+    axes_cell(page, row, column).click()
+    page.keyboard.type(text)
+    page.keyboard.press("Enter")
+
+
+def choose_design(page, design: str) -> None:
+    """Pick ``design`` in the dropdown (a click while the page still hydrates may not open
+    it: tried up to three times)."""
+    option = page.locator(".dash-dropdown-option", has_text=design).first
+    for _ in range(3):
+        page.click("#new-design")
+        try:
+            option.wait_for(state="visible", timeout=3000)
+            break
+        except Exception:  # noqa: BLE001 - playwright's TimeoutError: open it again
+            page.keyboard.press("Escape")
+    option.click()
+    page.wait_for_selector(f"#new-design:has-text('{design}')")
+
+
+def submit_and_wait(page, base: str) -> dict:
+    """Submit the form, follow to the study page, wait until done; the API's detail."""
+    page.click("#new-submit")
+    page.wait_for_url(re.compile(r"/studies/\d+$"), timeout=60_000)
+    study_id = int(page.url.rstrip("/").rsplit("/", 1)[1])
+    deadline = time.monotonic() + STUDY_S
+    while page.inner_text("#study-status").strip() not in ("done", "cancelled"):
+        assert time.monotonic() < deadline, "study not done in time"
+        page.wait_for_timeout(500)
+    detail = _get(f"{base}/api/studies/{study_id}")
+    assert detail["status"] == "done"
+    assert {c["status"] for c in detail["cases"]} == {"done"}
+    return detail
+
+
+# --- reading a figure in the page -------------------------------------------------------------
+
+READ_FIGURE = """id => {
+    const el = document.querySelector('#' + id + ' .js-plotly-plot');
+    const arr = v => (v === undefined || v === null) ? null
+        : (typeof v === 'object' && v.length !== undefined ? Array.from(v) : v);
+    return {title: (el.layout.title || {}).text || '',
+            layout: {yaxis: el._fullLayout.yaxis && {ticktext: arr(el._fullLayout.yaxis.ticktext)}},
+            data: el._fullData.map(t => ({
+                name: t.name, meta: t.meta === undefined ? null : t.meta, mode: t.mode,
+                type: t.type, orientation: t.orientation, xaxis: t.xaxis, yaxis: t.yaxis,
+                x: arr(t.x), y: arr(t.y), text: arr(t.text),
+                customdata: arr(t.customdata),
+                color: t.marker ? arr(t.marker.color) : null,
+                showscale: t.marker ? !!t.marker.showscale : false}))};
+}"""
+
+
+def read_figure(page, graph_id: str, min_traces: int = 1) -> dict:
+    page.wait_for_function(
+        """([id, n]) => { const el = document.querySelector('#' + id + ' .js-plotly-plot');
+                          return el && el._fullData && el._fullData.length >= n; }""",
+        arg=[graph_id, min_traces])
+    return page.evaluate(READ_FIGURE, graph_id)
+
+
+def click_point(page, graph_id: str, trace: int, point: int) -> None:
+    """Click data point ``point`` of trace ``trace`` where Plotly drew it."""
+    page.locator(f"#{graph_id}").scroll_into_view_if_needed()
+    xy = page.evaluate(
+        """([id, ti, pi]) => {
+            const el = document.querySelector('#' + id + ' .js-plotly-plot');
+            const t = el._fullData[ti];
+            const xa = el._fullLayout[t.xaxis.replace('x', 'xaxis')];
+            const ya = el._fullLayout[t.yaxis.replace('y', 'yaxis')];
+            const r = el.getBoundingClientRect();
+            return [r.left + xa._offset + xa.d2p(t.x[pi]), r.top + ya._offset + ya.d2p(t.y[pi])];
+        }""", [graph_id, trace, point])
+    page.mouse.move(*xy)
+    page.wait_for_timeout(300)
+    page.mouse.click(*xy)
+
+
+# --- one-at-a-time ------------------------------------------------------------------------
+
+
+def test_one_at_a_time_from_the_form_to_per_factor_panels(server, page):
+    base = server["base"]
+    page.goto(base + "/studies/new")
+    page.wait_for_selector("#new-case-count:has-text('15 cases')")
+    page.fill("#new-name", "OAT from the form")
+    choose_design(page, "one-at-a-time")
+    type_in_cell(page, 0, "nominal", "0.05")  # clearance values 0.02 ... 0.1, nominal 0.05
+    page.click("#new-add-axis")
+    axes_cell(page, 2, "parameter").click()
+    page.keyboard.type("speed_rpm")
+    page.keyboard.press("Enter")
+    type_in_cell(page, 2, "values", "3000, 5000, 7000")
+    type_in_cell(page, 2, "nominal", "5000")
+    # base.speed_rpm = 5000 of the preset is replaced by the axis, and says so
+    page.wait_for_selector("#new-notes:has-text('speed_rpm: the axis replaces the base value')")
+    page.wait_for_selector("#new-case-count:has-text('9 cases + 3 ideal twins')")
+    assert page.is_visible("#new-samples-row") is False  # not a sampling design
+    shot(page, "designs-oat-form")
+    detail = submit_and_wait(page, base)
+    assert len(detail["cases"]) == 9 and len(detail["twins"]) == 3
+    cases = {c["id"]: c for c in detail["cases"]}
+    twins = {t["id"]: t for t in detail["twins"]}
+
+    page.get_by_role("tab", name="Trends").click()
+    fig = read_figure(page, "trends-graph", min_traces=9)
+    lines = [t for t in fig["data"] if t["mode"] == "lines+markers"]
+    assert [t["meta"] for t in lines] == ["clearance_mm", "stiffness_scale", "speed_rpm"]
+    levels = {"clearance_mm": [0.02, 0.035, 0.05, 0.08, 0.1],
+              "stiffness_scale": [0.7, 1.0, 1.3], "speed_rpm": [3000, 5000, 7000]}
+    nominal = {"clearance_mm": 0.05, "stiffness_scale": 1.0, "speed_rpm": 5000}
+    for line in lines:
+        factor = line["meta"]
+        assert line["x"] == pytest.approx(levels[factor])
+        for x, y, (cid,) in zip(line["x"], line["y"], line["customdata"], strict=True):
+            params = cases[cid]["params"]
+            # the point is its case: the factor's value, the others at the nominal
+            assert params[factor] == pytest.approx(x)
+            assert all(params[a] == pytest.approx(v) for a, v in nominal.items() if a != factor)
+            assert y == pytest.approx(cases[cid]["metrics"]["peak_slider_accel"])
+        assert "case " in line["text"][0] and "m/s²" in line["text"][0]
+    stars = [t for t in fig["data"] if t["name"] == "nominal case"]
+    nominal_case = detail["cases"][0]
+    assert len(stars) == 3
+    assert {s["customdata"][0][0] for s in stars} == {nominal_case["id"]}
+    baselines = {t["meta"]: t for t in fig["data"] if t["name"] == "ideal joint"}
+    assert set(baselines) == set(levels)
+    twin_by_speed = {}
+    for c in detail["cases"]:
+        twin_by_speed[c["params"]["speed_rpm"]] = twins[c["twin_id"]]["metrics"][
+            "peak_slider_accel"]
+    assert baselines["speed_rpm"]["y"] == pytest.approx(
+        [twin_by_speed[s] for s in (3000, 5000, 7000)])
+    assert baselines["clearance_mm"]["y"] == pytest.approx([twin_by_speed[5000]] * 5)
+    shot(page, "designs-oat-trends")
+
+    page.get_by_role("tab", name="Sensitivity").click()
+    page.wait_for_selector("#sensitivity-content .js-plotly-plot")
+    tornado = page.evaluate("""() => Array.from(document.querySelectorAll(
+        '#sensitivity-content .js-plotly-plot')).map(el => el._fullData.map(t => ({
+            name: t.name, y: Array.from(t.y || []), text: Array.from(t.text || [])})))""")[0]
+    assert sorted(tornado[0]["y"]) == sorted(levels)
+    low = dict(zip(tornado[0]["y"], tornado[0]["text"], strict=True))
+    assert (low["speed_rpm"], low["clearance_mm"]) == ("3000", "0.02")
+    shot(page, "designs-oat-sensitivity")
+
+    # a click on a point opens its case
+    page.get_by_role("tab", name="Trends").click()
+    fig = read_figure(page, "trends-graph", min_traces=9)
+    target = fig["data"][0]["customdata"][0][0]  # clearance 0.02, not the nominal
+    click_point(page, "trends-graph", 0, 0)
+    page.wait_for_url(re.compile(rf"/cases/{target}$"))
+    page.wait_for_selector(f"h3:has-text('Case {target}')")
+    assert page.errors == []
+
+
+# --- Latin hypercube ---------------------------------------------------------------------
+
+
+def test_latin_hypercube_from_the_form_scatter_spearman_and_spectra(server, page):
+    base = server["base"]
+    page.goto(base + "/studies/new")
+    page.wait_for_selector("#new-case-count:has-text('15 cases')")
+    page.fill("#new-name", "LHS from the form")
+    choose_design(page, "latin-hypercube")
+    page.wait_for_selector("#new-samples-row", state="visible")
+    assert page.is_visible("#new-metric-row") is False
+    page.fill("#new-samples", "12")
+    page.fill("#new-seed", "7")
+    page.wait_for_selector("#new-case-count:has-text('12 cases + 1 ideal twin')")
+    shot(page, "designs-lhs-form")
+    detail = submit_and_wait(page, base)
+    assert detail["spec"]["series"] == "preview" and detail["spec"]["samples"] == 12
+    cases = {c["id"]: c for c in detail["cases"]}
+
+    page.get_by_role("tab", name="Trends").click()
+    fig = read_figure(page, "trends-graph", min_traces=2)
+    points = [t for t in fig["data"] if t["name"] == "cases"]
+    assert len(points) == 1 and points[0]["showscale"] is True  # a colour bar, one trace
+    pts = points[0]
+    assert sorted(c[0] for c in pts["customdata"]) == sorted(cases)  # every case once
+    for x, y, colour, (cid,) in zip(pts["x"], pts["y"], pts["color"], pts["customdata"],
+                                    strict=True):
+        params = cases[cid]["params"]
+        assert (x, colour) == pytest.approx((params["clearance_mm"],
+                                             params["stiffness_scale"]))
+        assert y == pytest.approx(cases[cid]["metrics"]["peak_slider_accel"])
+    twin_peak = detail["twins"][0]["metrics"]["peak_slider_accel"]
+    (baseline,) = [t for t in fig["data"] if t["name"] == "ideal joint"]
+    assert baseline["y"] == pytest.approx([twin_peak, twin_peak])
+    shot(page, "designs-lhs-trends")
+
+    page.get_by_role("tab", name="Sensitivity").click()
+    fig = read_figure(page, "spearman-graph")
+    (bars,) = fig["data"]
+    rho = detail["analysis"]["correlations"]["peak_slider_accel"]
+    assert sorted(bars["y"]) == sorted(rho)
+    for axis, x, (r, p) in zip(bars["y"], bars["x"], bars["customdata"], strict=True):
+        assert x == pytest.approx(rho[axis]["rho"]) and r == pytest.approx(rho[axis]["rho"])
+        assert p == pytest.approx(rho[axis]["p_value"])
+    assert all(" · p " in t for t in bars["text"])
+    shot(page, "designs-lhs-sensitivity")
+
+    page.get_by_role("tab", name="Spectra").click()
+    page.wait_for_selector("#spectra-graph .js-plotly-plot")
+    spectra = page.evaluate("""() => {
+        const el = document.querySelector('#spectra-graph .js-plotly-plot');
+        return el._fullData.filter(t => (t.x || []).length > 10).length; }""")
+    assert spectra >= 2  # stored preview spectra of several cases, not the 'none' message
+    assert "No stored spectra" not in page.inner_text("#spectra-graph")
+    shot(page, "designs-lhs-spectra")
+    assert page.errors == []
+
+
+# --- archive -> compare studies ----------------------------------------------------------------
+
+
+def test_archive_compare_needs_a_selection_and_shows_both_studies(server, page):
+    base = server["base"]
+    # the studies of the tests above; run alone, two small ones through the API
+    while _get(base + "/api/studies")["total"] < 2:
+        req = urllib.request.Request(
+            base + "/api/studies", method="POST", headers={"Content-Type": "application/json"},
+            data=json.dumps({"name": "small", "series": "none", "ideal_twin": False,
+                             "axes": {"clearance_mm": {"values": [0.05]}}}).encode())
+        urllib.request.urlopen(req, timeout=10).close()
+    items = _get(base + "/api/studies?limit=2")["items"]
+    page.goto(base + "/")
+    page.wait_for_selector(f"#archive-table a[href='/studies/{items[0]['id']}']")
+    assert page.is_disabled("#archive-delete")
+    compare = page.locator("#archive-compare")
+    off = """() => { const el = document.querySelector('#archive-compare');
+                     return [el.disabled === true || el.getAttribute('aria-disabled') === 'true'
+                             || el.classList.contains('disabled'), el.outerHTML]; }"""
+    state, html = page.evaluate(off)
+    assert state, html
+    boxes = page.locator("#archive-table input[type=checkbox]")
+    boxes.nth(0).check()
+    page.wait_for_function("() => !document.querySelector('#archive-delete').disabled")
+    state, html = page.evaluate(off)
+    assert state, html  # one study: delete only
+    boxes.nth(1).check()
+    page.wait_for_function(f"() => !({off})()[0]")
+    compare.click()
+    page.wait_for_url(re.compile(r"/compare\?studies="))
+    page.wait_for_selector("#compare-studies")
+    shown = page.inner_text("#compare-studies")
+    assert all(item["name"] in shown for item in items)
+    fig = read_figure(page, "compare-studies-graph", min_traces=2)
+    names = [t["name"] for t in fig["data"] if t["name"].startswith("study ")]
+    assert sorted(names) == sorted(f"study {i['id']}: {i['name']}" for i in items)
+    shot(page, "designs-compare-studies")
+    assert page.errors == []
