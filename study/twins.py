@@ -12,33 +12,11 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-# Parameters an ideal-joint run does not read (rigid and flexible slider-crank alike).
-IDEAL_IGNORES = frozenset(
-    {
-        "clearance_mm",
-        "bearing_radius_mm",
-        "stiffness_scale",
-        "stiffness",
-        "contact_law",
-        "restitution",
-        "exponent",
-        "youngs_modulus",
-        "poisson_ratio",
-        "impact_damping",
-        "impact_depth",
-        "friction_law",
-        "friction",
-        "static_friction",
-        "friction_velocity",
-        "friction_velocity_full",
-        "initial",
-        "contact_max_step",
-        "event_location",  # an ideal run has no contact events to locate
-        # the flexible slider-crank's IMPACT-law damping (its contact, not its rod)
-        "damping_max",
-        "damping_depth",
-    }
-)
+from gapsweep.core.parameters import ideal_ignored
+
+# Parameters an ideal-joint run does not read (rigid and flexible slider-crank alike): the
+# registry's entries that say so (joint, contact, friction, journal start, contact-only steps).
+IDEAL_IGNORES = ideal_ignored()
 
 # metric -> deviation metric (relative to the twin: m / m_twin - 1)
 DEVIATIONS = {
