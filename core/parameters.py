@@ -90,7 +90,7 @@ def _si(unit: str) -> dict[str, Any]:
 CLEARANCE = Parameter("clearance_mm", JOINT, "Clearance", symbol="c", **_MM)
 IDEAL = Parameter("ideal", JOINT, "Ideal joint", symbol="ideal", ideal_reads=True)
 STIFFNESS_SCALE = Parameter("stiffness_scale", CONTACT, "Stiffness scale", symbol="stiffness")
-CONTACT_LAW = Parameter("contact_law", CONTACT, "Contact law", symbol="law")
+CONTACT_LAW = Parameter("contact_law", CONTACT, "Contact law", symbol="contact law")
 RESTITUTION = Parameter("restitution", CONTACT, "Restitution coefficient", symbol="cr")
 FRICTION_LAW = Parameter("friction_law", FRICTION, "Friction law", symbol="friction law")
 FRICTION_COEFF = Parameter("friction", FRICTION, "Friction coefficient", symbol="μ")
@@ -150,7 +150,7 @@ REGISTRY: dict[str, tuple[Parameter, ...]] = {
                   ideal_reads=False, **_si("s")),
         Parameter("initial_step", SOLVER, "Initial step", symbol="h0", **_si("s")),
         # an ideal run has no contact events to locate
-        Parameter("event_location", SOLVER, "Contact event location", symbol="events",
+        Parameter("event_location", SOLVER, "Contact event location", symbol="event location",
                   ideal_reads=False),
         Parameter("stabilization", SOLVER, "Constraint stabilization", symbol="stabilization"),
         Parameter("baumgarte_alpha", SOLVER, "Baumgarte alpha", symbol="α", **_si("1/s")),
