@@ -187,9 +187,7 @@ REGISTRY: dict[str, tuple[Parameter, ...]] = {
         SPEED,
         T_END,
         ELEMENTS,
-        # the ANCF rod's modulus (the contact's K is steel on steel); kept out of the ideal
-        # twin's key today by the slider-crank's contact entry of the same name - see
-        # ideal_ignored()
+        # the ANCF rod's modulus (the contact's K is steel on steel): an ideal run reads it
         Parameter("youngs_modulus", MODEL, "Young's modulus", symbol="E", **_si("Pa")),
         DAMPING_TIME,
         IDEAL,
@@ -241,14 +239,15 @@ def names(model: str | None = None, *, kinds: Iterable[str] | None = None) -> tu
     return tuple(dict.fromkeys(p.name for p in entries if p.kind in wanted))
 
 
-def ideal_ignored() -> frozenset[str]:
-    """Names an ideal-joint run does not read, in any model (the ideal twin drops them).
+def ideal_ignored(model: str | None = None) -> frozenset[str]:
+    """Names an ideal-joint run of ``model`` does not read (the ideal twin drops them).
 
-    A name counts if one model's entry says so; the twin key has no model, so the flexible
-    slider-crank's rod ``youngs_modulus`` is dropped too, as the contact's modulus of the
-    rigid one is.
+    Without a model: the names any model's entry says so of - the flexible slider-crank's
+    rod ``youngs_modulus`` among them, because the rigid one's contact modulus is; a twin
+    whose model is known should pass it.
     """
-    return frozenset(p.name for p in _all() if not p.ideal_reads)
+    entries = _all() if model is None else model_parameters(model)
+    return frozenset(p.name for p in entries if not p.ideal_reads)
 
 
 def unit(name: str) -> str:

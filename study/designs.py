@@ -153,7 +153,7 @@ def _twins(spec: StudySpec, cases: list[dict[str, Any]]) -> tuple[list, list]:
         if params.get("ideal") is True:  # an ideal case is its own baseline
             twin_of.append(None)
             continue
-        twin = twin_params(params)
+        twin = twin_params(params, spec.model)
         key = twin_key(twin)
         if key not in index:
             index[key] = len(twins)

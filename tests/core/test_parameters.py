@@ -173,3 +173,23 @@ def test_an_unknown_model_names_the_field_and_the_models():
     with pytest.raises(InputError) as exc:
         reg.model_parameters("pendulum")
     assert exc.value.field == "model" and "slider-crank" in exc.value.allowed
+
+
+def test_a_flexible_twin_keeps_the_rods_modulus_a_rigid_twin_drops_the_contacts():
+    """youngs_modulus is the contact's modulus in the rigid slider-crank (an ideal run never
+    reads it) but the ANCF rod's in the flexible one (it changes the ideal run)."""
+    from gapsweep.study.designs import plan_study
+    from gapsweep.study.spec import parse_spec
+
+    assert "youngs_modulus" in reg.ideal_ignored("slider-crank")
+    assert "youngs_modulus" not in reg.ideal_ignored("flexible-slider-crank")
+    axes = {"youngs_modulus": {"values": [1.5e11, 2.07e11]},
+            "clearance_mm": {"values": [0.05, 0.1]}}
+    rigid = plan_study(parse_spec({"name": "r", "axes": axes}))
+    flexible = plan_study(parse_spec({"name": "f", "model": "flexible-slider-crank",
+                                      "axes": axes}))
+    assert len(rigid.cases) == len(flexible.cases) == 4
+    assert rigid.twins == [{"ideal": True}] and rigid.twin_of == [0, 0, 0, 0]
+    assert flexible.twins == [{"youngs_modulus": 1.5e11, "ideal": True},
+                              {"youngs_modulus": 2.07e11, "ideal": True}]
+    assert flexible.twin_of == [0, 0, 1, 1]

@@ -209,3 +209,21 @@ def test_tornado_morris_and_convergence_show_penetration_in_micrometres():
     assert list(conv.data[0].y[:2]) == pytest.approx([10.1, 10.01])
     assert conv.data[0].y[2] is None
     assert list(conv.data[1].y) == pytest.approx([10.0, 10.0])
+
+
+def test_the_forms_rows_take_units_and_kinds_from_the_registry():
+    from gapsweep.web import parameters as form
+
+    for model in MODELS:
+        rows = form.parameter_rows(model)
+        assert [r["name"] for r in rows] == list(MODELS[model].defaults())
+        for row in rows:
+            entry = registry.find(row["name"], model)
+            assert (row["unit"], row["kind"]) == (entry.unit, entry.kind)
+            assert row["value"] == ""
+    rows = {r["name"]: r for r in form.parameter_rows("slider-crank")}
+    assert rows["clearance_mm"] == {"name": "clearance_mm", "unit": "mm", "kind": "joint",
+                                    "default": "0.5", "value": ""}
+    assert rows["max_step"]["default"] == "inf" and rows["gravity"]["unit"] == "m/s²"
+    assert form.label("clearance_mm") == "clearance_mm [mm]"
+    assert form.label("restitution") == "restitution"
