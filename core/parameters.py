@@ -305,9 +305,10 @@ def describe(model: str) -> list[dict[str, Any]]:
     defaults = get_model(model).defaults()
     rows = []
     for name, default in defaults.items():
-        p = find(name, model)
-        if p is None:  # a field without an entry: the registry test fails on it too
-            raise KeyError(f"{model}: parameter {name!r} has no registry entry")
-        rows.append({"name": name, "kind": p.kind, "label": p.label, "unit": p.unit,
+        # a field still without an entry (tests/core/test_parameters.py fails on it) is listed
+        # with what the core knows: its default and range
+        p = find(name, model) or Parameter(name, MODEL, name.replace("_", " ").capitalize())
+        kind = p.kind if find(name, model) else ""
+        rows.append({"name": name, "kind": kind, "label": p.label, "unit": p.unit,
                      "default": default, "allowed": allowed(model, name)})
     return rows
