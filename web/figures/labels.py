@@ -15,6 +15,7 @@ dimensionless quantities say ``[–]``, counts ``[count]``.
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
@@ -137,6 +138,7 @@ def metric_label(name: str) -> str:
     return with_unit(*metric_parts(name))
 
 
+@functools.cache  # a table of 1,000 cases asks it for every cell
 def metric_scale(name: str) -> float:
     """Factor from the stored (SI) value of metric ``name`` to the unit it is shown in
     (1e6 for the penetrations shown in µm, else 1)."""
