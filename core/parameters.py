@@ -239,6 +239,7 @@ def names(model: str | None = None, *, kinds: Iterable[str] | None = None) -> tu
     return tuple(dict.fromkeys(p.name for p in entries if p.kind in wanted))
 
 
+@functools.cache  # per case of a study's plan
 def ideal_ignored(model: str | None = None) -> frozenset[str]:
     """Names an ideal-joint run of ``model`` does not read (the ideal twin drops them).
 
@@ -250,10 +251,17 @@ def ideal_ignored(model: str | None = None) -> frozenset[str]:
     return frozenset(p.name for p in entries if not p.ideal_reads)
 
 
+# the naming convention of inputs not in SI (design.md 1.2), for a name not registered yet
+_SUFFIX_UNITS = (("_mm", "mm"), ("_rpm", "rpm"), ("_deg", "deg"), ("_s", "s"))
+
+
 def unit(name: str) -> str:
-    """The unit parameter ``name`` is given in ("" without one, or for an unknown name)."""
+    """The unit parameter ``name`` is given in ("" without one); a name no model registers
+    is read by its suffix (``_mm`` -> mm)."""
     p = find(name)
-    return p.unit if p is not None else ""
+    if p is not None:
+        return p.unit
+    return next((u for suffix, u in _SUFFIX_UNITS if name.endswith(suffix)), "")
 
 
 # --- what parse() allows, asked of parse() itself -----------------------------------------

@@ -136,8 +136,8 @@ def test_every_parameter_label_carries_the_registry_unit():
     assert parameter_label("stiffness_scale") == "Stiffness scale [–]"
     assert parameter_label("friction_velocity") == "Friction velocity v0 [m/s]"
     assert parameter_label("youngs_modulus") == "Young's modulus [Pa]"
-    # a name no model has: titled from its words, unit from nothing
-    assert parameter_label("axial_length_mm") == "Axial length [–]"
+    # a name no model registers yet: titled from its words, unit from its suffix
+    assert parameter_label("axial_length_mm") == "Axial length [mm]"
 
 
 def test_legend_names_use_the_registry_symbol_and_unit():
