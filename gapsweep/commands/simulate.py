@@ -29,6 +29,7 @@ from .exit_codes import EXIT_FAILED
 # units shown next to metrics in the human-readable output: the first pattern found in the
 # metric's name wins (relative figures first, so "energy_drift" is not read as metres)
 UNITS = (
+    ("penetration_error", "m"),  # the onset error is a length, unlike the other errors
     ("error", ""),
     ("fraction", ""),
     ("_ratio", ""),  # not "ratio": max_penetration would match it

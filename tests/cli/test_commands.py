@@ -115,6 +115,16 @@ def test_params_lists_every_field_its_default_unit_kind_and_range(capsys, model)
                                               "contact"]
 
 
+def test_human_output_names_each_metrics_unit():
+    shown = {k: command._format_value(k, 1.5) for k in (
+        "onset_penetration_error", "max_free_flight_penetration", "max_penetration_steady",
+        "energy_balance_error", "peak_kinetic_energy", "peak_slider_accel", "impacts")}
+    assert shown == {
+        "onset_penetration_error": "1.5 m", "max_free_flight_penetration": "1.5 m",
+        "max_penetration_steady": "1.5 m", "energy_balance_error": "1.5",
+        "peak_kinetic_energy": "1.5 J", "peak_slider_accel": "1.5 m/s^2", "impacts": "1.5"}
+
+
 def test_params_of_an_unknown_model_exits_2(capsys):
     assert cli.main(["params", "--model", "pendulum"]) == 2
     assert "model" in capsys.readouterr().err
