@@ -243,9 +243,9 @@ def names(model: str | None = None, *, kinds: Iterable[str] | None = None) -> tu
 def ideal_ignored(model: str | None = None) -> frozenset[str]:
     """Names an ideal-joint run of ``model`` does not read (the ideal twin drops them).
 
-    Without a model: the names any model's entry says so of - the flexible slider-crank's
-    rod ``youngs_modulus`` among them, because the rigid one's contact modulus is; a twin
-    whose model is known should pass it.
+    Without a model: every name some model's ideal run ignores - including the flexible
+    slider-crank's rod ``youngs_modulus``, because the rigid model's ``youngs_modulus`` (the
+    contact's) is ignored; so a caller that knows the model should pass it.
     """
     entries = _all() if model is None else model_parameters(model)
     return frozenset(p.name for p in entries if not p.ideal_reads)
@@ -315,8 +315,9 @@ def describe(model: str) -> list[dict[str, Any]]:
     for name, default in defaults.items():
         # a field still without an entry (tests/core/test_parameters.py fails on it) is listed
         # with what the core knows: its default and range
-        p = find(name, model) or Parameter(name, MODEL, name.replace("_", " ").capitalize())
-        kind = p.kind if find(name, model) else ""
-        rows.append({"name": name, "kind": kind, "label": p.label, "unit": p.unit,
+        p = find(name, model)
+        rows.append({"name": name, "kind": p.kind if p else "",
+                     "label": p.label if p else name.replace("_", " ").capitalize(),
+                     "unit": p.unit if p else unit(name),
                      "default": default, "allowed": allowed(model, name)})
     return rows

@@ -193,3 +193,13 @@ def test_a_flexible_twin_keeps_the_rods_modulus_a_rigid_twin_drops_the_contacts(
     assert flexible.twins == [{"youngs_modulus": 1.5e11, "ideal": True},
                               {"youngs_modulus": 2.07e11, "ideal": True}]
     assert flexible.twin_of == [0, 0, 1, 1]
+
+
+def test_a_field_without_an_entry_is_still_listed_with_its_default_and_range(monkeypatch):
+    """A model field added before its registry entry (as at a merge): `gapsweep params` and
+    the form still list it, with no kind; the completeness test above is what fails."""
+    kept = tuple(p for p in reg.REGISTRY["slider-crank"] if p.name != "clearance_mm")
+    monkeypatch.setitem(reg.REGISTRY, "slider-crank", kept)
+    row = next(r for r in reg.describe("slider-crank") if r["name"] == "clearance_mm")
+    assert row == {"name": "clearance_mm", "kind": "", "label": "Clearance mm", "unit": "mm",
+                   "default": 0.5, "allowed": "> 0 and < bearing radius 10 mm"}
