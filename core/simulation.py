@@ -21,6 +21,8 @@ from .dynamics import N_AUX, WS_LAMBDA, derivative, inverse_mass, make_workspace
 from .errors import InputError
 from .kinematics import initial_guess, solve_positions, solve_velocities
 from .model import ContactModel, Mechanism
+from .parameters import CONTACT, FRICTION, OUTPUT, SOLVER
+from .parameters import names as parameter_names
 from .postprocessing import SPECTRAL_METRICS, spectral_metrics
 from .result import CaseResult
 from .solver import Job, Progress, constraint_row, run_jobs
@@ -81,36 +83,9 @@ def joint_reactions(topo: Topology, arrays: CaseArrays, y: np.ndarray) -> np.nda
 
 
 # Fields that cannot change the initial state: the contact model (a centred start touches
-# nothing, a wall start only needs the ideal joint's reaction) and the solver's settings.
-# A study varies these across its cases, so the assembly runs once per distinct start.
-_NOT_INITIAL = (
-    "stiffness_scale",
-    "stiffness",
-    "contact_law",
-    "restitution",
-    "exponent",
-    "youngs_modulus",
-    "poisson_ratio",
-    "impact_damping",
-    "impact_depth",
-    "friction_law",
-    "friction",
-    "static_friction",
-    "friction_velocity",
-    "friction_velocity_full",
-    "integrator",
-    "rtol",
-    "atol",
-    "max_step",
-    "contact_max_step",
-    "initial_step",
-    "event_location",
-    "stabilization",
-    "baumgarte_alpha",
-    "baumgarte_beta",
-    "n_output",
-    "refine_peaks",
-)
+# nothing, a wall start only needs the ideal joint's reaction), the solver's settings and the
+# output. A study varies these across its cases, so the assembly runs once per distinct start.
+_NOT_INITIAL = parameter_names(MODEL, kinds=(CONTACT, FRICTION, SOLVER, OUTPUT))
 _DEFAULT = SliderCrankCase()
 
 

@@ -9,29 +9,20 @@ from __future__ import annotations
 
 import difflib
 import math
-import os
 from typing import Any
 
 from gapsweep.core.api import MODELS, get_model
 from gapsweep.core.errors import InputError
 
+from .design_rules import check_design, max_cases
 from .errors import FieldError
-from .spec import SAMPLING_DESIGNS, Axis, StudySpec, param_kinds, typed
+from .schema import SAMPLING_DESIGNS, Axis, StudySpec, param_kinds, typed
 
-DEFAULT_MAX_CASES = 100_000
 # Range and factor levels are monotone, so their ends carry the core's interval checks;
 # beyond this many levels only the first ones and the ends are checked (each check costs
 # ~0.2 ms of validation in the core).
 MAX_CHECKED_LEVELS = 200
 AXIS_FORMS = "values (optional nominal), or start/stop/count, or nominal/relative_percent/levels"
-
-
-def max_cases() -> int:
-    """``GAPSWEEP_MAX_CASES`` (default 100000): the most cases one study may have."""
-    try:
-        return max(1, int(os.environ.get("GAPSWEEP_MAX_CASES", DEFAULT_MAX_CASES)))
-    except ValueError:
-        return DEFAULT_MAX_CASES
 
 
 class _Checker:
@@ -213,8 +204,6 @@ def check_spec(spec: StudySpec, broken: set[str]) -> tuple[StudySpec, list[Field
     axes = c.check_axes(base)
     checked = spec.model_copy(update={"base": base, "axes": axes})
     if "design" not in broken:
-        from .design_rules import check_design
-
         complete = not broken and len(axes) == len(spec.axes)
         c.errors += check_design(checked, complete=complete, count=not c.errors)
     return (spec if c.errors else checked), c.errors

@@ -1,24 +1,35 @@
 """What each design asks of a spec (design.md 4.5), and how many cases it makes.
 
 Kept apart from the designs themselves so that :func:`~.spec.parse_spec` can refuse a spec
-(and count its cases against ``GAPSWEEP_MAX_CASES``) without building any case.
+(and count its cases against ``GAPSWEEP_MAX_CASES``) without building any case. Reads only
+the schema: :mod:`.checks` calls it, never the other way round.
 """
 
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable
 
 from gapsweep.core.convergence import refinement_study
 from gapsweep.core.errors import InputError
 
 from .errors import FieldError
-from .spec import SAMPLING_DESIGNS, StudySpec, param_kinds
+from .schema import SAMPLING_DESIGNS, StudySpec, param_kinds
 
+DEFAULT_MAX_CASES = 100_000
 OAT_NOMINAL = (
     "a nominal among the levels for one-at-a-time: values with a nominal that is one of "
     "them, or nominal/relative_percent/levels with odd levels"
 )
+
+
+def max_cases() -> int:
+    """``GAPSWEEP_MAX_CASES`` (default 100000): the most cases one study may have."""
+    try:
+        return max(1, int(os.environ.get("GAPSWEEP_MAX_CASES", DEFAULT_MAX_CASES)))
+    except ValueError:
+        return DEFAULT_MAX_CASES
 
 
 def _n_levels(spec: StudySpec) -> list[int]:
@@ -100,8 +111,6 @@ def _sampling(spec: StudySpec) -> list[FieldError]:
 def check_design(spec: StudySpec, *, complete: bool, count: bool) -> list[FieldError]:
     """Errors of ``spec`` against its design's needs. ``complete``: every axis validated
     (else rules over all axes are skipped); ``count``: also check the case limit."""
-    from .checks import max_cases
-
     if spec.design == "one-at-a-time":
         errors = _one_at_a_time(spec)
     elif spec.design == "convergence":

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from .design_rules import count_cases
+from .design_rules import count_cases, max_cases
 from .errors import FieldError, SpecError
 from .spec import StudySpec, param_kinds, typed
 from .twins import twin_key, twin_params
@@ -135,8 +135,6 @@ DESIGNS: dict[str, Callable[[StudySpec], Cases]] = {
 
 def plan_study(spec: StudySpec) -> StudyPlan:
     """The cases (and ideal twins) of a validated spec; over the case limit -> SpecError."""
-    from .checks import max_cases
-
     n, limit = count_cases(spec), max_cases()
     if n > limit:
         raise SpecError([FieldError("design", n, f"at most {limit} cases (GAPSWEEP_MAX_CASES)")])
@@ -155,7 +153,7 @@ def _twins(spec: StudySpec, cases: list[dict[str, Any]]) -> tuple[list, list]:
         if params.get("ideal") is True:  # an ideal case is its own baseline
             twin_of.append(None)
             continue
-        twin = twin_params(params)
+        twin = twin_params(params, spec.model)
         key = twin_key(twin)
         if key not in index:
             index[key] = len(twins)

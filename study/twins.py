@@ -3,6 +3,7 @@
 A twin keeps every parameter that changes an ideal-joint run (speed, template, solver
 settings ...) and drops the clearance, contact, friction and journal-start fields, which an
 ideal revolute joint never reads; so the 15-case clearance x stiffness study has one twin.
+Which fields those are is the core's parameter registry's to say, per model.
 """
 
 from __future__ import annotations
@@ -12,33 +13,12 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-# Parameters an ideal-joint run does not read (rigid and flexible slider-crank alike).
-IDEAL_IGNORES = frozenset(
-    {
-        "clearance_mm",
-        "bearing_radius_mm",
-        "stiffness_scale",
-        "stiffness",
-        "contact_law",
-        "restitution",
-        "exponent",
-        "youngs_modulus",
-        "poisson_ratio",
-        "impact_damping",
-        "impact_depth",
-        "friction_law",
-        "friction",
-        "static_friction",
-        "friction_velocity",
-        "friction_velocity_full",
-        "initial",
-        "contact_max_step",
-        "event_location",  # an ideal run has no contact events to locate
-        # the flexible slider-crank's IMPACT-law damping (its contact, not its rod)
-        "damping_max",
-        "damping_depth",
-    }
-)
+from gapsweep.core.parameters import ideal_ignored
+
+# Parameters an ideal-joint run of some model does not read: the registry's entries that say
+# so (joint, contact, friction, journal start, contact-only steps); twin_params with a model
+# drops only that model's.
+IDEAL_IGNORES = ideal_ignored()
 
 # metric -> deviation metric (relative to the twin: m / m_twin - 1)
 DEVIATIONS = {
@@ -48,9 +28,11 @@ DEVIATIONS = {
 }
 
 
-def twin_params(params: Mapping[str, Any]) -> dict[str, Any]:
-    """The ideal twin of a case: its parameters minus :data:`IDEAL_IGNORES`, ideal on."""
-    out = {k: v for k, v in params.items() if k not in IDEAL_IGNORES and k != "ideal"}
+def twin_params(params: Mapping[str, Any], model: str | None = None) -> dict[str, Any]:
+    """The ideal twin of a case of ``model``: its parameters minus those an ideal run of that
+    model does not read (without a model: minus :data:`IDEAL_IGNORES`), ideal on."""
+    ignored = IDEAL_IGNORES if model is None else ideal_ignored(model)
+    out = {k: v for k, v in params.items() if k not in ignored and k != "ideal"}
     out["ideal"] = True
     return out
 

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from . import context
-from .figures.labels import metric_label
+from .figures.labels import metric_display, metric_label
 from .parameters import label as parameter_label
 
 # the solver's own counters among a case's metrics (how hard the step control worked)
@@ -57,7 +57,8 @@ def parameter_rows(params: Mapping[str, Any]) -> list[dict[str, str]]:
 def metric_rows(metrics: Mapping[str, Any], *, counters: bool) -> list[dict[str, str]]:
     """Metrics (``counters=False``) or the solver counters (``True``) as label/value rows."""
     names = [m for m in metrics if (m in SOLVER_COUNTERS) == counters]
-    return [{"quantity": metric_label(m), "value": _show(metrics[m])} for m in names]
+    return [{"quantity": metric_label(m), "value": _show(metric_display(m, metrics[m]))}
+            for m in names]
 
 
 def provenance_rows(provenance: Mapping[str, Any]) -> list[dict[str, str]]:
@@ -85,7 +86,8 @@ def side_by_side(cases: Sequence[Mapping[str, Any]]) -> tuple[list[dict], list[d
 
     for m in TABLE_METRICS:
         rows.append({"name": metric_label(m),
-                     **{str(c["id"]): _show((c.get("metrics") or {}).get(m)) for c in cases}})
+                     **{str(c["id"]): _show(metric_display(m, (c.get("metrics") or {}).get(m)))
+                    for c in cases}})
     return columns, rows
 
 

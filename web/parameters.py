@@ -1,9 +1,8 @@
 """A model's parameters as the form shows them: name, unit, default.
 
-The names and defaults come from the core (``get_model(name).defaults()``, the list
-``gapsweep params`` prints). Units are not data in the core (its fields carry them in their
-names, ``clearance_mm``, or in comments), so the unit of each name the form shows is listed
-here; a name not listed shows no unit (a ratio, a count or a choice).
+Names, kinds and units come from the core's parameter registry (:mod:`gapsweep.core.
+parameters`, the list ``gapsweep params`` prints), defaults from the model's case type; a
+name the registry does not know shows no unit.
 """
 
 from __future__ import annotations
@@ -12,42 +11,12 @@ import math
 from functools import cache
 from typing import Any
 
-# by name suffix first (the core's own convention), then by exact name
-SUFFIX_UNITS = (("_mm", "mm"), ("_rpm", "rpm"), ("_deg", "deg"), ("_s", "s"))
-UNITS = {
-    "stiffness": "N/m^1.5",
-    "youngs_modulus": "Pa",
-    "impact_damping": "N s/m",
-    "impact_depth": "m",
-    "damping_max": "N s/m",
-    "damping_depth": "m",
-    "friction_velocity": "m/s",
-    "friction_velocity_full": "m/s",
-    "gravity": "m/s²",
-    "t_end": "s",
-    "max_step": "s",
-    "contact_max_step": "s",
-    "initial_step": "s",
-    "atol": "m",
-    "baumgarte_alpha": "1/s",
-    "baumgarte_beta": "1/s",
-    "dt": "s",
-    "output_interval": "s",
-    "damping_time": "s",
-    "length": "m",
-    "width": "m",
-    "height": "m",
-    "density": "kg/m³",
-    "tip_load": "N",
-    "shape_times": "s",
-}
+from gapsweep.core import parameters as registry
 
 
 def unit(name: str) -> str:
-    """The unit of parameter ``name`` ("" for ratios, counts and choices)."""
-    if name in UNITS:
-        return UNITS[name]
-    return next((u for suffix, u in SUFFIX_UNITS if name.endswith(suffix)), "")
+    """The unit parameter ``name`` is given in ("" for ratios, counts and choices)."""
+    return registry.unit(name)
 
 
 def label(name: str) -> str:
@@ -91,8 +60,12 @@ def model_description(model: str) -> str:
 
 
 def parameter_rows(model: str) -> list[dict[str, str]]:
-    """One row per parameter: ``{"name", "unit", "default", "value": ""}``, core order."""
-    return [
-        {"name": name, "unit": unit(name), "default": show_default(value), "value": ""}
-        for name, value in defaults(model).items()
-    ]
+    """One row per parameter: ``{"name", "unit", "kind", "default", "value": ""}``, in the
+    case's field order (units and kinds from the registry, of this model's entry)."""
+    rows = []
+    for name, value in defaults(model).items():
+        entry = registry.find(name, model) if model in registry.REGISTRY else None
+        rows.append({"name": name, "unit": entry.unit if entry else unit(name),
+                     "kind": entry.kind if entry else "", "default": show_default(value),
+                     "value": ""})
+    return rows

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from typing import Any
 
-from .figures.labels import metric_label, parameter_label
+from .figures.labels import metric_display, metric_label, parameter_label
 
 FINISHED = ("done", "cancelled")
 CASE_STATUSES = ("queued", "running", "done", "failed", "cancelled")
@@ -161,7 +161,7 @@ def case_columns(axes: Sequence[str]) -> list[dict[str, Any]]:
 
 def case_rows(detail: Mapping[str, Any]) -> list[dict[str, Any]]:
     """One row per design case (twins are listed apart): status, reason, time, axis values,
-    headline metrics (rounded to 6 digits for display)."""
+    headline metrics in their columns' units (rounded to 6 digits for display)."""
     axes = axes_of(detail)
     rows = []
     for case in detail.get("cases") or []:
@@ -178,8 +178,8 @@ def case_rows(detail: Mapping[str, Any]) -> list[dict[str, Any]]:
         for a in axes:
             value = params.get(a)
             row[a] = _round(value) if not isinstance(value, (list, dict)) else str(value)
-        for m in TABLE_METRICS:
-            row[m] = _round(metrics.get(m))
+        for m in TABLE_METRICS:  # in the unit the column header names (penetration: µm)
+            row[m] = _round(metric_display(m, metrics.get(m)))
         rows.append(row)
     return rows
 

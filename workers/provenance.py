@@ -10,26 +10,16 @@ from pathlib import Path
 from typing import Any
 
 from gapsweep.core.api import get_model
+from gapsweep.core.parameters import OUTPUT, SOLVER
+from gapsweep.core.parameters import names as parameter_names
 from gapsweep.study.spec import StudySpec
 
 _REPO = Path(__file__).resolve().parent.parent
 
-# The core's solver fields: recorded with their effective values (defaults unless the
-# study's base sets them), so a result can be reproduced without knowing today's defaults.
-SOLVER_FIELDS = (
-    "integrator",
-    "rtol",
-    "atol",
-    "max_step",
-    "contact_max_step",
-    "initial_step",
-    "event_location",
-    "stabilization",
-    "n_output",
-    "refine_peaks",
-    "t_end",
-    "dt",
-)
+# The core's solver and output settings (every model's, from the parameter registry):
+# recorded with their effective values (defaults unless the study's base sets them), so a
+# result can be reproduced without knowing today's defaults.
+SOLVER_FIELDS = parameter_names(kinds=(SOLVER, OUTPUT))
 
 
 def _version(package: str) -> str | None:

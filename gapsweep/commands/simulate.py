@@ -3,7 +3,7 @@
     gapsweep simulate [--model slider-crank] [--set NAME=VALUE ...] [--ideal] [--json]
     gapsweep simulate --sweep clearance_mm=0.02,0.05,0.1 --sweep stiffness_scale=0.7:1.3:3
     gapsweep warmup            # compile and cache the solver kernels once
-    gapsweep params [--model]  # list a model's parameters and defaults
+    gapsweep params [--model] [--json]  # a model's parameters: default, unit, kind, range
 """
 
 from __future__ import annotations
@@ -20,15 +20,16 @@ from typing import Any
 from gapsweep.core.api import MODELS, get_model
 from gapsweep.core.errors import InputError
 from gapsweep.core.jit import JIT_DISABLED, kernels_cached, prune_stale_caches
+from gapsweep.core.parameters import describe, ideal_ignored
 from gapsweep.core.result import CaseResult
 from gapsweep.study.analysis import HEADLINE_METRICS
-from gapsweep.study.twins import IDEAL_IGNORES
 
 from .exit_codes import EXIT_FAILED
 
 # units shown next to metrics in the human-readable output: the first pattern found in the
 # metric's name wins (relative figures first, so "energy_drift" is not read as metres)
 UNITS = (
+    ("penetration_error", "m"),  # the onset error is a length, unlike the other errors
     ("error", ""),
     ("fraction", ""),
     ("_ratio", ""),  # not "ratio": max_penetration would match it
@@ -53,9 +54,9 @@ COMPILE_TIME = "1 min"
 COMPILE_TIME_ONE_PROCESS = "1.5 min"
 
 # the sweep table's columns: the headline metrics (design.md 4.1)
-# the table's metrics, and the parameters an ideal-joint run ignores: the study layer's
 HEADLINE = HEADLINE_METRICS
-JOINT_ONLY = IDEAL_IGNORES
+# the parameters an ideal-joint run ignores (the core's registry; the study's twins use it too)
+JOINT_ONLY = ideal_ignored()
 
 
 def _parse_assignment(text: str, option: str) -> tuple[str, str]:
@@ -283,10 +284,38 @@ def cmd_warmup(args: argparse.Namespace) -> int:
     return 0
 
 
+PARAMS_COLUMNS = ("name", "default", "unit", "kind", "allowed")
+
+
 def cmd_params(args: argparse.Namespace) -> int:
-    for key, value in get_model(args.model).defaults().items():
-        print(f"{key} = {value}")
+    """The model's parameters from the core's registry: name, default, unit, kind and what
+    the solver allows; ``--json``: a list of ``{"name", "kind", "label", "unit", "default",
+    "allowed"}`` (an infinite default as null)."""
+    get_model(args.model)  # an unknown model: exit 2 with the list
+    rows = describe(args.model)
+    if args.json:
+        for row in rows:
+            d = row["default"]
+            row["default"] = None if isinstance(d, float) and math.isinf(d) else d
+        print(json.dumps(rows))
+        return 0
+    cells = [[_param_cell(row[c]) for c in PARAMS_COLUMNS] for row in rows]
+    widths = [max(len(c), *(len(r[j]) for r in cells)) for j, c in enumerate(PARAMS_COLUMNS)]
+    for row in [list(PARAMS_COLUMNS), *cells]:
+        print("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
     return 0
+
+
+def _param_cell(value: Any) -> str:
+    if value is None:
+        return "auto"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, tuple):
+        return ",".join(_param_cell(v) for v in value) or "-"
+    return str(value) or "-"
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -308,6 +337,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     warm = sub.add_parser("warmup", help="compile and cache the solver kernels")
     warm.add_argument("models", nargs="*", help="models to warm (default: all)")
     warm.set_defaults(func=cmd_warmup)
-    par = sub.add_parser("params", help="list a model's parameters and defaults")
+    par = sub.add_parser("params", help="list a model's parameters: default, unit, kind, range")
     par.add_argument("--model", default="slider-crank")
+    par.add_argument("--json", action="store_true", help="print a JSON list")
     par.set_defaults(func=cmd_params)

@@ -88,14 +88,41 @@ def test_an_unknown_command_or_option_is_argparses_exit_2(capsys):
 
 
 @pytest.mark.parametrize("model", list(MODELS))
-def test_params_lists_every_field_and_its_default(capsys, model):
+def test_params_lists_every_field_its_default_unit_kind_and_range(capsys, model):
+    """`gapsweep params` prints the core's registry: one row per case field, in field order."""
+    from gapsweep.core.parameters import allowed, find
+
     assert cli.main(["params", "--model", model]) == 0
     lines = capsys.readouterr().out.splitlines()
     defaults = MODELS[model].defaults()
-    assert lines == [f"{k} = {v}" for k, v in defaults.items()]
+    assert lines[0].split() == ["name", "default", "unit", "kind", "allowed"]
+    assert [ln.split()[0] for ln in lines[1:]] == list(defaults)
+    for line, name in zip(lines[1:], defaults, strict=True):
+        entry = find(name, model)
+        assert f"  {entry.kind}  " in line and line.rstrip().endswith(allowed(model, name))
+    assert cli.main(["params", "--model", model, "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [r["name"] for r in rows] == list(defaults)
+    for row in rows:
+        d = defaults[row["name"]]
+        expected = list(d) if isinstance(d, tuple) else None if d == math.inf else d
+        assert row["default"] == expected and row["unit"] == find(row["name"], model).unit
     if model == "slider-crank":
-        assert [ln.split(" = ")[0] for ln in lines] == [f.name for f in fields(SliderCrankCase)]
-        assert "clearance_mm = 0.5" in lines and "contact_law = lankarani-nikravesh" in lines
+        assert [r["name"] for r in rows] == [f.name for f in fields(SliderCrankCase)]
+        by_name = {ln.split()[0]: ln.split() for ln in lines[1:]}
+        assert by_name["clearance_mm"][:4] == ["clearance_mm", "0.5", "mm", "joint"]
+        assert by_name["contact_law"][:4] == ["contact_law", "lankarani-nikravesh", "-",
+                                              "contact"]
+
+
+def test_human_output_names_each_metrics_unit():
+    shown = {k: command._format_value(k, 1.5) for k in (
+        "onset_penetration_error", "max_free_flight_penetration", "max_penetration_steady",
+        "energy_balance_error", "peak_kinetic_energy", "peak_slider_accel", "impacts")}
+    assert shown == {
+        "onset_penetration_error": "1.5 m", "max_free_flight_penetration": "1.5 m",
+        "max_penetration_steady": "1.5 m", "energy_balance_error": "1.5",
+        "peak_kinetic_energy": "1.5 J", "peak_slider_accel": "1.5 m/s^2", "impacts": "1.5"}
 
 
 def test_params_of_an_unknown_model_exits_2(capsys):

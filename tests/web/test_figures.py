@@ -105,7 +105,7 @@ def test_trend_lines_sorts_points_by_x_whatever_the_case_order():
     ("metric", "title"),
     [
         ("peak_contact_force", "Peak contact force [N]"),
-        ("max_penetration", "Max penetration [m]"),
+        ("max_penetration", "Max penetration [µm]"),
         ("peak_driving_torque", "Peak driving torque [N m]"),
         (
             "deviation_peak_slider_accel",

@@ -3,7 +3,8 @@
 A case is ``{"id": int, "params": dict, "status": str, "metrics": dict[str, float | int |
 None]}``. It counts when its status is ``done`` (the core's ``ok`` is accepted too) and the
 metric is a finite number; anything else (failed, queued, cancelled, a missing, None or NaN
-metric) is skipped and counted by the figure.
+metric) is skipped and counted by the figure. Values come in the unit the metric's label
+names (:func:`.labels.metric_display`: penetrations in µm).
 """
 
 from __future__ import annotations
@@ -12,17 +13,20 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from .labels import metric_scale
+
 DONE_STATUSES = frozenset({"done", "ok"})
 
 
 def metric_value(case: Mapping[str, Any], metric: str) -> float | None:
-    """The case's ``metric`` as a float, or None if the case is not done or has no value."""
+    """The case's ``metric`` as a float in the unit its label names (the stored SI value x
+    :func:`~.labels.metric_scale`), or None if the case is not done or has no value."""
     if case.get("status") not in DONE_STATUSES:
         return None
     value = (case.get("metrics") or {}).get(metric)
     if value is None or isinstance(value, bool):
         return None
-    value = float(value)
+    value = float(value) * metric_scale(metric)
     return value if math.isfinite(value) else None
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import plotly.graph_objects as go
 
-from .labels import metric_label, metric_parts, parameter_label, phrase
+from .labels import metric_label, metric_parts, metric_scale, parameter_label, phrase
 from .style import BASELINE_COLOR, color, fit_tick_labels, new_figure
 
 RICHARDSON_NAME = "Richardson estimate"
@@ -57,7 +57,9 @@ def convergence_figure(
     fig = new_figure(title, parameter_label(axis), metric_label(metric), subtitle=subtitle)
     fig.update_xaxes(type="log")
     levels = [float(v) for v in analysis.get("levels") or []]
-    values = [_finite(v) for v in analysis.get("values") or []]
+    scale = metric_scale(metric)  # the metric's shown unit (penetrations in µm)
+    values = [None if (y := _finite(v)) is None else y * scale
+              for v in analysis.get("values") or []]
     if not levels:
         return fig
     # a tick at each level: a log axis spanning a decade or two otherwise labels its minor
@@ -76,6 +78,7 @@ def convergence_figure(
     )
     estimate = _finite(analysis.get("richardson_estimate"))
     if estimate is not None:
+        estimate *= scale
         fig.add_trace(
             go.Scatter(
                 x=[min(levels), max(levels)],

@@ -1,18 +1,25 @@
-"""Axis titles and legend names, each with its unit: the one units convention of every figure.
+"""Axis titles, table headers and legend names, each with its unit: the one units convention
+of every figure and table.
 
 Convention: a quantity is shown in the SI unit the solver stores it in (m, s, N, N m, J,
-m/s², Hz) - penetration, eccentricity and the clearance circle of the case views in metres,
-whose tick labels carry SI prefixes (``20µ`` on a ``[m]`` axis is 20 µm, see
-:mod:`.style`). A study parameter is shown in the unit its name carries (``clearance_mm`` in
-mm, ``speed_rpm`` in rpm); dimensionless quantities say ``[–]``.
+m/s², Hz), with one exception: penetration *metrics* (``max_penetration``, the onset error,
+the free-flight penetration) are micrometres of a clearance of tens of µm, so they are shown
+in µm - :func:`metric_scale` is the factor from the stored SI value, and every figure and
+table that shows a metric's value multiplies by it (:func:`metric_display`). Series
+(penetration, eccentricity, the clearance circle of the case views) stay in metres, whose
+tick labels carry SI prefixes (``20µ`` on a ``[m]`` axis is 20 µm, see :mod:`.style`).
+A study parameter is shown in the unit its name carries (``clearance_mm`` in mm,
+``speed_rpm`` in rpm), with the title the core's parameter registry gives it;
+dimensionless quantities say ``[–]``, counts ``[count]``.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
-from gapsweep.web.parameters import unit as parameter_unit
+from gapsweep.core import parameters as registry
 
 DIMENSIONLESS = "–"
 
@@ -39,35 +46,53 @@ SERIES = {
     "constraint_drift": ("Constraint drift", "m"),
 }
 
-# metric name (without "_steady" / "deviation_") -> (title, unit)
+COUNT = "count"
+MICROMETRE = "µm"
+
+# metric name (without "_steady" / "deviation_") -> (title, unit shown); every metric a model
+# reports is listed (tests/web/test_labels.py), so none falls back to [–] by omission
 METRICS = {
+    # rigid and flexible slider-crank (design.md 4.1)
     "peak_slider_accel": ("Peak slider acceleration", "m/s²"),
     "rms_slider_accel": ("RMS slider acceleration", "m/s²"),
     "peak_contact_force": ("Peak contact force", "N"),
-    "max_penetration": ("Max penetration", "m"),
-    "impacts": ("Impacts", "count"),
+    "max_penetration": ("Max penetration", MICROMETRE),
+    "impacts": ("Impacts", COUNT),
     "peak_driving_torque": ("Peak driving torque", "N m"),
     "contact_time_fraction": ("Contact time fraction", DIMENSIONLESS),
+    "peak_kinetic_energy": ("Peak kinetic energy", "J"),
+    "onset_penetration_error": ("Onset penetration error", MICROMETRE),
+    "max_free_flight_penetration": ("Max free-flight penetration", MICROMETRE),
+    "max_rod_deflection": ("Max rod deflection", "m"),
+    # spectra of the last revolution
     "dominant_frequency_accel_hz": ("Dominant frequency of slider acceleration", "Hz"),
     "high_frequency_ratio_accel": ("High-frequency ratio of slider acceleration", DIMENSIONLESS),
     "dominant_frequency_force_hz": ("Dominant frequency of contact force", "Hz"),
     "high_frequency_ratio_force": ("High-frequency ratio of contact force", DIMENSIONLESS),
+    # the cantilever (seed 001)
+    "tip_deflection_static": ("Static tip deflection", "m"),
+    "tip_deflection_mean": ("Mean tip deflection", "m"),
+    "tip_deflection_max": ("Max tip deflection", "m"),
+    "tip_shortening_static": ("Static tip shortening", "m"),
+    "first_frequency_hz": ("First natural frequency", "Hz"),
+    "first_frequency_linear_hz": ("First natural frequency, linearised", "Hz"),
+    "energy_drift": ("Energy drift", DIMENSIONLESS),
+    # the solver's own figures
     "wall_time_s": ("Wall time", "s"),
     "max_constraint_drift": ("Max constraint drift", "m"),
     "energy_balance_error": ("Energy balance error", DIMENSIONLESS),
+    "rhs_evaluations": ("RHS evaluations", COUNT),
+    "accepted_steps": ("Accepted steps", COUNT),
+    "rejected_steps": ("Rejected steps", COUNT),
+    "peak_refinements": ("Peak refinements", COUNT),
+    "steps": ("Time steps", COUNT),
+    "static_iterations": ("Static Newton iterations", COUNT),
+    "dt": ("Time step", "s"),
+    "stable_dt": ("Stable time step", "s"),
 }
 
-# parameter name -> (title, short legend word); the unit comes from gapsweep.web.parameters
-PARAMETERS = {
-    "clearance_mm": ("Clearance", "c"),
-    "stiffness_scale": ("Stiffness scale", "stiffness"),
-    "restitution": ("Restitution coefficient", "cr"),
-    "friction": ("Friction coefficient", "μ"),
-    "speed_rpm": ("Crank speed", "speed"),
-    "bearing_radius_mm": ("Bearing radius", "R"),
-    "rtol": ("Relative tolerance", "rtol"),
-    "atol": ("Absolute tolerance", "atol"),
-}
+# shown unit -> factor from the stored SI value (metres)
+DISPLAY_SCALE = {MICROMETRE: 1e6}
 
 # parameters that scale a nominal value: legend "stiffness ×0.7"
 SCALE_SUFFIX = "_scale"
@@ -96,7 +121,7 @@ def metric_parts(name: str) -> tuple[str, str]:
     """
     if name.startswith("deviation_"):
         title, _ = metric_parts(name.removeprefix("deviation_"))
-        return f"Deviation of {title[0].lower()}{title[1:]} from the ideal joint", DIMENSIONLESS
+        return f"Deviation of {phrase(title)} from the ideal joint", DIMENSIONLESS
     if name.endswith("_steady"):
         title, u = metric_parts(name.removesuffix("_steady"))
         return f"{title} (last revolution)", u
@@ -113,15 +138,32 @@ def metric_label(name: str) -> str:
     return with_unit(*metric_parts(name))
 
 
+@functools.cache  # a table of 1,000 cases asks it for every cell
+def metric_scale(name: str) -> float:
+    """Factor from the stored (SI) value of metric ``name`` to the unit it is shown in
+    (1e6 for the penetrations shown in µm, else 1)."""
+    return DISPLAY_SCALE.get(metric_unit(name), 1.0)
+
+
+def metric_display(name: str, value: Any) -> Any:
+    """A stored value of metric ``name`` in the unit its label names; anything not a number
+    (None, a bool, text) is returned as it is, an int only when the scale is 1."""
+    scale = metric_scale(name)
+    if scale == 1.0 or isinstance(value, bool) or not isinstance(value, (int, float)):
+        return value
+    return float(value) * scale
+
+
 def parameter_parts(name: str) -> tuple[str, str]:
-    """(title, unit) of a study parameter; ``[–]`` when it has no unit."""
-    title = PARAMETERS.get(name, (None, None))[0]
-    if title is None:
-        stem = name
-        for suffix in ("_mm", "_rpm", "_deg", "_s"):
-            stem = stem.removesuffix(suffix)
-        title = stem.replace("_", " ").capitalize()
-    return title, parameter_unit(name) or DIMENSIONLESS
+    """(title, unit) of a study parameter, from the core's registry; ``[–]`` when it has no
+    unit. A name the registry does not know is titled from its words."""
+    entry = registry.find(name)
+    if entry is not None:
+        return entry.label, entry.unit or DIMENSIONLESS
+    stem = name
+    for suffix in ("_mm", "_rpm", "_deg", "_s"):
+        stem = stem.removesuffix(suffix)
+    return stem.replace("_", " ").capitalize(), registry.unit(name) or DIMENSIONLESS
 
 
 def parameter_label(name: str) -> str:
@@ -138,10 +180,11 @@ def format_value(value: Any) -> str:
 
 def level_name(name: str, value: Any) -> str:
     """Legend entry of one level of a parameter: ``"stiffness ×0.7"``, ``"c = 0.05 mm"``."""
-    short = PARAMETERS.get(name, (None, name))[1]
+    entry = registry.find(name)
+    short = entry.symbol if entry is not None and entry.symbol else name
     if name.endswith(SCALE_SUFFIX):
         return f"{short} ×{format_value(value)}"
-    u = parameter_unit(name)
+    u = registry.unit(name)
     return f"{short} = {format_value(value)}" + (f" {u}" if u else "")
 
 

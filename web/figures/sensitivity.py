@@ -25,6 +25,7 @@ from .labels import (
     level_name,
     metric_label,
     metric_parts,
+    metric_scale,
     parameter_label,
     parameter_parts,
     phrase,
@@ -115,9 +116,10 @@ def tornado_figure(
     name, unit = metric_parts(metric)
     fig = new_figure(title or f"Tornado: {phrase(name)}", metric_label(metric), "Factor")
     axes = [str(r["axis"]) for r in rows]
+    scale = metric_scale(metric)  # bars in the metric's shown unit (penetrations in µm)
     for side, i in (("low", 0), ("high", 1)):
-        nominal = [r["nominal_metric"] for r in rows]
-        value = [r[f"metric_{side}"] for r in rows]
+        nominal = [r["nominal_metric"] * scale for r in rows]
+        value = [r[f"metric_{side}"] * scale for r in rows]
         fig.add_trace(
             go.Bar(
                 orientation="h",
@@ -146,7 +148,7 @@ def tornado_figure(
             span += f", nominal {format_value(factor_nominal[r['axis']])}"
         notes[r["axis"]] = span
     _factor_axis(fig, axes, "y", notes)
-    nominals = {r["nominal_metric"] for r in rows if not math.isnan(r["nominal_metric"])}
+    nominals = {r["nominal_metric"] * scale for r in rows if not math.isnan(r["nominal_metric"])}
     if len(nominals) == 1:
         (m0,) = nominals
         vertical_markers(fig, [m0], dash="dash", color=BASELINE_COLOR)
@@ -234,6 +236,7 @@ def morris_figure(analysis: Mapping[str, Any], metric: str = "peak_slider_accel"
     """
     per_axis = (analysis.get("indices") or {}).get(metric, {})
     name, u = metric_parts(metric)
+    scale = metric_scale(metric)  # in the metric's shown unit (penetrations in µm)
     fig = new_figure(
         f"Morris screening: {phrase(name)}",
         with_unit("μ* (mean |elementary effect|)", u),
@@ -241,12 +244,12 @@ def morris_figure(analysis: Mapping[str, Any], metric: str = "peak_slider_accel"
     )
     fig.add_trace(
         go.Scatter(
-            x=[_gap(_num(v.get("mu_star"))) for v in per_axis.values()],
-            y=[_gap(_num(v.get("sigma"))) for v in per_axis.values()],
+            x=[_gap(_num(v.get("mu_star")) * scale) for v in per_axis.values()],
+            y=[_gap(_num(v.get("sigma")) * scale) for v in per_axis.values()],
             error_x={
                 "type": "data",
                 "symmetric": True,
-                "array": [_gap(_num(v.get("mu_star_conf"))) for v in per_axis.values()],
+                "array": [_gap(_num(v.get("mu_star_conf")) * scale) for v in per_axis.values()],
             },
             text=[str(a) for a in per_axis],
             mode="markers+text",
