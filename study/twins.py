@@ -20,6 +20,8 @@ IDEAL_IGNORES = frozenset(
         "stiffness_scale",
         "stiffness",
         "contact_law",
+        "stiffness_model",
+        "axial_length_mm",
         "restitution",
         "exponent",
         "youngs_modulus",
