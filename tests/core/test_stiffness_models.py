@@ -178,14 +178,14 @@ SMALL_C = SliderCrankCase(clearance_mm=0.02)
 
 @pytest.fixture(scope="module")
 def small_clearance_runs():
+    """The Flores case at c = 0.02 mm under each model: metrics and the contact half-width
+    at the peak (the peak force with the penetration the model needs for it)."""
     cases = [SMALL_C.replace(stiffness_model=m) for m in STIFFNESS_MODELS]
     results = simulate_batch(cases)
     out = {}
     for case, r in zip(cases, results, strict=True):
         assert r.ok, r.reason
         m = r.metrics
-        row = clearance_parameters(build_mechanism(case).clearance_joints[0])
-        # the penetration at the peak force, from the model's own force law
         half = contact_half_width(
             case.stiffness_model,
             delta=m["max_penetration"],
@@ -195,29 +195,40 @@ def small_clearance_runs():
             e_eff=E_EFF,
             axial_length=LENGTH,
         )
-        out[case.stiffness_model] = (m, contact_area(case.stiffness_model, half, LENGTH), row)
+        out[case.stiffness_model] = (m, half)
         print(
             f"\n{case.stiffness_model:17s} peak force {m['peak_contact_force']:8.1f} N, max "
-            f"penetration {m['max_penetration'] * 1e6:6.3f} um, contact area "
-            f"{out[case.stiffness_model][1] * 1e6:6.1f} mm^2, peak accel "
-            f"{m['peak_slider_accel']:8.0f} m/s^2, {m['impacts']} impacts"
+            f"penetration {m['max_penetration'] * 1e6:6.3f} um, half-width {half * 1e3:5.2f} mm "
+            f"(area {contact_area(case.stiffness_model, half, LENGTH) * 1e6:5.1f} mm^2), "
+            f"peak accel {m['peak_slider_accel']:8.0f} m/s^2, {m['impacts']} impacts"
         )
     return out
 
 
-def test_liu_conformal_gives_a_lower_peak_force_and_a_larger_area_at_small_clearance(
+def test_liu_conformal_gives_a_lower_peak_force_and_a_wider_contact_at_small_clearance(
     small_clearance_runs,
 ):
-    sphere, sphere_area, _ = small_clearance_runs["hertz-sphere"]
-    liu, liu_area, _ = small_clearance_runs["liu-conformal"]
+    """The sphere-type K is the stiffer law; Liu's conformal contact spreads over a larger arc
+    of the pin (measured, L = 10 mm: peak 13.2 kN vs 15.8 kN, half-width 9.7 vs 8.0 mm)."""
+    sphere, sphere_half = small_clearance_runs["hertz-sphere"]
+    liu, liu_half = small_clearance_runs["liu-conformal"]
     assert liu["peak_contact_force"] < 0.95 * sphere["peak_contact_force"]
     assert liu["max_penetration"] > sphere["max_penetration"]
-    assert liu_area > sphere_area
+    assert liu_half > 1.1 * sphere_half
 
 
-def test_penetration_stays_far_below_the_clearance_with_every_model(small_clearance_runs):
-    for m, _, _ in small_clearance_runs.values():
-        assert m["max_penetration"] < 0.5 * 2e-5
+def test_johnson_line_contact_is_wider_but_stiffer_than_the_sphere_at_small_clearance(
+    small_clearance_runs,
+):
+    """Johnson's law is the non-conformal 2-D Hertz line contact: at L = 10 mm it is stiffer
+    than the sphere-type K (force ~ delta, not delta^1.5, at small delta), so its peak force
+    is higher, not lower; its Hertz half-width exceeds the sphere's and reaches the size of
+    the pin - the regime where the line-contact assumption (a << R) no longer holds."""
+    sphere, sphere_half = small_clearance_runs["hertz-sphere"]
+    johnson, johnson_half = small_clearance_runs["johnson-cylinder"]
+    assert johnson["peak_contact_force"] > sphere["peak_contact_force"]
+    assert johnson_half > sphere_half
+    assert johnson_half > 0.5 * (R_B - 2e-5)
 
 
 @pytest.mark.parametrize("model", ["johnson-cylinder", "liu-conformal"])
