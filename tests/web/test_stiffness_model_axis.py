@@ -104,7 +104,7 @@ def test_trends_draw_one_line_per_model_when_it_is_the_grouping_axis():
     )
     assert len(fig.data) == 3
     for trace, model in zip(fig.data, MODELS, strict=True):
-        assert model in trace.name
+        assert trace.name == f"stiffness model = {model}"
         np.testing.assert_array_equal(trace.x, CLEARANCES)
         k = MODELS.index(model) + 1
         np.testing.assert_allclose(trace.y, [1000.0 * k + c for c in CLEARANCES])

@@ -65,6 +65,8 @@ PARAMETERS = {
     "friction": ("Friction coefficient", "μ"),
     "speed_rpm": ("Crank speed", "speed"),
     "bearing_radius_mm": ("Bearing radius", "R"),
+    "stiffness_model": ("Stiffness model", "stiffness model"),
+    "axial_length_mm": ("Axial length", "L"),
     "rtol": ("Relative tolerance", "rtol"),
     "atol": ("Absolute tolerance", "atol"),
 }
