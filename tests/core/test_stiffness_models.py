@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from gapsweep.core.assembly import CP_LINEK, clearance_parameters
 from gapsweep.core.cases import SliderCrankCase
-from gapsweep.core.contact_laws import dissipative_force, normal_force
+from gapsweep.core.contact_laws import CONTACT_LAWS, dissipative_force, normal_force
 from gapsweep.core.contact_stiffness import (
     HERTZ_SPHERE,
     JOHNSON_CYLINDER,
@@ -30,8 +30,9 @@ from gapsweep.core.contact_stiffness import (
     liu_force,
 )
 from gapsweep.core.errors import InputError
-from gapsweep.core.model import ContactModel
+from gapsweep.core.model import Body, ClearanceJoint, ContactModel, Mechanism, Probe
 from gapsweep.core.simulation import build_mechanism, simulate_batch
+from gapsweep.core.solver import Job, SolverOptions, run_jobs
 from scipy.integrate import quad
 from scipy.optimize import brentq
 
@@ -249,6 +250,83 @@ def test_conservative_joint_conserves_energy_with_each_line_law(model):
     assert r.ok, r.reason
     assert r.metrics["impacts"] >= 10
     assert r.metrics["energy_balance_error"] <= 1e-6
+
+
+# --- one impact of a free journal (the rig of test_contact.py) ---------------------------
+
+MASS, V0, C_IMPACT = 0.14, 1.0, 0.5e-3  # [kg], [m/s] approach speed, [m] clearance
+
+
+def impact_job(stiffness_model: str, law: str, restitution: float) -> Job:
+    """A free journal, centred, at V0 along +x towards the wall of a grounded bearing."""
+    contact = ContactModel(
+        law=law, restitution=restitution, friction=0.0, stiffness_model=stiffness_model
+    )
+    joint = ClearanceJoint("ground", "journal", R_B, C_IMPACT, contact=contact)
+    mech = Mechanism(
+        "single-impact",
+        bodies=(Body("journal", MASS, 1e-4),),
+        clearance_joints=(joint,),
+        gravity=(0.0, 0.0),
+        probe=Probe("journal", 0),
+    )
+    y0 = np.zeros(6)
+    y0[3] = V0
+    options = SolverOptions(t_end=C_IMPACT / V0 + 3e-4, rtol=1e-10, atol=1e-14, n_output=401)
+    return Job(mech, y0, options, params={})
+
+
+LINE_MODELS = ("johnson-cylinder", "liu-conformal")
+IMPACT_LAWS = (("hertz", 1.0), ("lankarani-nikravesh", 0.9), ("flores", 0.5))
+
+
+@pytest.fixture(scope="module")
+def impacts():
+    keys = [(m, law, cr) for m in LINE_MODELS for law, cr in IMPACT_LAWS]
+    results = run_jobs([impact_job(*k) for k in keys])
+    for k, r in zip(keys, results, strict=True):
+        assert r.ok, (k, r.reason)
+        assert r.metrics["impacts"] == 1, k
+    return dict(zip(keys, results, strict=True))
+
+
+def _reference_force(model: str, c: float, delta: float) -> float:
+    if model == "johnson-cylinder":
+        return johnson_reference(c, delta)
+    return 0.5 * math.pi * E_EFF * LENGTH * delta * math.sqrt(delta / (2.0 * (c + delta)))
+
+
+@pytest.mark.parametrize("model", LINE_MODELS)
+def test_elastic_impact_stores_the_kinetic_energy_at_max_penetration(impacts, model):
+    """Elastic (hertz law) impact: at the deepest point int_0^d_max F = m V0^2 / 2, with F
+    the published law (quadrature + brentq here); the peak force is F(d_max); e = 1."""
+    r = impacts[(model, "hertz", 1.0)]
+    kinetic = 0.5 * MASS * V0**2
+
+    def stored(d: float) -> float:
+        return quad(lambda x: _reference_force(model, C_IMPACT, x), 0.0, d, epsrel=1e-12)[0]
+
+    d_max = brentq(lambda d: stored(d) - kinetic, 1e-12, 0.39 * C_IMPACT, xtol=1e-20)
+    print(f"\n{model}: d_max {r.metrics['max_penetration']:.6e} m (reference {d_max:.6e})")
+    assert r.metrics["max_penetration"] == pytest.approx(d_max, rel=1e-6)
+    peak = _reference_force(model, C_IMPACT, d_max)
+    assert r.metrics["peak_contact_force"] == pytest.approx(peak, rel=1e-6)
+    assert -r.series["final_state"][3] / V0 == pytest.approx(1.0, abs=1e-6)
+
+
+@pytest.mark.parametrize("model", LINE_MODELS)
+@pytest.mark.parametrize(("law", "restitution"), IMPACT_LAWS[1:])
+def test_hysteresis_restitution_does_not_depend_on_the_elastic_law(
+    impacts, model, law, restitution
+):
+    """F = F_e(d) (1 + chi d'/V0) separates as m v dv / (1 + chi v / V0) = -F_e dx: the
+    restitution solves chi - ln(1+chi) = -chi e - ln(1 - chi e) whatever F_e is."""
+    chi = CONTACT_LAWS[law].chi(restitution)
+    target = chi - math.log1p(chi)
+    upper = min(1.0, (1.0 - 1e-15) / chi)
+    exact = brentq(lambda e: -chi * e - math.log1p(-chi * e) - target, 0.0, upper, xtol=1e-15)
+    measured = -impacts[(model, law, restitution)].series["final_state"][3] / V0
+    assert measured == pytest.approx(exact, rel=1e-6)
 
 
 # --- bad input ---------------------------------------------------------------------------
