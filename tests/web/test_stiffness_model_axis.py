@@ -109,3 +109,21 @@ def test_trends_draw_one_line_per_model_when_it_is_the_grouping_axis():
         k = MODELS.index(model) + 1
         np.testing.assert_allclose(trace.y, [1000.0 * k + c for c in CLEARANCES])
     assert len({t.line.color for t in fig.data}) == 3
+
+
+def test_trends_take_the_model_as_a_categorical_x_axis():
+    """x = stiffness_model: one line per clearance, the models in text order, the ideal
+    baseline across them."""
+    fig = trend_figure(
+        _cases(),
+        "peak_contact_force",
+        x_axis="stiffness_model",
+        group_axis="clearance_mm",
+        twin_metrics={"peak_contact_force": 500.0},
+    )
+    assert len(fig.data) == 4
+    for trace, c in zip(fig.data[:3], CLEARANCES, strict=True):
+        assert trace.name == f"c = {c:g} mm"
+        assert list(trace.x) == list(MODELS)
+        np.testing.assert_allclose(trace.y, [1000.0 * (k + 1) + c for k in range(3)])
+    assert list(fig.data[3].x) == [MODELS[0], MODELS[-1]] and list(fig.data[3].y) == [500.0] * 2

@@ -53,12 +53,22 @@ def trend_lines(
             skipped += 1
             continue
         level = params.get(group_axis) if group_axis else None
-        points.setdefault(level, []).append((float(params[x_axis]), y))
+        points.setdefault(level, []).append((_x_value(params[x_axis]), y))
     lines = {}
     for level in sorted(points, key=_sort_key):
-        pts = sorted(points[level])
+        pts = sorted(points[level], key=lambda p: _sort_key(p[0]))
         lines[level] = (np.array([p[0] for p in pts]), np.array([p[1] for p in pts]))
     return lines, skipped
+
+
+def _x_value(value: Any) -> float | str:
+    # a choice-valued parameter (stiffness_model) is a categorical x axis, in text order
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            return value
+    return float(value)
 
 
 def _sort_key(level: Any) -> tuple[int, Any]:
@@ -108,10 +118,10 @@ def trend_figure(
         )
     baseline = metric_value({"status": "done", "metrics": twin_metrics or {}}, key)
     if baseline is not None and lines:
-        xs = np.concatenate([x for x, _ in lines.values()])
+        xs = sorted({v for x, _ in lines.values() for v in x.tolist()}, key=_sort_key)
         fig.add_trace(
             go.Scatter(
-                x=[float(xs.min()), float(xs.max())],
+                x=[xs[0], xs[-1]],
                 y=[baseline, baseline],
                 mode="lines",
                 name=BASELINE_NAME,
