@@ -160,6 +160,26 @@ def main(argv=None) -> int:
             }
         print_table(title, cases, cols, fmt)
 
+    print(
+        "\naxial length at c = 0.02 mm, stiffness scale 1 (peak contact force [N], "
+        "max penetration / c; 'failed' = the penetration reached c)"
+    )
+    lengths = (5.0, 10.0, 20.0)
+    grid = [
+        SliderCrankCase(clearance_mm=0.02, stiffness_model=m, axial_length_mm=length)
+        for length in lengths
+        for m in MODELS
+    ]
+    print("  L [mm] " + "".join(f"{SHORT[m]:>22s}" for m in MODELS))
+    swept = simulate_batch(grid)
+    for i, length in enumerate(lengths):
+        row = f"  {length:6.1f} "
+        for r in swept[3 * i : 3 * i + 3]:
+            pen = r.metrics["max_penetration"] / 2e-5
+            text = f"{r.metrics['peak_contact_force']:8.0f} {pen:5.2f}" if r.ok else "failed"
+            row += f"{text:>22s}"
+        print(row)
+
     elastic = elastic_cost_ns()
     rhs = rhs_cost_ns()
     print("\ncost per model")
