@@ -3,36 +3,44 @@ r"""Elastic force-penetration laws of the revolute clearance joint: its *stiffne
 A contact law (:mod:`contact_laws`) is an elastic part times a dissipative factor; this
 module supplies the elastic part :math:`F_e(\delta)` [N] at penetration ``delta`` [m]. The
 sphere-type Hertz stiffness of design.md 1.2 treats the pin in its eye as two spheres; a pin
-in a bore of nearly equal radius is a conformal *cylindrical* contact, for which the
-clearance-joint literature offers line-contact laws (Pereira, Ramalho & Ambrosio 2011,
-Nonlinear Dyn. 63:681, review them). Three are registered in :data:`STIFFNESS_MODELS`:
+in a bore of nearly equal radius is a *cylindrical* contact, for which the clearance-joint
+literature offers line-contact laws (reviewed by Pereira, Ramalho & Ambrosio 2011, Nonlinear
+Dyn. 63:681). ``c`` is the radial clearance [m], ``L`` the axial length [m],
+``1/E* = (1-nu_B^2)/E_B + (1-nu_J^2)/E_J`` [Pa]. Registered in :data:`STIFFNESS_MODELS`:
 
-==================  ===========================================================  ==========
-model               elastic law (``c`` radial clearance, ``L`` axial length)     F(delta)
-==================  ===========================================================  ==========
-hertz-sphere        :math:`F = K\delta^n`, :math:`K = \tfrac43 E^*\sqrt{R^*}`    explicit
-johnson-cylinder    :math:`\delta = \frac{F}{\pi L E^*}\big[\ln\frac{4\pi L E^*     implicit
-                    c}{F} - 1\big]`
-liu-conformal       :math:`F = \tfrac12\pi E^* L\,\delta\sqrt{\delta/(2(c+\delta))}`  explicit
-==================  ===========================================================  ==========
+* ``hertz-sphere`` - :math:`F = K\delta^n`, :math:`K = \tfrac43 E^*\sqrt{R^*}`,
+  :math:`R^* = R_J R_B / c` (explicit; the default, today's law).
+* ``johnson-cylinder`` - :math:`\delta = \frac{F}{\pi L E^*}\left[\ln\frac{4\pi L E^*
+  c}{F} - 1\right]` (implicit). It is Johnson's approach of two cylinders in 2-D Hertz
+  contact, :math:`\delta = \frac{P}{\pi E^*}(2\ln\frac{4R}{a} - 1)` per unit length
+  :math:`P = F/L`, with the Hertz half-width :math:`a^2 = 4PR^*/(\pi E^*)` and
+  :math:`R_J R_B \approx R^2`: a non-conformal line contact, valid while ``a << R_J``.
+* ``liu-conformal`` - :math:`F = \tfrac12\pi E^* L\,\delta\sqrt{\delta/(2(c+\delta))}`
+  (explicit): Liu, Zhang & Yang's model of conformal cylinders, built on the contact half
+  angle :math:`\cos\varepsilon = c/(c+\delta)` and fitted to FEM; its tangent
+  :math:`dF/d\delta = \tfrac18\pi E^* L\sqrt{2\delta(3c+2\delta)^2/(c+\delta)^3}` is the
+  stiffness Bai & Zhao's hybrid model uses. As ``delta/c -> 0`` it tends to a
+  :math:`\delta^{3/2}` law, :math:`3\pi L/(8\sqrt{2R_JR_B})` times the sphere-type one.
 
-``1/E* = (1-nu_B^2)/E_B + (1-nu_J^2)/E_J`` [Pa]. ``stiffness_scale`` multiplies the elastic
-force of every model (for hertz-sphere: K; for the line laws: :math:`\pi L E^*`, which
-scales their force at a given penetration by the same factor).
+``stiffness_scale`` multiplies the elastic force of every model (hertz-sphere: K; the line
+laws: :math:`\pi L E^*`, which scales their force at a given penetration by that factor).
+``stiffness`` (a given K) and ``exponent`` belong to hertz-sphere alone.
 
 The compiled kernels stay data-driven like the contact laws: each joint row carries the
 model's number (``shape``) and two parameters, the line stiffness ``A = scale * pi L E*``
-[N/m] and the clearance ``c`` [m]; adding a model of one of these forms is one registry
-entry plus one branch in :func:`elastic_force`.
+[N/m] and the clearance ``c`` [m]; a new model of these inputs is one registry entry and one
+branch in :func:`elastic_force` / :func:`elastic_energy`.
 
 **Inverting Johnson's law.** The stepping loop needs F(delta). In units of ``X = 4 c A``
 (force) and ``4 c`` (penetration) the law is universal: with ``s = ln(X/F)``,
-``delta / (4c) = e^{-s} (s - 1)``. It is solved in the compiled kernel by Newton's method
-on ``h(s) = s - ln(s - 1) + ln(delta/4c)``, which is increasing and convex for ``s > 2``, so
-Newton converges monotonically from any start in the branch (2-4 iterations from
-``s0 = L + ln L``, ``L = -ln(delta/4c)``; ``benchmarks/stiffness_models.py`` measures the cost
-per RHS). A precomputed table would have needed a per-case interpolation error budget;
-Newton is exact to round-off at a similar cost.
+``delta / (4c) = e^{-s} (s - 1)``. The compiled kernel solves
+``h(s) = s - ln(s - 1) + ln(delta/4c) = 0`` by Newton's method; ``h`` is increasing and
+convex for ``s > 2``, so from ``s0 = L + ln L`` (``L = -ln(delta/4c)``) Newton lands right
+of the root within one step and then converges monotonically: 3-4 steps to round-off. That
+was chosen over a precomputed table for exactness without an interpolation error budget;
+it costs about 30 sphere-law evaluations (one RHS in contact +60 %, the 15-case study +14 %,
+``benchmarks/stiffness_models.py``). The relation holds up to ``delta = 8c/e^3`` (0.40 c);
+beyond, the force follows its tangent there (see :data:`JOHNSON_S_END`).
 """
 
 from __future__ import annotations

@@ -149,10 +149,10 @@ def test_johnson_approaches_the_linear_line_contact_and_its_hertz_width_shrinks(
     """At a fixed load, as the clearance grows, Johnson's law tends to the line contact's
     F ~ delta (local exponent (s-1)/(s-2) -> 1 as s = ln(4 pi L E* c / F) grows) and its
     Hertz half-width sqrt(4 F R* / (pi L E*)) becomes small against R_J (the non-conformal
-    assumption holds); at c = 0.02 mm it is a large part of the pin: conformal regime."""
-    load = 5000.0  # [N] the order of the reference case's peaks at small clearance
+    assumption holds); at c = 0.02 mm it is half the pin: a conformal regime."""
+    load = 5000.0  # [N] the order of the reference case's contact forces at small clearance
     exponents, widths = [], []
-    for c in (2e-5, 2e-4, 2e-3, 2e-2):
+    for c in (2e-5, 2e-4, 2e-3):
         delta = brentq(lambda d, c=c: johnson_force(A, c, d) - load, 1e-15, 0.39 * c)
         s = math.log(4.0 * c * A / load)
         exponent = _local_exponent(lambda d, c=c: johnson_force(A, c, d), delta)
@@ -162,14 +162,15 @@ def test_johnson_approaches_the_linear_line_contact_and_its_hertz_width_shrinks(
             "johnson-cylinder",
             delta=delta,
             force=load,
-            journal_radius=R_B - c if c < R_B else 1e-3,
+            journal_radius=R_B - c,
             clearance=c,
             e_eff=E_EFF,
             axial_length=LENGTH,
         )
-        widths.append(half / (R_B - c if c < R_B else 1e-3))
+        widths.append(half / (R_B - c))
+    print(f"\nlocal exponents {exponents}, half-width / R_J {widths}")
     assert np.all(np.diff(exponents) < 0.0) and exponents[-1] < 1.2
-    assert widths[0] > 0.3 and widths[2] < 0.1
+    assert widths[0] > 0.4 and widths[-1] < 0.1
 
 
 # --- the reference mechanism at small clearance -----------------------------------------
