@@ -171,6 +171,8 @@ def johnson_force(line_k: float, clearance: float, delta: float) -> float:
         return 0.0
     x = 4.0 * clearance * line_k
     d = delta / (4.0 * clearance)
+    if d < 1e-300:  # a force below ~1e-290 N, and ln(d) would be -inf at an underflow
+        return 0.0
     if d >= _JOHNSON_D_END:
         return x * _JOHNSON_U_END + line_k * (delta - 4.0 * clearance * _JOHNSON_D_END)
     big_l = -math.log(d)  # > 2.3 on this branch
@@ -196,6 +198,8 @@ def johnson_energy(line_k: float, clearance: float, delta: float) -> float:
     d_end = 4.0 * clearance * _JOHNSON_D_END
     if delta <= d_end:
         f = johnson_force(line_k, clearance, delta)
+        if f <= 0.0:
+            return 0.0
         s = math.log(4.0 * clearance * line_k / f)
         return f * f / (2.0 * line_k) * (s - 1.5)
     f_end = 4.0 * clearance * line_k * _JOHNSON_U_END

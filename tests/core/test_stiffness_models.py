@@ -71,6 +71,16 @@ def test_liu_force_is_the_published_formula(c, fraction):
     assert liu_force(A, c, delta) == pytest.approx(expected, rel=1e-14)
 
 
+def test_vanishing_penetrations_give_finite_forces_and_energies():
+    """Down to the smallest double (an onset a few ulp deep): no log(0), no NaN."""
+    for model in (JOHNSON_CYLINDER, LIU_CONFORMAL):
+        for delta in (5e-324, 1e-310, 1e-300, 1e-200):
+            f = elastic_force(model, 0.0, 1.5, A, 2e-5, delta)
+            u = elastic_energy(model, 0.0, 1.5, A, 2e-5, delta)
+            assert math.isfinite(f) and 0.0 <= f < 1e-180
+            assert math.isfinite(u) and 0.0 <= u < 1e-300
+
+
 def test_johnson_is_tangent_continued_past_its_branch():
     """Past delta = 8c/e^3 the force goes on along the tangent (slope A): continuous, monotone."""
     c = 2e-5
