@@ -96,7 +96,7 @@ STIFFNESS_MODELS: dict[str, StiffnessModel] = {
             "johnson-cylinder",
             JOHNSON_CYLINDER,
             "delta = F/(pi L E*) (ln(4 pi L E* c / F) - 1)",
-            "Johnson 1985, Contact Mechanics, Cambridge University Press, sec. 5.6 "
+            "Johnson 1985, Contact Mechanics, Cambridge University Press "
             "(2-D Hertz line contact, pin in a hole); Pereira, Ramalho & Ambrosio 2011, "
             "Nonlinear Dyn. 63:681",
             "line contact, half-width small against R_J; the relation holds up to "
