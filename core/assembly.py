@@ -35,6 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .contact_laws import conformal_stiffness, get_contact_law
+from .contact_stiffness import effective_modulus, get_stiffness_model, line_stiffness
 from .friction_laws import get_friction_law
 from .model import (
     AngleDriver,
@@ -74,8 +75,11 @@ N_LOAD_PAR = 8
     CP_V0,
     CP_V1,
     CP_MUS,
-) = range(17)
-N_CLEAR_PAR = 17
+    CP_SMODEL,
+    CP_LINEK,
+    CP_CLR,
+) = range(20)
+N_CLEAR_PAR = 20
 
 
 @dataclass(frozen=True)
@@ -265,6 +269,7 @@ def clearance_parameters(cj: ClearanceJoint) -> np.ndarray:
     """The ``CP_*`` row of one clearance joint: SI numbers, stiffness resolved and scaled."""
     m = cj.contact
     law = get_contact_law(m.law)
+    stiffness_model = get_stiffness_model(m.stiffness_model)
     friction = get_friction_law(m.friction_law)
     k = m.stiffness
     if k is None:
@@ -292,4 +297,10 @@ def clearance_parameters(cj: ClearanceJoint) -> np.ndarray:
     row[CP_V0] = m.friction_velocity
     row[CP_V1] = m.friction_velocity_full
     row[CP_MUS] = m.static_friction
+    row[CP_SMODEL] = stiffness_model.shape
+    e_eff = effective_modulus(
+        m.youngs_bearing, m.poisson_bearing, m.youngs_journal, m.poisson_journal
+    )
+    row[CP_LINEK] = line_stiffness(m.axial_length, e_eff) * m.stiffness_scale
+    row[CP_CLR] = cj.clearance
     return row

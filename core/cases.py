@@ -16,6 +16,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from .contact_laws import CONTACT_LAWS
+from .contact_stiffness import STIFFNESS_MODELS, sphere_only_fields
 from .errors import InputError, require_finite
 from .friction_laws import FRICTION_LAWS
 from .solver import ROSENBROCK_CONTACT, SolverOptions
@@ -39,6 +40,9 @@ class SliderCrankCase:
     stiffness_scale: float = 1.0  # multiplies the computed (or given) contact stiffness
     stiffness: float = 0.0  # K [N/m^1.5]; 0 = from materials and radii (design.md 1.2)
     contact_law: str = "lankarani-nikravesh"
+    # elastic law: hertz-sphere | johnson-cylinder | liu-conformal (core/contact_stiffness.py)
+    stiffness_model: str = "hertz-sphere"
+    axial_length_mm: float = 10.0  # L, the pin's bearing length [mm] (cylindrical models)
     restitution: float = 0.9  # coefficient of restitution cr, (0, 1]
     exponent: float = 1.5  # n of K delta^n
     youngs_modulus: float = 207e9  # both bodies [Pa]
@@ -129,10 +133,15 @@ class SliderCrankCase:
         _positive("stiffness_scale", self.stiffness_scale)
         if require_finite("stiffness", self.stiffness) < 0.0:
             raise InputError("stiffness", self.stiffness, "> 0 N/m^1.5, or 0 for computed")
+        _choice("stiffness_model", self.stiffness_model, tuple(STIFFNESS_MODELS))
+        length = require_finite("axial_length_mm", self.axial_length_mm)
+        if length <= 0.0:
+            raise InputError("axial_length_mm", self.axial_length_mm, "> 0 mm")
         r = require_finite("restitution", self.restitution)
         if not 0.0 < r <= 1.0:
             raise InputError("restitution", self.restitution, "in (0, 1]")
         _positive("exponent", self.exponent)
+        sphere_only_fields(self.stiffness_model, self.stiffness, self.exponent)
         _positive("youngs_modulus", self.youngs_modulus)
         nu = require_finite("poisson_ratio", self.poisson_ratio)
         if not -1.0 < nu < 0.5:

@@ -162,12 +162,35 @@ def normal_force(
         return 0.0, 0.0
     # the Hertz exponent 1.5 as a square root: pow() would cost as much as the rest of the law
     elastic = stiffness * (delta * math.sqrt(delta) if exponent == 1.5 else delta**exponent)
+    return dissipative_force(
+        shape, chi, damping_max, damping_depth, elastic, delta, delta_dot, delta_dot0
+    ), elastic
+
+
+@kernel(inline="always")
+def dissipative_force(
+    shape: int,
+    chi: float,
+    damping_max: float,
+    damping_depth: float,
+    elastic: float,
+    delta: float,
+    delta_dot: float,
+    delta_dot0: float,
+) -> float:
+    """Total normal force [N] from its elastic part ``elastic`` [N] (any stiffness model,
+    :mod:`contact_stiffness`): ``elastic (1 + chi delta_dot / delta_dot0)`` (shape 0) or
+    ``elastic + STEP(delta, 0, 0, d, c_max) delta_dot`` (shape 1), clamped at 0.
+
+    The hysteresis factors chi(cr) were derived for ``K delta^1.5``; with another elastic law
+    they keep their form but the restitution they give departs from cr.
+    """
     if shape == SHAPE_HYSTERESIS:
         v0 = max(abs(delta_dot0), MIN_APPROACH_VELOCITY)
         total = elastic * (1.0 + chi * delta_dot / v0)
     else:
         total = elastic + step_function(delta, 0.0, 0.0, damping_depth, damping_max) * delta_dot
-    return max(total, 0.0), elastic
+    return max(total, 0.0)
 
 
 @kernel(runtime=False)

@@ -12,11 +12,13 @@ import math
 
 from .assembly import (
     CP_CHI,
+    CP_CLR,
     CP_CMAX,
     CP_DEPTH,
     CP_EXP,
     CP_FKIND,
     CP_K,
+    CP_LINEK,
     CP_MU,
     CP_MUS,
     CP_RB,
@@ -26,6 +28,7 @@ from .assembly import (
     CP_SHAPE,
     CP_SJX,
     CP_SJY,
+    CP_SMODEL,
     CP_V0,
     CP_V1,
     POINT_FORCE,
@@ -33,7 +36,8 @@ from .assembly import (
     TORQUE,
 )
 from .constraints import body_point
-from .contact_laws import elastic_energy, normal_force
+from .contact_laws import dissipative_force
+from .contact_stiffness import elastic_energy, elastic_force
 from .friction_laws import friction_force
 from .jit import kernel
 
@@ -154,13 +158,20 @@ def clearance_forces(q, v, rot, clear_int, clear_par, in_contact, approach_veloc
         fel = 0.0
         ft = 0.0
         if in_contact[k] and delta > 0.0:
-            fn, fel = normal_force(
-                int(clear_par[k, CP_SHAPE]),
+            fel = elastic_force(
+                int(clear_par[k, CP_SMODEL]),
                 clear_par[k, CP_K],
                 clear_par[k, CP_EXP],
+                clear_par[k, CP_LINEK],
+                clear_par[k, CP_CLR],
+                delta,
+            )
+            fn = dissipative_force(
+                int(clear_par[k, CP_SHAPE]),
                 clear_par[k, CP_CHI],
                 clear_par[k, CP_CMAX],
                 clear_par[k, CP_DEPTH],
+                fel,
                 delta,
                 ddot,
                 approach_velocity[k],
@@ -192,5 +203,12 @@ def contact_energy(clear_par, in_contact, diag):
     energy = 0.0
     for k in range(clear_par.shape[0]):
         if in_contact[k]:
-            energy += elastic_energy(clear_par[k, CP_K], clear_par[k, CP_EXP], diag[k, D_DELTA])
+            energy += elastic_energy(
+                int(clear_par[k, CP_SMODEL]),
+                clear_par[k, CP_K],
+                clear_par[k, CP_EXP],
+                clear_par[k, CP_LINEK],
+                clear_par[k, CP_CLR],
+                diag[k, D_DELTA],
+            )
     return energy

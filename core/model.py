@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, replace
 
+from .contact_stiffness import STIFFNESS_MODELS, sphere_only_fields
 from .errors import InputError, require_finite, require_positive
 
 GROUND = "ground"
@@ -116,10 +117,14 @@ class ContactModel:
     (:func:`contact_laws.conformal_stiffness`), then multiplied by ``stiffness_scale``.
     ``damping_max`` [N s/m] and ``damping_depth`` [m] are the IMPACT law's c_max and d.
     ``friction_velocity`` v0 and ``friction_velocity_full`` v1 [m/s] feed the friction laws;
-    ``static_friction`` is mu_s of the ADAMS law.
+    ``static_friction`` is mu_s of the ADAMS law. ``stiffness_model`` picks the elastic
+    force-penetration law (:mod:`contact_stiffness`); ``stiffness`` and ``exponent`` serve
+    hertz-sphere only, ``axial_length`` [m] (the pin's bearing length) the cylindrical laws.
     """
 
     law: str = "lankarani-nikravesh"
+    stiffness_model: str = "hertz-sphere"
+    axial_length: float = 0.01
     restitution: float = 0.9
     exponent: float = 1.5
     stiffness: float | None = None
@@ -267,6 +272,11 @@ def _validate_clearance(cj: ClearanceJoint) -> None:
     if m.stiffness is not None:
         require_positive("stiffness", m.stiffness)
     require_positive("stiffness_scale", m.stiffness_scale)
+    if m.stiffness_model not in STIFFNESS_MODELS:
+        allowed = "one of " + ", ".join(STIFFNESS_MODELS)
+        raise InputError("stiffness_model", m.stiffness_model, allowed)
+    require_positive("axial_length", m.axial_length)
+    sphere_only_fields(m.stiffness_model, m.stiffness or 0.0, m.exponent)
     require_positive("exponent", m.exponent)
     for name in ("youngs_bearing", "youngs_journal", "friction_velocity"):
         require_positive(name, getattr(m, name))

@@ -121,6 +121,9 @@ REGISTRY: dict[str, tuple[Parameter, ...]] = {
         STIFFNESS_SCALE,
         Parameter("stiffness", CONTACT, "Contact stiffness", symbol="K", **_si("N/m^1.5")),
         CONTACT_LAW,
+        Parameter("stiffness_model", CONTACT, "Stiffness model", symbol="stiffness model"),
+        # the contact's geometry, read only by the line-contact stiffness models
+        Parameter("axial_length_mm", CONTACT, "Axial length", symbol="L", **_MM),
         RESTITUTION,
         Parameter("exponent", CONTACT, "Contact force exponent", symbol="n"),
         Parameter("youngs_modulus", CONTACT, "Young's modulus", symbol="E", **_si("Pa")),

@@ -4,7 +4,8 @@ equal to the solver's, and its allowed ranges the ones parse() applies.
 
 The expected sets below are copied from the code before the registry (commit fe8d1c6):
 ``core/simulation.py`` ``_NOT_INITIAL``, ``study/twins.py`` ``IDEAL_IGNORES`` and
-``workers/provenance.py`` ``SOLVER_FIELDS``; where the derived list differs, the difference is
+``workers/provenance.py`` ``SOLVER_FIELDS``, plus the two contact fields issue 18 added to the
+first two lists (``STIFFNESS_FIELDS``); where the derived list differs, the difference is
 spelled out here with the reason.
 """
 
@@ -39,6 +40,10 @@ IDEAL_IGNORES_BEFORE = {
     "friction_velocity_full", "initial", "contact_max_step", "event_location",
     "damping_max", "damping_depth",
 }  # fmt: skip
+# issue 18's conformal stiffness models: contact fields, so the twin and the start ignore them
+STIFFNESS_FIELDS = {"stiffness_model", "axial_length_mm"}
+NOT_INITIAL_BEFORE |= STIFFNESS_FIELDS
+IDEAL_IGNORES_BEFORE |= STIFFNESS_FIELDS
 SOLVER_FIELDS_BEFORE = {
     "integrator", "rtol", "atol", "max_step", "contact_max_step", "initial_step",
     "event_location", "stabilization", "n_output", "refine_peaks", "t_end", "dt",
@@ -160,11 +165,11 @@ def test_every_parameter_title_carries_its_unit():
 
 
 def test_a_new_parameter_is_one_entry():
-    """What i18's ``stiffness_model`` needs: a kind-derived ideal flag, no list to edit."""
-    p = reg.Parameter("stiffness_model", reg.CONTACT, "Stiffness model")
+    """The stiffness model (issue 18) was added as two entries: its ideal flag and start
+    behaviour come from the kind, with no list to edit."""
+    p = reg.find("stiffness_model")
     assert p.ideal_reads is False and p.title == "Stiffness model [–]"
-    assert reg.Parameter("axial_length_mm", reg.JOINT, "Axial length", unit="mm",
-                         to_si=1e-3, si_unit="m").si(20.0) == pytest.approx(0.02)
+    assert reg.find("axial_length_mm").si(20.0) == pytest.approx(0.02)
     with pytest.raises(ValueError, match="kind"):
         reg.Parameter("x", "geometry", "X")
 

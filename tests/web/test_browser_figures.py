@@ -336,6 +336,7 @@ def test_spectra_equal_the_stored_series_and_peak_at_crank_harmonics(server, stu
 def test_convergence_line_and_verdict_equal_the_stored_analysis(server, studies, page):
     from gapsweep.web import ids
     from gapsweep.web.figures.convergence import RICHARDSON_NAME
+    from gapsweep.web.figures.labels import metric_scale
 
     conv = studies["convergence"]
     analysis = conv["analysis"]
@@ -347,7 +348,9 @@ def test_convergence_line_and_verdict_equal_the_stored_analysis(server, studies,
     fig = plotly_figure(page, f"#{ids.CONVERGENCE_CONTENT}", "fig.data.length >= 1")
     line = fig["data"][0]
     close(line["x"], analysis["levels"])
-    close(line["y"], analysis["values"])
+    scale = metric_scale("max_penetration")  # stored in m, shown in µm
+    assert scale == 1e6
+    close(line["y"], [v * scale for v in analysis["values"]])
     assert fig["layout"]["axes"]["xaxis"]["type"] == "log"
     assert len(fig["screen"]["ticks"]["x"]) == len(analysis["levels"])  # a label per level
     estimate = analysis.get("richardson_estimate")
@@ -355,12 +358,12 @@ def test_convergence_line_and_verdict_equal_the_stored_analysis(server, studies,
     if estimate is None:
         assert richardson == []
     else:
-        close(richardson[0]["y"], [estimate, estimate])
+        close(richardson[0]["y"], [estimate * scale, estimate * scale])
     verdict = page.inner_text(f"#{ids.CONVERGENCE_CONTENT}")
     assert f"Verdict: {analysis['verdict']}" in verdict
     order = analysis.get("observed_order")
     assert ("undefined" if order is None else f"{order:.2f}") in fig["layout"]["title"]
-    assert "[m]" in fig["layout"]["axes"]["yaxis"]["title"]
+    assert "[µm]" in fig["layout"]["axes"]["yaxis"]["title"]
     assert_units(fig)
     shot(page, "study-convergence")
 
