@@ -99,15 +99,18 @@ def cancel_study(session: Session, *, study_id: int, now: datetime | None = None
 
 
 def retry_failed(session: Session, *, study_id: int, now: datetime | None = None) -> list[int]:
-    """Queue the study's failed cases (twins too) again: attempts kept, reason and lease
-    cleared. Returns their ids, to enqueue after the commit. The study goes back to running
-    (or queued, if it never started); its cancelled cases stay cancelled."""
+    """Queue the study's failed cases (twins too, not its convergence certificates: a
+    certificate that failed is part of their verdict, and re-running one would reopen a
+    finished study) again: attempts kept, reason and lease cleared. Returns their ids, to
+    enqueue after the commit. The study goes back to running (or queued, if it never
+    started); its cancelled cases stay cancelled."""
     now = now or utcnow()
     study = live_study(session, study_id)
     ids = list(
         session.scalars(
             update(Case)
-            .where(Case.study_id == study_id, Case.status == "failed")
+            .where(Case.study_id == study_id, Case.status == "failed",
+                   ~and_(Case.kind == "twin", Case.index < 0))  # certificates: see .certificates
             .values(
                 status="queued",
                 reason=None,
