@@ -247,7 +247,8 @@ def certificate_report(
     ``show --json`` lists them (certificates carry ``"source_id"`` and ``"slot"``):
 
     ``{"metric", "sources": [{"case_id", "roles", "params", "ladders": [...]}], "counts":
-    {status: n}, "numerics_converged", "verdict"}``; a ladder is
+    {status: n}, "numeric_tolerance", "stiffness_tolerance", "numerics_converged",
+    "verdict"}``; a ladder is
     ``{"ladder", "level_name", "tolerance", "steps": [{"label", "case_id", "status",
     "level", "metrics", "changes"}], "converged", "change", "verdict"}`` (changes relative
     to the source, as fractions; None while a run is missing). ``numerics_converged``: the
@@ -280,6 +281,7 @@ def certificate_report(
     verdicts = [lad["converged"] for lad in numeric]
     numerics = None if not verdicts or None in verdicts else all(verdicts)
     return {"metric": HEADLINE, "sources": sources, "counts": counts,
+            "numeric_tolerance": NUMERIC_TOLERANCE, "stiffness_tolerance": STIFFNESS_TOLERANCE,
             "numerics_converged": numerics, "verdict": _overall(sources, numerics)}
 
 
