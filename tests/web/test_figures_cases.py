@@ -111,8 +111,10 @@ def test_default_view_opens_on_the_40th_crank_harmonic_with_every_bin_kept(spect
     assert len(fig.layout.shapes) == MAX_HARMONIC_MARKERS == 40
     orders = [a.text for a in fig.layout.annotations if a.name == "harmonic order"]
     assert orders == ["1×", "5×", "10×", "15×", "20×", "25×", "30×", "35×", "40×"]
-    # labels sit right of their line (xanchor left): 1x does not straddle the y axis
-    assert all(a.xanchor == "left" and a.yref == "paper" for a in fig.layout.annotations)
+    # labels sit right of their line (xanchor left): 1x does not straddle the y axis; the
+    # one at the right edge (40x) left of it, not cut off
+    assert [a.xanchor for a in fig.layout.annotations] == ["left"] * 8 + ["right"]
+    assert all(a.yref == "paper" for a in fig.layout.annotations)
     # the subtitle states the band and the share of the energy in it, summed over cases
     energy = [np.where(s["freq_hz"] > 0, s["slider_acceleration"] ** 2, 0.0) for s in spectra]
     below = [e[s["freq_hz"] <= top].sum() for e, s in zip(energy, spectra, strict=True)]

@@ -163,23 +163,28 @@ def order_of(f_hz: float, f1_hz: float, bin_hz: float) -> int | None:
 
 def mark_harmonics(
     fig: go.Figure, speed_rpm: float, f_top_hz: float, *, log_x: bool = False,
-    color: str | None = None,
+    color: str | None = None, f_low_hz: float = 0.0,
 ) -> np.ndarray:
     """Dotted lines at the crank harmonics up to ``f_top_hz`` (at most
     :data:`MAX_HARMONIC_MARKERS`), drawn once for the figure, and their orders labelled
     ("1×", "5×" ... see :func:`labelled_orders`) at the top of the plot, each label to the
-    right of its line so that 1× stays readable next to the y axis. Returns the harmonics
-    [Hz]."""
+    right of its line so that 1× stays readable next to the y axis - except near the right
+    edge (the last 8 % of the x range from ``f_low_hz`` to ``f_top_hz``), where it goes to
+    the left so as not to be cut off. Returns the harmonics [Hz]."""
     harmonics = harmonic_frequencies(speed_rpm, f_top_hz)
     if color is None:
         vertical_markers(fig, harmonics)
     else:
         vertical_markers(fig, harmonics, color=color)
+    scale = np.log10 if log_x else (lambda v: v)
+    lo, hi = float(scale(max(f_low_hz, 1e-12) if log_x else f_low_hz)), float(scale(f_top_hz))
     for n in labelled_orders(harmonics.size, log_x):
         f = float(harmonics[n - 1])
+        at_edge = hi > lo and (float(scale(f)) - lo) / (hi - lo) > 0.92
         fig.add_annotation(
-            x=np.log10(f) if log_x else f,  # annotations on a log axis take log10 (plotly)
-            y=1.0, xref="x", yref="paper", xanchor="left", yanchor="top", xshift=2,
+            x=float(scale(f)),  # annotations on a log axis take log10 (plotly)
+            y=1.0, xref="x", yref="paper", yanchor="top",
+            xanchor="right" if at_edge else "left", xshift=-2 if at_edge else 2,
             text=f"{n}×", showarrow=False, font={"size": 11},
             bgcolor="rgba(255,255,255,0.7)", name="harmonic order",
         )
@@ -249,7 +254,8 @@ def spectra_overlay_figure(
             go.Scatter(x=freq[keep], y=amp[keep], mode="lines", name=label, line_color=color(i))
         )
     if speed_rpm:
-        mark_harmonics(fig, speed_rpm, view_top, log_x=log_x)
+        mark_harmonics(fig, speed_rpm, view_top, log_x=log_x,
+                       f_low_hz=first_bin if log_x else 0.0)
     if log_x:
         fig.update_xaxes(type="log", range=_x_range(view_top, first_bin, True))
     else:
@@ -311,7 +317,8 @@ def spectra_waterfall_figure(
         )
     )
     if speed_rpm:
-        mark_harmonics(fig, speed_rpm, view_top, log_x=log_x, color="white")
+        mark_harmonics(fig, speed_rpm, view_top, log_x=log_x, color="white",
+                       f_low_hz=float(grid[0]) if log_x and grid.size else 0.0)
     if grid.size:
         fig.update_xaxes(type="log" if log_x else "linear",
                          range=_x_range(view_top, float(grid[0]), log_x))
