@@ -98,6 +98,19 @@ def cancel_study(session: Session, *, study_id: int, now: datetime | None = None
     return n
 
 
+def _retryable(study_id: int) -> tuple:
+    """The failed cases :func:`retry_failed` queues again: design cases and twins, not the
+    certificates (kind "twin" with a negative index, see :mod:`.certificates`)."""
+    return (Case.study_id == study_id, Case.status == "failed",
+            ~and_(Case.kind == "twin", Case.index < 0))
+
+
+def retryable_count(session: Session, study_id: int) -> int:
+    """How many cases :func:`retry_failed` would queue again (what a Retry button needs)."""
+    return int(session.scalar(select(func.count()).select_from(Case)
+                              .where(*_retryable(study_id))) or 0)
+
+
 def retry_failed(session: Session, *, study_id: int, now: datetime | None = None) -> list[int]:
     """Queue the study's failed cases (twins too, not its convergence certificates: a
     certificate that failed is part of their verdict, and re-running one would reopen a
@@ -109,8 +122,7 @@ def retry_failed(session: Session, *, study_id: int, now: datetime | None = None
     ids = list(
         session.scalars(
             update(Case)
-            .where(Case.study_id == study_id, Case.status == "failed",
-                   ~and_(Case.kind == "twin", Case.index < 0))  # certificates: see .certificates
+            .where(*_retryable(study_id))
             .values(
                 status="queued",
                 reason=None,

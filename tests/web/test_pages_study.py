@@ -265,3 +265,35 @@ def test_layout_shows_progress_and_log_y_is_a_patch(study, monkeypatch):
     assert patch.to_plotly_json()["operations"] == [
         {"operation": "Assign", "location": ["layout", "yaxis", "type"], "params": {
             "value": "log"}}]
+
+
+def test_retry_follows_what_a_retry_would_queue(study):
+    """Retry is on for a failed twin (retry queues it again), off for a failed certificate
+    (part of the certificates' verdict, never re-run), and Cancel off once nothing is
+    queued or running."""
+    from gapsweep.db.certificates import add_certificates
+
+    module, archive, study_id = study
+    twin = archive.case_ids(study_id, "twin")
+    archive.run(twin, fail=set(twin))
+    out = module.poll(1, study_id, None)
+    assert out[0] == "running" and (out[9], out[10]) == (False, False)  # Cancel, Retry on
+    archive.run(archive.case_ids(study_id, "case"))
+    out = module.poll(2, study_id, out[7])
+    assert out[0] == "done" and (out[9], out[10]) == (True, False)
+    layout = module.layout(study_id=str(study_id))  # the first paint agrees with the poll
+    assert (find(layout, ids.STUDY_CANCEL).disabled, find(layout, ids.STUDY_RETRY).disabled) \
+        == (True, False)
+    with archive.sessions.begin() as s:
+        from gapsweep.db.lifecycle import retry_failed
+
+        assert retry_failed(s, study_id=study_id) == twin
+    archive.run(twin)
+    with archive.sessions.begin() as s:
+        (cert,) = add_certificates(s, study_id=study_id,
+                                   certificates=[(0, 0, {"clearance_mm": 0.02, "rtol": 1e-7})])
+    archive.run([cert], fail={cert})
+    out = module.poll(3, study_id, out[7])
+    assert out[0] == "done" and (out[9], out[10]) == (True, True)
+    with archive.sessions.begin() as s:
+        assert retry_failed(s, study_id=study_id) == []  # the failed certificate stays

@@ -96,10 +96,10 @@ def header(detail: dict[str, Any]) -> html.Div:
 
 def load_progress(study_id: int | None) -> dict[str, Any] | None:
     """What the poll needs, cheaply: ``{"status", "counts", "started", "analysed",
-    "certificate_counts", "design", "finished"}`` (three small queries, whatever the
-    study's size); None for an unknown or deleted study."""
+    "certificate_counts", "design", "finished", "retryable"}`` (a few small queries,
+    whatever the study's size); None for an unknown or deleted study."""
     from gapsweep.db.certificates import certificate_progress
-    from gapsweep.db.lifecycle import StudyNotFoundError, live_study
+    from gapsweep.db.lifecycle import StudyNotFoundError, live_study, retryable_count
     from gapsweep.db.studies import study_progress
 
     study_id = parse_id(study_id)
@@ -113,7 +113,8 @@ def load_progress(study_id: int | None) -> dict[str, Any] | None:
         return {"status": study.status, "counts": study_progress(s, study_id),
                 "started": study.started, "analysed": study.analysis is not None,
                 "certificate_counts": certificate_progress(s, study_id),
-                "design": study.design, "finished": study.finished}
+                "design": study.design, "finished": study.finished,
+                "retryable": retryable_count(s, study_id)}
 
 
 def progress_state(state: dict[str, Any]) -> dict[str, Any]:
@@ -125,8 +126,19 @@ def progress_state(state: dict[str, Any]) -> dict[str, Any]:
         "status": status, "percent": percent, "label": label, "animated": not finished,
         "counts": view.counts_text(progress),
         "eta": view.eta_text(view.eta_seconds(progress, state.get("started")), status),
-        "finished": finished, "no_retry": not progress.get("failed"),
+        # Retry: off unless something failed that a retry queues again (a failed twin too)
+        "finished": finished,
+        "no_retry": not retryable(state),
     }
+
+
+def retryable(state: dict[str, Any]) -> int:
+    """Failed cases a retry would queue again (design cases and twins), from
+    :func:`load_progress` or a study detail."""
+    if "retryable" in state:
+        return int(state["retryable"])
+    twins = sum(t.get("status") == "failed" for t in state.get("twins") or [])
+    return int(state["counts"].get("failed") or 0) + twins
 
 
 def progress_card(detail: dict[str, Any]) -> dbc.Card:
