@@ -453,7 +453,8 @@ def sensitivity(tab, _version, metric, study_id):
 )
 def spectra(tab, _version, signal, kind, log_x, study_id):
     return _when_open(tab, TAB_SPECTRA, study_id,
-                      lambda d: study_results.spectra(d, signal, kind, "log" in (log_x or [])))
+                      lambda d: study_results.spectra(
+                          d, signal, kind, isinstance(log_x, list) and "log" in log_x))
 
 
 @callback(
