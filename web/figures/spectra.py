@@ -191,6 +191,11 @@ def mark_harmonics(
     return harmonics
 
 
+def _hz(f: float) -> str:
+    """A frequency for a subtitle: ``"83.3 Hz"``, ``"3.33 kHz"``, ``"50 kHz"``."""
+    return f"{f / 1000:.3g} kHz" if f >= 1000 else f"{f:.3g} Hz"
+
+
 def _x_range(x_max: float, first_bin: float, log_x: bool) -> list[float]:
     if log_x:
         return [float(np.log10(first_bin)), float(np.log10(x_max))]  # a log range is log10
@@ -233,8 +238,8 @@ def spectra_overlay_figure(
     subtitle = None
     if why is not None:
         share = energy_fraction_below(arrays, view_top)
-        subtitle = ((f"{first_bin:.4g}–{view_top:.4g} Hz, log" if log_x
-                     else f"0–{view_top:.4g} Hz: {why}")
+        subtitle = ((f"{_hz(first_bin)} – {_hz(view_top)}, log" if log_x
+                     else f"0 – {_hz(view_top)}: {why}")
                     + ("" if share is None else f", {100 * share:.3g} % of the energy"))
     fig = new_figure(
         f"Amplitude spectrum of {phrase(name)}",
