@@ -37,14 +37,19 @@ def live_study(session: Session, study_id: int) -> Study:
 
 
 def _cases_in(study_id: int, *statuses: str):
-    return exists().where(Case.study_id == study_id, Case.status.in_(statuses))
+    """Any of the study's cases or twins in ``statuses``. Its convergence certificates
+    (kind "twin" with a negative index, :mod:`.certificates`) are left out: they run after
+    the study is done and never hold its status back - not even when a retry reopened the
+    study while they were still running."""
+    return exists().where(Case.study_id == study_id, Case.status.in_(statuses),
+                          ~and_(Case.kind == "twin", Case.index < 0))
 
 
 def refresh_study_status(session: Session, study_id: int, *, now: datetime | None = None) -> str:
-    """Bring the study's status in line with its cases (twins included: they run too) and
-    return it: queued -> running once a case has started; queued/running -> done when
-    nothing is queued or running; a cancelled study stays cancelled and gets its
-    ``finished`` time when its last running case ends."""
+    """Bring the study's status in line with its cases (twins included: they run too;
+    certificates not) and return it: queued -> running once a case has started;
+    queued/running -> done when nothing is queued or running; a cancelled study stays
+    cancelled and gets its ``finished`` time when its last running case ends."""
     now = now or utcnow()
     # the row lock that serialises concurrent refreshes of one study (no-op on SQLite,
     # whose writers are serialised by the database lock already)

@@ -156,3 +156,38 @@ def test_no_certificates_for_a_convergence_study_nor_a_cancelled_one(env):
     assert start_certificates(sessions, study_id, settings=settings, dispatcher=None) == []
     with sessions() as s:
         assert studies.study_detail(s, study_id)["certificates"] == []
+
+
+def test_certificates_in_flight_never_hold_the_study_back(env):
+    """Certificates still queued (their messages not yet taken) when a retry reopens the
+    study: it is done again as soon as its retried case has ended."""
+    from gapsweep.db.certificates import is_certificate
+
+    settings, sessions = env
+
+    class CasesOnly(Counting):
+        def send(self, chunk):  # the certificates' messages wait in the queue
+            with sessions() as s:
+                rows = s.execute(select(Case.kind, Case.index).where(Case.id.in_(chunk))).all()
+            if not all(is_certificate(kind, index) for kind, index in rows):
+                super().send(chunk)
+
+    poisoned = spec(axes={"clearance_mm": {"values": [0.05]},
+                          "stiffness_scale": {"values": [1e-9, 1.0]}}, ideal_twin=False)
+    dispatcher = CasesOnly(sessions, settings)
+    study_id = submit_study(poisoned, sessions=sessions, settings=settings,
+                            dispatcher=dispatcher)
+    with sessions() as s:
+        detail = studies.study_detail(s, study_id)
+    assert detail["status"] == "done" and detail["counts"]["failed"] == 1
+    assert [c["status"] for c in detail["certificates"]] == ["queued"] * 4  # one source
+    with sessions.begin() as s:
+        again = studies.retry_failed(s, study_id=study_id)
+    assert again == [detail["cases"][0]["id"]]  # the poison; never a certificate
+    dispatcher.send(again)  # fails again at once
+    with sessions() as s:
+        detail = studies.study_detail(s, study_id)
+    assert detail["status"] == "done"
+    assert detail["counts"] == {"queued": 0, "running": 0, "done": 1, "failed": 1,
+                                "cancelled": 0, "total": 2}
+    assert [c["status"] for c in detail["certificates"]] == ["queued"] * 4
