@@ -179,7 +179,10 @@ def plan_certificates(
 def _level(model: str, params: Mapping[str, Any], ladder: str) -> float:
     """The ladder's level of a case: rtol, output step [s] or stiffness scale."""
     defaults = get_model(model).defaults()
-    get = lambda name: params.get(name, defaults.get(name))  # noqa: E731
+
+    def get(name: str) -> Any:
+        return params.get(name, defaults.get(name))
+
     if ladder == "tolerance":
         return float(get("rtol"))
     if ladder == "output step":
