@@ -37,14 +37,19 @@ def live_study(session: Session, study_id: int) -> Study:
 
 
 def _cases_in(study_id: int, *statuses: str):
-    return exists().where(Case.study_id == study_id, Case.status.in_(statuses))
+    """Any of the study's cases or twins in ``statuses``. Its convergence certificates
+    (kind "twin" with a negative index, :mod:`.certificates`) are left out: they run after
+    the study is done and never hold its status back - not even when a retry reopened the
+    study while they were still running."""
+    return exists().where(Case.study_id == study_id, Case.status.in_(statuses),
+                          ~and_(Case.kind == "twin", Case.index < 0))
 
 
 def refresh_study_status(session: Session, study_id: int, *, now: datetime | None = None) -> str:
-    """Bring the study's status in line with its cases (twins included: they run too) and
-    return it: queued -> running once a case has started; queued/running -> done when
-    nothing is queued or running; a cancelled study stays cancelled and gets its
-    ``finished`` time when its last running case ends."""
+    """Bring the study's status in line with its cases (twins included: they run too;
+    certificates not) and return it: queued -> running once a case has started;
+    queued/running -> done when nothing is queued or running; a cancelled study stays
+    cancelled and gets its ``finished`` time when its last running case ends."""
     now = now or utcnow()
     # the row lock that serialises concurrent refreshes of one study (no-op on SQLite,
     # whose writers are serialised by the database lock already)
@@ -98,16 +103,31 @@ def cancel_study(session: Session, *, study_id: int, now: datetime | None = None
     return n
 
 
+def _retryable(study_id: int) -> tuple:
+    """The failed cases :func:`retry_failed` queues again: design cases and twins, not the
+    certificates (kind "twin" with a negative index, see :mod:`.certificates`)."""
+    return (Case.study_id == study_id, Case.status == "failed",
+            ~and_(Case.kind == "twin", Case.index < 0))
+
+
+def retryable_count(session: Session, study_id: int) -> int:
+    """How many cases :func:`retry_failed` would queue again (what a Retry button needs)."""
+    return int(session.scalar(select(func.count()).select_from(Case)
+                              .where(*_retryable(study_id))) or 0)
+
+
 def retry_failed(session: Session, *, study_id: int, now: datetime | None = None) -> list[int]:
-    """Queue the study's failed cases (twins too) again: attempts kept, reason and lease
-    cleared. Returns their ids, to enqueue after the commit. The study goes back to running
-    (or queued, if it never started); its cancelled cases stay cancelled."""
+    """Queue the study's failed cases (twins too, not its convergence certificates: a
+    certificate that failed is part of their verdict, and re-running one would reopen a
+    finished study) again: attempts kept, reason and lease cleared. Returns their ids, to
+    enqueue after the commit. The study goes back to running (or queued, if it never
+    started); its cancelled cases stay cancelled."""
     now = now or utcnow()
     study = live_study(session, study_id)
     ids = list(
         session.scalars(
             update(Case)
-            .where(Case.study_id == study_id, Case.status == "failed")
+            .where(*_retryable(study_id))
             .values(
                 status="queued",
                 reason=None,

@@ -18,6 +18,7 @@ from sqlalchemy import func, insert, or_, select
 from sqlalchemy.orm import Session
 
 from .case_reads import case_detail, case_series, export_rows, twin_deviations
+from .certificates import certificate_entry, is_certificate
 from .leases import queued_case_ids
 from .lifecycle import (
     StudyNotFoundError,
@@ -259,9 +260,11 @@ def study_detail(session: Session, study_id: int) -> dict[str, Any] | None:
     """The study as ``gapsweep show --json`` prints it (design.md 4.3, 4.5), None when there
     is no such (live) study: ``{"id","name","model","status","description","tags",
     "created","started","finished","spec","provenance","analysis","counts","cases",
-    "twins"}``; each case ``{"id","params","status","attempts","reason","metrics",
-    "twin_id"}`` in design order, a clearance case's metrics carrying ``deviation_*`` from
-    its twin (twins: the same keys, ``twin_id`` null)."""
+    "twins","certificates"}``; each case ``{"id","params","status","attempts","reason",
+    "metrics","twin_id"}`` in design order, a clearance case's metrics carrying
+    ``deviation_*`` from its twin (twins: the same keys, ``twin_id`` null). Certificates
+    (the finished study's refined re-runs, :mod:`.certificates`) are listed apart like the
+    twins, each with the ``source_id`` of the case it refines and its refinement ``slot``."""
     study = session.get(Study, study_id)
     if study is None or study.deleted_at is not None:
         return None
@@ -274,7 +277,11 @@ def study_detail(session: Session, study_id: int) -> dict[str, Any] | None:
     twins: list[dict[str, Any]] = []
     cases: list[dict[str, Any]] = []
     twin_metrics: dict[int, dict[str, Any]] = {}
+    certificate_rows = []
     for case, result in rows:
+        if is_certificate(case.kind, case.index):
+            certificate_rows.append((case, result))
+            continue
         entry = {
             "id": case.id,
             "params": case.params,
@@ -289,6 +296,8 @@ def study_detail(session: Session, study_id: int) -> dict[str, Any] | None:
             twins.append(entry)
         else:
             cases.append(entry)
+    source_ids = {i: entry["id"] for i, entry in enumerate(cases)}  # design order = index
+    certificates = [certificate_entry(c, r, source_ids) for c, r in reversed(certificate_rows)]
     for entry in cases:
         if entry["twin_id"] is not None and entry["metrics"]:
             entry["metrics"].update(
@@ -311,4 +320,5 @@ def study_detail(session: Session, study_id: int) -> dict[str, Any] | None:
         "counts": study_progress(session, study_id),
         "cases": cases,
         "twins": twins,
+        "certificates": certificates,
     }

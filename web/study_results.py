@@ -18,6 +18,7 @@ from .figures import parallel as parallel_figs
 from .figures import sensitivity as sensitivity_figs
 from .figures import spectra as spectra_figs
 from .figures import trends as trend_figs
+from .figures.labels import level_name, metric_label
 
 GRAPH_CONFIG = {"displaylogo": False}
 MAX_SPECTRA = 12  # overlaid spectra stay readable up to about this many lines
@@ -158,7 +159,7 @@ def load_spectra(case_ids: list[int], signal: str) -> dict[int, dict[str, Any]]:
     return out
 
 
-def spectra(detail: Mapping[str, Any], signal: str, kind: str) -> Any:
+def spectra(detail: Mapping[str, Any], signal: str, kind: str, log_x: bool = False) -> Any:
     cases = spectra_cases(detail)
     stored = load_spectra([c["id"] for c in cases], signal)
     cases = [{**c, "spectrum": stored[c["id"]]} for c in cases if c["id"] in stored]
@@ -172,7 +173,8 @@ def spectra(detail: Mapping[str, Any], signal: str, kind: str) -> Any:
     axes = view.axes_of(detail)
     rpm = crank_speed(detail)
     make = spectra_figs.waterfall_figure if kind == "waterfall" else spectra_figs.spectra_figure
-    return graph(make(cases, signal=signal, axis=axes[0] if axes else None, speed_rpm=rpm))
+    return graph(make(cases, signal=signal, axis=axes[0] if axes else None, speed_rpm=rpm,
+                      log_x=log_x))
 
 
 def crank_speed(detail: Mapping[str, Any]) -> float | None:
@@ -188,10 +190,11 @@ def crank_speed(detail: Mapping[str, Any]) -> float | None:
 
 
 def convergence(detail: Mapping[str, Any]) -> Any:
+    """A convergence-design study: its refinement study (metric against the levels, order,
+    Richardson estimate, verdict). Any other: its convergence certificates."""
     design = (detail.get("spec") or {}).get("design", "grid")
     if design != "convergence":
-        return note("Convergence studies (design = \"convergence\") show the metric against "
-                    f"the refinement here; this study's design is {design}.")
+        return certificates(detail)
     analysis = analysis_of(detail)
     if analysis.get("error"):
         return note(f"The analysis could not run: {analysis['error']}", "warning")
@@ -204,3 +207,83 @@ def convergence(detail: Mapping[str, Any]) -> Any:
 
 def parallel(detail: Mapping[str, Any], metric: str) -> go.Figure:
     return parallel_figs.parallel_figure(detail["cases"], view.axes_of(detail), metric)
+
+
+CERTIFICATES_EXPLAINED = (
+    "When a study's cases have ended, its case with the largest peak slider acceleration and "
+    "its case with the smallest clearance are run again at rtol ÷ 10, at half the output step "
+    "and with the contact stiffness raised (K × 2, × 4, seed 002's step-up). The verdict reads "
+    "the whole-run peak slider acceleration: the first impact sets it, so it stays put where "
+    "the late-time motion is chaotic (c ≥ 0.08 mm), unlike the last revolution's peak. "
+    "Numerics pass within {num:.3g} %, the stiffness step-up within {stiff:.3g} %. These runs "
+    "are not among the study's cases, counts or exports."
+)
+
+
+def certificates(detail: Mapping[str, Any]) -> Any:
+    """The certificates' verdict, progress, figure and table (see
+    ``gapsweep.study.certificates``)."""
+    from gapsweep.study.certificates import (
+        NUMERIC_TOLERANCE,
+        STIFFNESS_TOLERANCE,
+        certificate_report,
+    )
+
+    explained = html.P(CERTIFICATES_EXPLAINED.format(num=100 * NUMERIC_TOLERANCE,
+                                                     stiff=100 * STIFFNESS_TOLERANCE),
+                       className="small text-muted")
+    certs = detail.get("certificates") or []
+    if not certs:
+        if detail.get("status") in ("queued", "running"):
+            text = "The convergence certificates run once the study's cases have ended."
+        elif detail.get("status") == "cancelled":
+            text = "A cancelled study gets no convergence certificate."
+        else:
+            text = ("No convergence certificate: none of the cases ended done, or the study "
+                    "finished before certificates existed (or they are being queued now).")
+        return html.Div([note(text), explained])
+    report = certificate_report(detail.get("model", "slider-crank"), detail["cases"], certs)
+    counts = report["counts"]
+    progress = (f"Certificates: {counts.get('done', 0)} of {len(certs)} done"
+                + "".join(f", {n} {s}" for s, n in counts.items() if s != "done" and n))
+    axes = view.axes_of(detail)
+    by_id = {c["id"]: c for c in detail["cases"]}
+    names = {cid: f"case {cid} (" + ", ".join(
+        level_name(a, by_id[cid]["params"][a]) for a in axes if a in by_id[cid]["params"]) + ")"
+        for cid in (s["case_id"] for s in report["sources"]) if cid in by_id}
+    return html.Div([
+        html.P(report["verdict"], id=ids.CERTIFICATE_VERDICT, className="fw-bold my-2"),
+        html.P(progress, id=ids.CERTIFICATE_PROGRESS, className="text-muted mb-1"),
+        graph(convergence_figs.certificate_figure(report, names), ids.CERTIFICATE_GRAPH),
+        certificate_table(report, names),
+        explained,
+    ])
+
+
+def _percent(x: Any) -> str:
+    return "" if x is None else f"{100 * x:.3g} %"
+
+
+def certificate_table(report: Mapping[str, Any], names: Mapping[Any, str]) -> dbc.Table:
+    """One row per refinement: source, refinement, run, peak, its change, the maximum
+    penetration's change, the ladder's verdict."""
+    head = ["Source", "Refinement", "Run", metric_label("peak_slider_accel"),
+            "Change of the peak", "Change of max. penetration", "Verdict"]
+    rows = []
+    for source in report["sources"]:
+        for ladder in source["ladders"]:
+            for k, step in enumerate(ladder["steps"][1:]):
+                peak = step["metrics"].get("peak_slider_accel")
+                rows.append(html.Tr([
+                    html.Td(names.get(source["case_id"], f"case {source['case_id']}")),
+                    html.Td(step["label"]),
+                    html.Td(dcc.Link(str(step["case_id"]), href=f"/cases/{step['case_id']}")
+                            if step.get("case_id") else ""),
+                    html.Td("" if peak is None else f"{peak:.6g}"),
+                    html.Td(_percent(step["changes"].get("peak_slider_accel"))),
+                    html.Td(_percent(step["changes"].get("max_penetration"))),
+                    html.Td(ladder["verdict"] if k == len(ladder["steps"]) - 2 else
+                            step.get("status") if step.get("status") != "done" else ""),
+                ]))
+    return dbc.Table([html.Thead(html.Tr([html.Th(h) for h in head])), html.Tbody(rows)],
+                     id=ids.CERTIFICATE_TABLE, size="sm", striped=True, className="small")

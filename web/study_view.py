@@ -99,6 +99,11 @@ def _as_time(value: Any) -> datetime | None:
     return None
 
 
+def as_time(value: Any) -> datetime | None:
+    """An aware UTC time from a datetime or an ISO 8601 string (None if neither)."""
+    return _as_time(value)
+
+
 def eta_seconds(
     progress: Mapping[str, Any], started: Any, now: datetime | None = None
 ) -> float | None:

@@ -97,7 +97,10 @@ class InProcessDispatcher:
     def send(self, chunk: list[int]) -> None:
         from .case_runner import run_chunk
 
-        run_chunk(chunk, sessions=self._sessions, holder=self._holder, settings=self._settings)
+        # itself as the dispatcher: what a chunk queues (a finished study's certificates,
+        # crashed cases) runs here too, as a worker's would go out through the broker
+        run_chunk(chunk, sessions=self._sessions, holder=self._holder, settings=self._settings,
+                  dispatcher=self)
 
     def pending_messages(self) -> int | None:
         return 0

@@ -118,7 +118,7 @@ class Archive:
             with self.sessions.begin() as s:
                 case = s.get(Case, case_id)
                 params = dict(case.params)
-                if case.kind == "twin":
+                if case.kind == "twin" and case.index >= 0:  # < 0: a certificate
                     params["ideal"] = True
                 if case_id in fail:
                     leases.fail_case(s, case_id=case_id, holder=HOLDER, reason="diverged",

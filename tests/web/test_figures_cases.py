@@ -20,9 +20,12 @@ from gapsweep.web.figures.case_views import (
 )
 from gapsweep.web.figures.compare import MAX_CASES, compare_figure, compare_figures, compare_labels
 from gapsweep.web.figures.spectra import (
+    HARMONICS_IN_VIEW,
     MAX_HARMONIC_MARKERS,
     case_label,
+    default_band_hz,
     harmonic_frequencies,
+    labelled_orders,
     spectra_figure,
     spectra_overlay_figure,
     spectra_waterfall_figure,
@@ -67,7 +70,15 @@ def spectra(runs):
 def test_overlay_one_trace_per_case_with_the_data_up_to_the_x_limit(spectra):
     labels = [case_label({"params": {"clearance_mm": c}}) for c in CLEARANCES_MM]
     fig = spectra_overlay_figure(spectra, labels, speed_rpm=RPM, f_max_hz=900.0)
-    assert [t.name for t in fig.data] == ["c = 0.1 mm", "c = 0.02 mm", "c = 0.05 mm"]
+    # each legend entry says where its peak is: a crank order when it sits on a harmonic
+    for trace, label, s in zip(fig.data, labels, spectra, strict=True):
+        f, a = s["freq_hz"], s["slider_acceleration"]
+        band = (f > 0) & (f <= 900.0)
+        f_dom = f[band][np.argmax(a[band])]
+        n = round(f_dom / (RPM / 60))
+        on_harmonic = abs(f_dom - n * RPM / 60) <= 0.5 * (f[1] - f[0])
+        assert trace.name == (f"{label} · peak {n}×" if on_harmonic
+                              else f"{label} · peak {f_dom:.4g} Hz")
     for trace, s in zip(fig.data, spectra, strict=True):
         keep = s["freq_hz"] <= 900.0
         np.testing.assert_array_equal(trace.x, s["freq_hz"][keep])
@@ -84,12 +95,57 @@ def test_harmonic_markers_at_n_times_rpm_over_60_and_only_below_the_x_limit(spec
     assert all(
         s.x1 == s.x0 and s.line.dash == "dot" and s.yref == "paper" for s in fig.layout.shapes
     )
-    # default range = Nyquist of the 1e-5 s grid (50 kHz, 600 harmonics): the first 40 shown
-    full = spectra_overlay_figure(spectra, ["a", "b", "c"], speed_rpm=RPM)
-    assert full.layout.xaxis.range[1] == spectra[0]["freq_hz"][-1] == pytest.approx(5e4)
-    assert len(full.layout.shapes) == MAX_HARMONIC_MARKERS
-    assert full.layout.shapes[-1].x0 == pytest.approx(MAX_HARMONIC_MARKERS * RPM / 60)
+    # 10 harmonics: 1x and every 2nd labelled, once for the figure (not once per case)
+    orders = [a for a in fig.layout.annotations if a.name == "harmonic order"]
+    assert [a.text for a in orders] == ["1×", "2×", "4×", "6×", "8×", "10×"]
+    np.testing.assert_allclose([a.x for a in orders], [n * RPM / 60 for n in (1, 2, 4, 6, 8, 10)])
     assert len(spectra_overlay_figure(spectra, ["a", "b", "c"]).layout.shapes) == 0
+
+
+def test_default_view_opens_on_the_40th_crank_harmonic_with_every_bin_kept(spectra):
+    fig = spectra_overlay_figure(spectra, ["a", "b", "c"], speed_rpm=RPM)
+    top = HARMONICS_IN_VIEW * RPM / 60  # 3333 Hz at 5000 rpm, not Nyquist's 50 kHz
+    assert tuple(fig.layout.xaxis.range) == pytest.approx((0.0, top))
+    for trace, s in zip(fig.data, spectra, strict=True):  # zooming out shows everything
+        np.testing.assert_array_equal(trace.x, s["freq_hz"])
+    assert len(fig.layout.shapes) == MAX_HARMONIC_MARKERS == 40
+    orders = [a.text for a in fig.layout.annotations if a.name == "harmonic order"]
+    assert orders == ["1×", "5×", "10×", "15×", "20×", "25×", "30×", "35×", "40×"]
+    # labels sit right of their line (xanchor left): 1x does not straddle the y axis; the
+    # one at the right edge (40x) left of it, not cut off
+    assert [a.xanchor for a in fig.layout.annotations] == ["left"] * 8 + ["right"]
+    assert all(a.yref == "paper" for a in fig.layout.annotations)
+    # the subtitle states the band and the share of the energy in it, summed over cases
+    energy = [np.where(s["freq_hz"] > 0, s["slider_acceleration"] ** 2, 0.0) for s in spectra]
+    below = [e[s["freq_hz"] <= top].sum() for e, s in zip(energy, spectra, strict=True)]
+    share = sum(below) / sum(e.sum() for e in energy)
+    assert f"up to the 40th crank harmonic, {100 * share:.3g} % of the energy" in (
+        fig.layout.title.text)
+    assert 0.5 < share < 1.0  # most of it, not all: impacts spread the rest up to ~24 kHz
+
+
+def test_log_x_spans_the_whole_spectrum_with_orders_evenly_spaced_in_log(spectra):
+    fig = spectra_overlay_figure(spectra, ["a", "b", "c"], speed_rpm=RPM, log_x=True)
+    f = spectra[0]["freq_hz"]
+    assert fig.layout.xaxis.type == "log"
+    assert tuple(fig.layout.xaxis.range) == pytest.approx((np.log10(f[1]), np.log10(f[-1])))
+    assert all(np.min(t.x) > 0 for t in fig.data)  # 0 Hz has no place on a log axis
+    orders = [a for a in fig.layout.annotations if a.name == "harmonic order"]
+    assert [a.text for a in orders] == ["1×", "2×", "5×", "10×", "20×"]
+    # annotation positions on a log axis are log10 of the frequency; shapes stay in Hz
+    np.testing.assert_allclose([a.x for a in orders],
+                               np.log10([n * RPM / 60 for n in (1, 2, 5, 10, 20)]))
+    assert fig.layout.shapes[0].x0 == pytest.approx(RPM / 60)
+
+
+def test_default_band_without_a_crank_speed_is_the_99_percent_energy_bandwidth(spectra):
+    arrays = [(s["freq_hz"], s["contact_normal_force"]) for s in spectra]
+    top, why = default_band_hz(arrays, None)
+    f = spectra[0]["freq_hz"]
+    e = sum(np.where(f > 0, a**2, 0.0) for _, a in arrays)
+    cum = np.cumsum(e) / e.sum()
+    assert cum[f == top][0] >= 0.99 > cum[np.flatnonzero(f == top)[0] - 1]
+    assert why == "99 % energy bandwidth"
 
 
 def test_harmonic_frequencies_edges():
@@ -100,17 +156,15 @@ def test_harmonic_frequencies_edges():
     assert list(harmonic_frequencies(6000.0, 1e6, limit=2)) == [100.0, 200.0]
 
 
-def test_dominant_frequencies_annotated_per_trace(spectra):
-    fig = spectra_overlay_figure(
-        spectra, ["a", "b", "c"], series="contact_normal_force", f_max_hz=2000.0
-    )
-    assert len(fig.layout.annotations) == 3
-    for note, s in zip(fig.layout.annotations, spectra, strict=True):
-        f, a = s["freq_hz"], s["contact_normal_force"]
-        band = (f > 0) & (f <= 2000.0)
-        expected = f[band][np.argmax(a[band])]
-        assert note.x == expected and note.text == f"{expected:.4g} Hz"
-    assert fig.layout.yaxis.title.text == "Contact normal force amplitude [N]"
+def test_order_labels_never_crowd():
+    for count in range(1, 200):
+        labels = labelled_orders(count)
+        assert labels[0] == 1 and len(labels) <= 10 and labels[-1] <= count
+        gaps = np.diff(labels)
+        # evenly spaced after 1x; at least count/10 harmonics apart
+        assert len(set(gaps[1:].tolist())) <= 1
+        assert all(g >= count / 10 - 1 for g in gaps[1:])
+    assert labelled_orders(0) == []
 
 
 def test_spectrum_arrays_reads_the_stored_preview_form(runs):
@@ -135,6 +189,7 @@ def test_waterfall_heatmap_rows_sorted_by_clearance(spectra):
     assert fig.layout.yaxis.title.text == "Clearance [mm]"
     assert fig.layout.xaxis.title.text == "Frequency [Hz]"
     assert len(fig.layout.shapes) == 12  # 83.3 Hz x 12 = 1000 Hz, the limit included
+    assert tuple(fig.layout.xaxis.range) == (0.0, 1000.0)
     log = spectra_waterfall_figure(spectra, CLEARANCES_MM, log_amplitude=True, f_max_hz=1000.0)
     assert np.nanmax(np.asarray(log.data[0].z)) == pytest.approx(np.log10(z.max()))
 
@@ -284,7 +339,8 @@ def test_spectra_and_waterfall_of_cases_carrying_their_spectrum(spectra):
     fig = spectra_figure(
         cases, signal="contact_normal_force", axis="clearance_mm", speed_rpm=RPM, f_max_hz=500.0
     )
-    assert [t.name for t in fig.data] == ["c = 0.1 mm", "c = 0.02 mm", "c = 0.05 mm"]
+    assert [t.name.split(" · ")[0] for t in fig.data] == [
+        "c = 0.1 mm", "c = 0.02 mm", "c = 0.05 mm"]
     np.testing.assert_array_equal(
         fig.data[1].y, spectra[1]["contact_normal_force"][spectra[1]["freq_hz"] <= 500.0]
     )

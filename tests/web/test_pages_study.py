@@ -3,6 +3,8 @@ the case table, the trends figure's data, cancel and retry, the compare link."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 from archive_fixtures import component_ids, fake_metrics, find, page, texts
 from gapsweep.web import ids
@@ -59,7 +61,26 @@ def test_poll_reports_progress_then_stops_when_done(study):
     assert module.poll(2, study_id, version)[8] is module.no_update
     archive.run(cases[6:])
     out = module.poll(3, study_id, version)
-    assert out[0] == "done" and out[6] is True and out[5] == "finished" and out[9] is True
+    assert out[0] == "done" and out[5] == "finished" and out[9] is True  # Cancel disabled
+    # the study's certificates are queued a moment after it is done: the page polls on
+    # for them, for CERTIFICATE_WAIT_S at most
+    assert out[6] is False
+    state = module.load_progress(study_id)
+    late = state["finished"] + timedelta(seconds=module.CERTIFICATE_WAIT_S + 1)
+    assert module.keep_polling(state, now=late) is False
+    # ... and while they run; it stops when the last one has ended
+    from gapsweep.db.certificates import add_certificates
+
+    with archive.sessions.begin() as s:
+        certs = add_certificates(s, study_id=study_id, certificates=[
+            (0, 0, {"clearance_mm": 0.02, "rtol": 1e-7}),
+            (0, 1, {"clearance_mm": 0.02, "n_output": 4801})])
+    out = module.poll(4, study_id, out[7])
+    assert out[0] == "done" and out[6] is False and out[7][-5:] == [2, 0, 0, 0, 0]
+    archive.run(certs)
+    out = module.poll(5, study_id, out[7])
+    assert out[6] is True and out[7][-5:] == [0, 0, 2, 0, 0]
+    assert module.poll(6, study_id, out[7])[4] == "0 queued · 14 done · 1 failed"  # design only
 
 
 def test_trends_figure_has_three_lines_of_five_and_the_baseline(study):
@@ -130,16 +151,18 @@ def test_study_file_download(study):
 def test_spectra_tab_overlays_the_clearance_axis_at_the_nominal_stiffness(study):
     module, archive, study_id = study
     archive.run(archive.case_ids(study_id))
-    graph = module.spectra("spectra", None, "slider_acceleration", "overlay", study_id)
+    graph = module.spectra("spectra", None, "slider_acceleration", "overlay", [], study_id)
     traces = [t for t in graph.figure.data if len(t.x) == 101]
     assert len(traces) == 5  # clearance 0.02 ... 0.1 at stiffness 1.0
     peaks = sorted(float(max(t.y)) for t in traces)
     want = sorted(fake_metrics({"clearance_mm": c, "stiffness_scale": 1.0})["peak_slider_accel"]
                   for c in CLEARANCES)
     assert peaks == pytest.approx(want)
-    water = module.spectra("spectra", None, "slider_acceleration", "waterfall", study_id)
+    water = module.spectra("spectra", None, "slider_acceleration", "waterfall", [], study_id)
     assert water.figure.data
-    assert module.spectra("cases", None, "slider_acceleration", "overlay", study_id) \
+    log = module.spectra("spectra", None, "slider_acceleration", "overlay", ["log"], study_id)
+    assert log.figure.layout.xaxis.type == "log"
+    assert module.spectra("cases", None, "slider_acceleration", "overlay", [], study_id) \
         is module.no_update
 
 
@@ -148,7 +171,48 @@ def test_other_tabs_explain_what_a_grid_study_shows(study):
     archive.run(archive.case_ids(study_id))
     assert "one-at-a-time" in texts(module.sensitivity("sensitivity", None,
                                                         "peak_slider_accel", study_id))
-    assert "Convergence studies" in texts(module.convergence("convergence", None, study_id))
+    # no certificate yet (they are queued by the worker that finishes the study)
+    assert "No convergence certificate" in texts(module.convergence("convergence", None,
+                                                                     study_id))
+
+
+def test_convergence_tab_draws_the_certificates_and_their_verdict(study):
+    from gapsweep.db.studies import study_detail
+    from gapsweep.workers.certificates import start_certificates
+
+    module, archive, study_id = study
+    archive.run(archive.case_ids(study_id))
+    certs = start_certificates(archive.sessions, study_id, settings=archive.settings,
+                               dispatcher=None)
+    assert len(certs) == 8  # (c 0.1, K x1.3) has the largest peak, (0.02, x1.3) the
+    out = module.convergence("convergence", None, study_id)  # smallest clearance
+    assert "Certificates: 0 of 8 done, 8 queued" in texts(out)
+    archive.run(certs)
+    out = module.convergence("convergence", None, study_id)
+    with archive.sessions() as s:
+        detail = study_detail(s, study_id)
+    (fig,) = [g.figure for g in out._traverse() if hasattr(g, "figure")]
+    assert list(fig.layout.xaxis.categoryarray) == [
+        "as run", "rtol ÷ 10", "output step ÷ 2", "K × 2", "K × 4"]
+    by_source = {}
+    for cert in detail["certificates"]:
+        by_source.setdefault(cert["source_id"], {})[cert["slot"]] = cert
+    assert len(fig.data) == 2
+    for trace in fig.data:
+        source_id = trace.customdata[0][0]
+        source = next(c for c in detail["cases"] if c["id"] == source_id)
+        runs = by_source[source_id]
+        assert [row[0] for row in trace.customdata] == [source_id] + [runs[k]["id"]
+                                                                      for k in range(4)]
+        assert list(trace.y) == [source["metrics"]["peak_slider_accel"]] + [
+            runs[k]["metrics"]["peak_slider_accel"] for k in range(4)]
+    # these stand-in metrics ignore rtol and the output step, and scale with K
+    text = texts(out)
+    assert "Numerics converged within 1 %" in text
+    assert "changes the peak by up to 50 % (>= 5 %)" in text  # 2K -> 4K: (4 - 2) / 4
+    assert "Certificates: 8 of 8 done" in text
+    table = [c for c in out._traverse() if getattr(c, "id", None) == ids.CERTIFICATE_TABLE]
+    assert len(table[0].children[1].children) == 8  # one row per refined run
 
 
 def test_one_at_a_time_study_shows_the_tornado(archive):
@@ -232,3 +296,35 @@ def test_case_table_time_is_labelled_as_the_batch_share_beside_the_own_work(stud
     rows = case_rows({"spec": {"axes": {}}, "cases": [
         {"id": 7, "status": "done", "metrics": {"wall_time_s": 0.25, "rhs_evaluations": 1234}}]})
     assert (rows[0]["wall_time_s"], rows[0]["rhs_evaluations"]) == (0.25, 1234)
+
+
+def test_retry_follows_what_a_retry_would_queue(study):
+    """Retry is on for a failed twin (retry queues it again), off for a failed certificate
+    (part of the certificates' verdict, never re-run), and Cancel off once nothing is
+    queued or running."""
+    from gapsweep.db.certificates import add_certificates
+
+    module, archive, study_id = study
+    twin = archive.case_ids(study_id, "twin")
+    archive.run(twin, fail=set(twin))
+    out = module.poll(1, study_id, None)
+    assert out[0] == "running" and (out[9], out[10]) == (False, False)  # Cancel, Retry on
+    archive.run(archive.case_ids(study_id, "case"))
+    out = module.poll(2, study_id, out[7])
+    assert out[0] == "done" and (out[9], out[10]) == (True, False)
+    layout = module.layout(study_id=str(study_id))  # the first paint agrees with the poll
+    assert (find(layout, ids.STUDY_CANCEL).disabled, find(layout, ids.STUDY_RETRY).disabled) \
+        == (True, False)
+    with archive.sessions.begin() as s:
+        from gapsweep.db.lifecycle import retry_failed
+
+        assert retry_failed(s, study_id=study_id) == twin
+    archive.run(twin)
+    with archive.sessions.begin() as s:
+        (cert,) = add_certificates(s, study_id=study_id,
+                                   certificates=[(0, 0, {"clearance_mm": 0.02, "rtol": 1e-7})])
+    archive.run([cert], fail={cert})
+    out = module.poll(3, study_id, out[7])
+    assert out[0] == "done" and (out[9], out[10]) == (True, True)
+    with archive.sessions.begin() as s:
+        assert retry_failed(s, study_id=study_id) == []  # the failed certificate stays

@@ -264,11 +264,12 @@ def case_rows(sessions: sessionmaker[Session], study_id: int) -> list[CaseRow]:
 
 
 def result_counts(sessions: sessionmaker[Session], study_id: int) -> tuple[int, int]:
-    """(result rows of the study's cases, distinct cases among them)."""
+    """(result rows of the study's design cases, distinct cases among them). Twins and the
+    convergence certificates, which workers run once the study is done, are left out."""
     with sessions() as s:
         q = select(func.count(Result.case_id), func.count(func.distinct(Result.case_id))).join(
             Case, Case.id == Result.case_id
-        ).where(Case.study_id == study_id)
+        ).where(Case.study_id == study_id, Case.kind == "case")
         rows, distinct = s.execute(q).one()
     return int(rows), int(distinct)
 

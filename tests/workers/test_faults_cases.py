@@ -41,7 +41,8 @@ def _result_ids(sessions, study_id):
 
     with sessions() as s:
         return dict(s.execute(select(Result.case_id, Result.id).join(
-            Case, Case.id == Result.case_id).where(Case.study_id == study_id)).all())
+            Case, Case.id == Result.case_id).where(Case.study_id == study_id,
+                                                    Case.kind == "case")).all())
 
 
 def test_solver_poison_fails_once_then_retry_runs_only_it(backend, procs, tmp_path):

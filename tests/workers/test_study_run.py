@@ -116,7 +116,9 @@ def test_user_study_stores_what_run_case_computes(run_study):
                 expected[name] / twin_expected[name] - 1.0, rel=1e-12, abs=1e-15
             )
 
-    # exactly one Result row per case (twin included)
+    # exactly one Result row per case (twin and the 8 convergence certificates included:
+    # 2 sources - the largest peak and the smallest clearance - x 4 refinements)
+    assert len(detail["certificates"]) == 8
     from gapsweep.db.models import Case, Result
     from sqlalchemy import func, select
 
@@ -127,7 +129,7 @@ def test_user_study_stores_what_run_case_computes(run_study):
             .where(Case.study_id == detail["id"])
             .group_by(Case.id)
         ).all()
-    assert len(per_case) == 16 and all(n == 1 for _, n in per_case)
+    assert len(per_case) == 16 + 8 and all(n == 1 for _, n in per_case)
 
 
 def test_provenance_is_filled_in(run_study):
@@ -266,7 +268,8 @@ def test_cases_are_stamped_enqueued_before_their_message_goes_out(database_url, 
         study_id = create_study_rows(load_spec_file(EXAMPLE), sessions=sessions)
         n = enqueue_study(study_id, sessions=sessions, settings=settings,
                           dispatcher=Watching(sessions, settings))
-        assert n == 2 and seen == [(8, 8), (8, 8)]  # 1 twin + 15 cases, chunks of 8
+        # 1 twin + 15 cases, chunks of 8; then the finished study's 8 certificates
+        assert n == 2 and seen == [(8, 8), (8, 8), (8, 8)]
         with sessions() as session:
             assert studies.study_progress(session, study_id)["done"] == 15
     finally:

@@ -89,3 +89,68 @@ def convergence_figure(
             )
         )
     return fig
+
+
+CERTIFICATE_TITLE = "Convergence certificates"
+
+
+def certificate_steps(report: Mapping[str, Any]) -> list[str]:
+    """The x categories of :func:`certificate_figure`: "as run", then every refinement of
+    the report in ladder order ("rtol ÷ 10", "output step ÷ 2", "K × 2", "K × 4")."""
+    out = ["as run"]
+    for source in report.get("sources") or []:
+        for ladder in source.get("ladders") or []:
+            for step in ladder.get("steps", [])[1:]:
+                if step["label"] not in out:
+                    out.append(step["label"])
+    return out
+
+
+def certificate_figure(
+    report: Mapping[str, Any], source_names: Mapping[Any, str] | None = None
+) -> go.Figure:
+    """The headline metric of each certificate source against its refinements: one line
+    with markers per source case, x the refinements as categories (:func:`certificate_steps`),
+    y the metric (``report["metric"]``, its unit). Points missing (a run not done) are gaps.
+    Each point's customdata is ``[case id, change from "as run" in %]`` (hover shows both).
+
+    ``report``: ``gapsweep.study.certificates.certificate_report``; ``source_names``:
+    {source case id: legend name} (default ``"case <id>"``, prefixed with its roles).
+    """
+    metric = report.get("metric") or "peak_slider_accel"
+    fig = new_figure(f"{CERTIFICATE_TITLE}: {phrase(metric_parts(metric)[0])} (whole run)",
+                     "Refinement", metric_label(metric),
+                     subtitle=_certificate_subtitle(report))
+    steps = certificate_steps(report)
+    for i, source in enumerate(report.get("sources") or []):
+        by_label: dict[str, Mapping[str, Any]] = {}
+        for ladder in source.get("ladders") or []:
+            for step in ladder.get("steps", []):
+                by_label.setdefault(step["label"], step)
+        ys, custom = [], []
+        for label in steps:
+            step = by_label.get(label)
+            value = None if step is None else _finite(step["metrics"].get(metric))
+            change = None if step is None else _finite((step.get("changes") or {}).get(metric))
+            ys.append(value)
+            custom.append([None if step is None else step.get("case_id"),
+                           None if change is None else 100.0 * change])
+        name = (source_names or {}).get(source.get("case_id")) or f"case {source.get('case_id')}"
+        roles = ", ".join(source.get("roles") or [])
+        fig.add_trace(go.Scatter(
+            x=steps, y=ys, customdata=custom, mode="lines+markers",
+            name=f"{roles}: {name}" if roles else name, line_color=color(i),
+            connectgaps=False,
+            hovertemplate="%{x}: %{y:.6g}<br>case %{customdata[0]}, "
+                          "change %{customdata[1]:.3g} %<extra></extra>",
+        ))
+    fig.update_xaxes(type="category", categoryorder="array", categoryarray=steps)
+    return fig
+
+
+def _certificate_subtitle(report: Mapping[str, Any]) -> str | None:
+    numerics = report.get("numerics_converged")
+    if numerics is None or report.get("numeric_tolerance") is None:
+        return None
+    tol = f"{100 * float(report['numeric_tolerance']):.3g} %"
+    return f"numerics {'converged' if numerics else 'NOT converged'} within {tol}"

@@ -5,6 +5,7 @@ from ``gapsweep.db``; the shaping from :mod:`gapsweep.web.study_view`."""
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
 from typing import Any
 
 import dash
@@ -94,9 +95,11 @@ def header(detail: dict[str, Any]) -> html.Div:
 
 
 def load_progress(study_id: int | None) -> dict[str, Any] | None:
-    """What the poll needs, cheaply: ``{"status", "counts", "started"}`` (two small
-    queries, whatever the study's size); None for an unknown or deleted study."""
-    from gapsweep.db.lifecycle import StudyNotFoundError, live_study
+    """What the poll needs, cheaply: ``{"status", "counts", "started", "analysed",
+    "certificate_counts", "design", "finished", "retryable"}`` (a few small queries,
+    whatever the study's size); None for an unknown or deleted study."""
+    from gapsweep.db.certificates import certificate_progress
+    from gapsweep.db.lifecycle import StudyNotFoundError, live_study, retryable_count
     from gapsweep.db.studies import study_progress
 
     study_id = parse_id(study_id)
@@ -108,7 +111,10 @@ def load_progress(study_id: int | None) -> dict[str, Any] | None:
         except StudyNotFoundError:
             return None
         return {"status": study.status, "counts": study_progress(s, study_id),
-                "started": study.started, "analysed": study.analysis is not None}
+                "started": study.started, "analysed": study.analysis is not None,
+                "certificate_counts": certificate_progress(s, study_id),
+                "design": study.design, "finished": study.finished,
+                "retryable": retryable_count(s, study_id)}
 
 
 def progress_state(state: dict[str, Any]) -> dict[str, Any]:
@@ -120,8 +126,19 @@ def progress_state(state: dict[str, Any]) -> dict[str, Any]:
         "status": status, "percent": percent, "label": label, "animated": not finished,
         "counts": view.counts_text(progress),
         "eta": view.eta_text(view.eta_seconds(progress, state.get("started")), status),
-        "finished": finished, "no_retry": not progress.get("failed"),
+        # Retry: off unless something failed that a retry queues again (a failed twin too)
+        "finished": finished,
+        "no_retry": not retryable(state),
     }
+
+
+def retryable(state: dict[str, Any]) -> int:
+    """Failed cases a retry would queue again (design cases and twins), from
+    :func:`load_progress` or a study detail."""
+    if "retryable" in state:
+        return int(state["retryable"])
+    twins = sum(t.get("status") == "failed" for t in state.get("twins") or [])
+    return int(state["counts"].get("failed") or 0) + twins
 
 
 def progress_card(detail: dict[str, Any]) -> dbc.Card:
@@ -235,9 +252,14 @@ def layout(study_id: str | None = None, **_query: Any) -> html.Div:
                            className="my-2", options=[
                                {"label": "slider acceleration", "value": "slider_acceleration"},
                                {"label": "contact force", "value": "contact_normal_force"}]),
-            dbc.RadioItems(id=ids.SPECTRA_VIEW, value="overlay", inline=True, options=[
-                {"label": "overlay", "value": "overlay"},
-                {"label": "waterfall", "value": "waterfall"}]),
+            dbc.Row([
+                dbc.Col(dbc.RadioItems(id=ids.SPECTRA_VIEW, value="overlay", inline=True,
+                                       options=[{"label": "overlay", "value": "overlay"},
+                                                {"label": "waterfall", "value": "waterfall"}]),
+                        width="auto"),
+                dbc.Col(dbc.Checklist(id=ids.SPECTRA_LOG_X, value=[], switch=True, options=[
+                    {"label": "log x (the whole spectrum)", "value": "log"}]), width="auto"),
+            ]),
             html.Div(id=ids.SPECTRA_GRAPH),
         ]), label="Spectra", tab_id=TAB_SPECTRA),
         dbc.Tab(html.Div(id=ids.CONVERGENCE_CONTENT), label="Convergence",
@@ -251,8 +273,7 @@ def layout(study_id: str | None = None, **_query: Any) -> html.Div:
         dcc.Store(id=ids.STUDY_ID_STORE, data=sid),
         # the table in the layout is current: the first poll need not send it again
         dcc.Store(id=ids.STUDY_VERSION, data=fingerprint(detail)),
-        dcc.Interval(id=ids.STUDY_POLL, interval=POLL_MS,
-                     disabled=detail["status"] in view.FINISHED),
+        dcc.Interval(id=ids.STUDY_POLL, interval=POLL_MS, disabled=not keep_polling(detail)),
         header(detail),
         progress_card(detail),
         dbc.Tabs(tabs, id=ids.STUDY_TABS, active_tab=TAB_CASES),
@@ -260,8 +281,45 @@ def layout(study_id: str | None = None, **_query: Any) -> html.Div:
 
 
 def fingerprint(detail: dict[str, Any]) -> list[Any]:
-    """What changes when the page must redraw: the status and the case counts."""
-    return [detail["status"], *[detail["counts"].get(s, 0) for s in view.CASE_STATUSES]]
+    """What changes when the page must redraw: the status, the case counts and the
+    certificates' counts (they run after the study is done)."""
+    certs = certificate_counts(detail)
+    return [detail["status"], *[detail["counts"].get(s, 0) for s in view.CASE_STATUSES],
+            *[certs.get(s, 0) for s in view.CASE_STATUSES]]
+
+
+#: how long after a study finished the page waits for its certificates to be queued [s]
+CERTIFICATE_WAIT_S = 60.0
+
+
+def certificate_counts(state: dict[str, Any]) -> dict[str, int]:
+    """Certificate counts by status, from :func:`load_progress` or a study detail."""
+    if "certificate_counts" in state:
+        return dict(state["certificate_counts"])
+    out: dict[str, int] = {}
+    for cert in state.get("certificates") or []:
+        out[cert["status"]] = out.get(cert["status"], 0) + 1
+    return out
+
+
+def keep_polling(state: dict[str, Any], now: datetime | None = None) -> bool:
+    """Whether the page still has something to wait for: a case, or a certificate, queued
+    or running - or a study finished moments ago whose certificates are being queued
+    (``CERTIFICATE_WAIT_S``)."""
+    from gapsweep.study.certificates import NO_CERTIFICATES
+
+    if state["status"] not in view.FINISHED:
+        return True
+    certs = certificate_counts(state)
+    if certs.get("queued", 0) + certs.get("running", 0):
+        return True
+    design = state.get("design") or (state.get("spec") or {}).get("design", "grid")
+    if (state["status"] != "done" or sum(certs.values()) or design in NO_CERTIFICATES
+            or not state["counts"].get("done")):
+        return False
+    finished = view.as_time(state.get("finished"))
+    now = now or datetime.now(timezone.utc)
+    return finished is not None and (now - finished).total_seconds() < CERTIFICATE_WAIT_S
 
 
 @callback(
@@ -293,7 +351,8 @@ def poll(_n, study_id, version):
         detail = load_detail(study_id)
         rows = view.case_rows(detail) if detail is not None else no_update
     return (now["status"], now["percent"], now["label"], now["animated"], now["counts"],
-            now["eta"], now["finished"], current, rows, now["finished"], now["no_retry"])
+            now["eta"], not keep_polling(state), current, rows, now["finished"],
+            now["no_retry"])
 
 
 @callback(
@@ -417,11 +476,13 @@ def sensitivity(tab, _version, metric, study_id):
     Input(ids.STUDY_VERSION, "data"),
     Input(ids.SPECTRA_SIGNAL, "value"),
     Input(ids.SPECTRA_VIEW, "value"),
+    Input(ids.SPECTRA_LOG_X, "value"),
     State(ids.STUDY_ID_STORE, "data"),
 )
-def spectra(tab, _version, signal, kind, study_id):
+def spectra(tab, _version, signal, kind, log_x, study_id):
     return _when_open(tab, TAB_SPECTRA, study_id,
-                      lambda d: study_results.spectra(d, signal, kind))
+                      lambda d: study_results.spectra(
+                          d, signal, kind, isinstance(log_x, list) and "log" in log_x))
 
 
 @callback(

@@ -1,0 +1,313 @@
+"""Convergence certificates: every finished study checks its own numerics (design.md 2).
+
+When a study's cases have ended, a few of them are run again, refined, as extra cases of the
+study (kept out of its counts and exports, like the ideal twins):
+
+- the **sources**: the done case with the largest headline peak (``peak_slider_accel``, the
+  case whose numbers matter most) and the one with the smallest clearance (the stiffest,
+  shortest impacts: the hardest for the step control); one source when they coincide;
+- the **refinements** of each source (:data:`REFINEMENTS`): relative tolerance ÷ 10, output
+  step ÷ 2 (``n_output`` 2(n-1)+1: the same time span at half the step), and the contact
+  stiffness step-up of seed 002 (``stiffness_scale`` × 2, × 4: "raise K until the peak force
+  changes < 5 %").
+
+The verdict (:func:`certificate_report`) is read on the **whole-run peak slider
+acceleration**. At c >= 0.08 mm the motion is chaotic (design.md 1.3): a tolerance change
+moves late-time peaks (``peak_slider_accel_steady`` ~1 % at rtol ÷ 10 on c = 0.1 mm) while
+the whole-run peak, set by the first impact, and the maximum penetration stay put (5e-6 %
+measured). So the verdict uses a robust quantity and the report carries the maximum
+penetration's change beside it. Numerical refinements (tolerance, output step) pass within
+:data:`NUMERIC_TOLERANCE`; the stiffness step-up within :data:`STIFFNESS_TOLERANCE` (seed
+002's 5 %). A Hertzian peak grows about as K^0.4, so with the physical K of design.md 1.2 the
+step-up reports how strongly the answer depends on the contact stiffness (a modelling input)
+rather than a numerical error; the report gives that exponent.
+
+Pure functions on plain data (a study's cases as ``show --json`` lists them); the rows and
+the queue are the workers' business.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from gapsweep.core.api import get_model
+from gapsweep.core.convergence import refinement_study
+from gapsweep.core.errors import InputError
+
+HEADLINE = "peak_slider_accel"
+#: metrics the report compares besides the headline (robust under chaos, design.md 1.3)
+ROBUST_METRICS = ("peak_slider_accel", "peak_contact_force", "max_penetration")
+NUMERIC_TOLERANCE = 0.01  # relative change: rtol ÷ 10 and output step ÷ 2
+STIFFNESS_TOLERANCE = 0.05  # seed 002: raise K until the peak force changes < 5 %
+#: designs whose own cases are a refinement study already (their tab shows that study)
+NO_CERTIFICATES = frozenset({"convergence"})
+
+
+@dataclass(frozen=True)
+class Refinement:
+    """One refined re-run of a source case. ``slot``: its stable number (stored with the
+    row, so it must never change meaning); ``param``: the parameter it changes;
+    ``ladder``: the refinement sequence it belongs to; ``factor``: the multiplier of the
+    ladder's level (the level of the source is 1)."""
+
+    slot: int
+    param: str
+    label: str
+    ladder: str
+    factor: float
+
+
+REFINEMENTS: tuple[Refinement, ...] = (
+    Refinement(0, "rtol", "rtol ÷ 10", "tolerance", 0.1),
+    Refinement(1, "n_output", "output step ÷ 2", "output step", 0.5),
+    Refinement(2, "stiffness_scale", "K × 2", "contact stiffness", 2.0),
+    Refinement(3, "stiffness_scale", "K × 4", "contact stiffness", 4.0),
+)
+BY_SLOT = {r.slot: r for r in REFINEMENTS}
+#: ladder name -> (what its level is, pass tolerance)
+LADDERS = {
+    "tolerance": ("relative tolerance rtol [–]", NUMERIC_TOLERANCE),
+    "output step": ("output step [s]", NUMERIC_TOLERANCE),
+    "contact stiffness": ("stiffness scale [–]", STIFFNESS_TOLERANCE),
+}
+
+
+@dataclass(frozen=True)
+class Source:
+    """A design case chosen for refinement: its position in the design, its id (when the
+    caller knows it) and why it was chosen."""
+
+    index: int
+    roles: tuple[str, ...]  # "largest peak", "smallest clearance"
+    case_id: int | None = None
+
+
+@dataclass(frozen=True)
+class CertificateCase:
+    """One certificate run to create: the source's design index, the refinement's slot,
+    and the parameters to run (the source's, with the refined one changed)."""
+
+    source_index: int
+    slot: int
+    params: dict[str, Any]
+
+
+def _finite(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value) if math.isfinite(value) else None
+
+
+def select_sources(model: str, cases: Sequence[Mapping[str, Any]]) -> list[Source]:
+    """The design cases to refine, from ``cases`` (in design order, each ``{"params",
+    "status", "metrics"}`` and optionally ``"id"``): the done case with the largest
+    ``peak_slider_accel`` and the done case with the smallest clearance (the model's
+    default when a case does not set it; ties: the larger peak, then the first). One source
+    with both roles when they coincide; [] when no case is done with a finite peak."""
+    defaults = get_model(model).defaults()
+    done = [
+        (i, c) for i, c in enumerate(cases)
+        if c.get("status") == "done" and _finite((c.get("metrics") or {}).get(HEADLINE)) is not None
+    ]
+    if not done:
+        return []
+
+    def peak(item: tuple[int, Mapping[str, Any]]) -> float:
+        return float(item[1]["metrics"][HEADLINE])
+
+    roles: dict[int, list[str]] = {}
+    largest = max(done, key=lambda item: (peak(item), -item[0]))
+    roles.setdefault(largest[0], []).append("largest peak")
+    if "clearance_mm" in defaults:
+        def clearance(item: tuple[int, Mapping[str, Any]]) -> float:
+            value = (item[1].get("params") or {}).get("clearance_mm", defaults["clearance_mm"])
+            return float(value)
+
+        smallest = min(done, key=lambda item: (clearance(item), -peak(item), item[0]))
+        roles.setdefault(smallest[0], []).append("smallest clearance")
+    return [
+        Source(index=i, roles=tuple(r), case_id=cases[i].get("id"))
+        for i, r in sorted(roles.items())
+    ]
+
+
+def refined_params(model: str, params: Mapping[str, Any], refinement: Refinement) -> dict | None:
+    """``params`` with ``refinement`` applied to the effective value (the case's own, else
+    the model's default); None when the model has no such parameter, the refinement makes
+    no sense for the case (no contact in an ideal-joint run) or the refined value is outside
+    the parameter's allowed range."""
+    m = get_model(model)
+    defaults = m.defaults()
+    if refinement.param not in defaults:
+        return None
+    if refinement.param == "stiffness_scale" and params.get("ideal", defaults.get("ideal")):
+        return None
+    current = params.get(refinement.param, defaults[refinement.param])
+    if refinement.param == "n_output":
+        value: Any = 2 * (int(current) - 1) + 1  # same span, half the step
+    else:
+        value = float(current) * refinement.factor
+    out = {**params, refinement.param: value}
+    try:
+        m.parse(out)
+    except InputError:
+        return None
+    return out
+
+
+def plan_certificates(
+    model: str, design: str, cases: Sequence[Mapping[str, Any]]
+) -> list[CertificateCase]:
+    """Every certificate run of a finished study (sources × applicable refinements), in
+    source then slot order; [] for a design in :data:`NO_CERTIFICATES` or with no done
+    case."""
+    if design in NO_CERTIFICATES:
+        return []
+    out = []
+    for source in select_sources(model, cases):
+        params = dict(cases[source.index].get("params") or {})
+        for refinement in REFINEMENTS:
+            refined = refined_params(model, params, refinement)
+            if refined is not None:
+                out.append(CertificateCase(source.index, refinement.slot, refined))
+    return out
+
+
+def _level(model: str, params: Mapping[str, Any], ladder: str) -> float:
+    """The ladder's level of a case: rtol, output step [s] or stiffness scale."""
+    defaults = get_model(model).defaults()
+
+    def get(name: str) -> Any:
+        return params.get(name, defaults.get(name))
+
+    if ladder == "tolerance":
+        return float(get("rtol"))
+    if ladder == "output step":
+        return float(get("t_end")) / (int(get("n_output")) - 1)
+    return float(get("stiffness_scale"))
+
+
+def _change(reference: float | None, value: float | None) -> float | None:
+    if reference is None or value is None or reference == 0.0:
+        return None
+    return abs(value - reference) / abs(reference)
+
+
+def _ladder_report(
+    model: str, ladder: str, source: Mapping[str, Any], runs: list[tuple[Refinement, Mapping]]
+) -> dict[str, Any]:
+    """One refinement ladder of one source: levels, headline values, changes, verdict."""
+    what, tolerance = LADDERS[ladder]
+    src_metrics = source.get("metrics") or {}
+    steps = [{"label": "as run", "case_id": source.get("id"), "status": "done",
+              "level": _level(model, source.get("params") or {}, ladder),
+              "metrics": {m: _finite(src_metrics.get(m)) for m in ROBUST_METRICS}}]
+    for refinement, cert in runs:
+        metrics = cert.get("metrics") or {}
+        steps.append({"label": refinement.label, "case_id": cert.get("id"),
+                      "status": cert.get("status"),
+                      "level": _level(model, cert.get("params") or {}, ladder),
+                      "metrics": {m: _finite(metrics.get(m)) for m in ROBUST_METRICS}})
+    for step in steps:
+        step["changes"] = {m: _change(steps[0]["metrics"][m], step["metrics"][m])
+                           for m in ROBUST_METRICS}
+    out: dict[str, Any] = {"ladder": ladder, "level_name": what, "tolerance": tolerance,
+                           "steps": steps, "converged": None, "change": None,
+                           "verdict": None}
+    values = [s["metrics"][HEADLINE] for s in steps]
+    if any(s["status"] != "done" for s in steps) or any(v is None for v in values):
+        failed = [s["label"] for s in steps if s["status"] in ("failed", "cancelled")]
+        out["verdict"] = (f"no verdict: {', '.join(failed)} {'has' if len(failed) == 1 else 'have'}"
+                          " not run to the end" if failed else "waiting for the refined runs")
+        return out
+    study = refinement_study([s["level"] for s in steps], values, tolerance=tolerance,
+                             ratio=None if len(steps) != 3 else 2.0)
+    last = study.relative_changes[-1]
+    out["converged"] = bool(study.converged)
+    out["change"] = float(last)
+    sign = "<" if study.converged else ">="
+    step = (steps[-1]["label"] if len(steps) == 2
+            else f"{steps[-2]['label']} → {steps[-1]['label']}")
+    text = (f"{'converged' if study.converged else 'not converged'} within "
+            f"{100 * tolerance:.3g} %: {step} changes the peak by "
+            f"{100 * last:.2g} % ({sign} {100 * tolerance:.3g} %)")
+    if ladder == "contact stiffness" and values[-2] > 0 and values[-1] > 0:
+        ratio = steps[-1]["level"] / steps[-2]["level"]
+        exponent = math.log(values[-1] / values[-2]) / math.log(ratio)
+        out["stiffness_exponent"] = exponent
+        text += f"; peak ∝ K^{exponent:.2f}"
+    out["verdict"] = text
+    return out
+
+
+def certificate_report(
+    model: str, cases: Sequence[Mapping[str, Any]], certificates: Sequence[Mapping[str, Any]]
+) -> dict[str, Any]:
+    """What a study's certificates say, from its ``cases`` and ``certificates`` as
+    ``show --json`` lists them (certificates carry ``"source_id"`` and ``"slot"``):
+
+    ``{"metric", "sources": [{"case_id", "roles", "params", "ladders": [...]}], "counts":
+    {status: n}, "numeric_tolerance", "stiffness_tolerance", "numerics_converged",
+    "verdict"}``; a ladder is
+    ``{"ladder", "level_name", "tolerance", "steps": [{"label", "case_id", "status",
+    "level", "metrics", "changes"}], "converged", "change", "verdict"}`` (changes relative
+    to the source, as fractions; None while a run is missing). ``numerics_converged``: the
+    tolerance and output-step ladders of every source passed (None until all have run)."""
+    by_id = {c.get("id"): c for c in cases}
+    counts: dict[str, int] = {}
+    grouped: dict[Any, list[Mapping[str, Any]]] = {}
+    for cert in certificates:
+        counts[cert.get("status", "?")] = counts.get(cert.get("status", "?"), 0) + 1
+        grouped.setdefault(cert.get("source_id"), []).append(cert)
+    roles = {s.case_id: s.roles for s in select_sources(model, cases)}
+    sources = []
+    for source_id, certs in grouped.items():
+        source = by_id.get(source_id)
+        if source is None:
+            continue
+        ladders: dict[str, list[tuple[Refinement, Mapping]]] = {}
+        for cert in sorted(certs, key=lambda c: c.get("slot", 0)):
+            refinement = BY_SLOT.get(cert.get("slot"))
+            if refinement is not None:
+                ladders.setdefault(refinement.ladder, []).append((refinement, cert))
+        sources.append({
+            "case_id": source_id,
+            "roles": list(roles.get(source_id, ())),
+            "params": source.get("params") or {},
+            "ladders": [_ladder_report(model, name, source, runs)
+                        for name, runs in ladders.items()],
+        })
+    numeric = [lad for s in sources for lad in s["ladders"] if lad["ladder"] != "contact stiffness"]
+    verdicts = [lad["converged"] for lad in numeric]
+    numerics = None if not verdicts or None in verdicts else all(verdicts)
+    return {"metric": HEADLINE, "sources": sources, "counts": counts,
+            "numeric_tolerance": NUMERIC_TOLERANCE, "stiffness_tolerance": STIFFNESS_TOLERANCE,
+            "numerics_converged": numerics, "verdict": _overall(sources, numerics)}
+
+
+def _overall(sources: list[dict[str, Any]], numerics: bool | None) -> str:
+    """One sentence for the tab's header."""
+    if not sources:
+        return "No convergence certificate for this study (yet)."
+    if numerics is None:
+        return "Certificates are running; the verdict follows when they are done."
+    worst = max((lad["change"] for s in sources for lad in s["ladders"]
+                 if lad["ladder"] != "contact stiffness" and lad["change"] is not None),
+                default=0.0)
+    head = (f"Numerics {'converged' if numerics else 'NOT converged'} within "
+            f"{100 * NUMERIC_TOLERANCE:.3g} % on the whole-run peak slider acceleration "
+            f"(largest change under rtol ÷ 10 and output step ÷ 2: {100 * worst:.2g} %).")
+    stiff = [lad for s in sources for lad in s["ladders"]
+             if lad["ladder"] == "contact stiffness" and lad["change"] is not None]
+    if stiff:
+        change = max(lad["change"] for lad in stiff)
+        ok = all(lad["converged"] for lad in stiff)
+        head += (f" Contact stiffness step-up: the last doubling of K changes the peak by up to "
+                 f"{100 * change:.2g} % ({'<' if ok else '>='} "
+                 f"{100 * STIFFNESS_TOLERANCE:.3g} %)"
+                 + ("." if ok else ": the peak depends on the contact stiffness, a modelling "
+                    "input, not a numerical error."))
+    return head

@@ -1,0 +1,136 @@
+"""Which cases a finished study refines, how, and what the refinements say
+(``gapsweep.study.certificates``), and how a certificate row names its source and
+refinement (``gapsweep.db.certificates``)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from gapsweep.db.certificates import SLOTS, certificate_index, decode_index, is_certificate
+from gapsweep.study.certificates import (
+    NUMERIC_TOLERANCE,
+    STIFFNESS_TOLERANCE,
+    certificate_report,
+    plan_certificates,
+    select_sources,
+)
+
+MODEL = "slider-crank"
+
+
+def case(i, clearance, peak, status="done", **params):
+    return {"id": 100 + i, "status": status,
+            "params": {"clearance_mm": clearance, **params},
+            "metrics": {"peak_slider_accel": peak, "max_penetration": 1e-5 * peak / 100,
+                        "peak_contact_force": peak / 7} if status == "done" else None}
+
+
+def test_sources_are_the_largest_peak_and_the_smallest_clearance():
+    cases = [case(0, 0.05, 150.0), case(1, 0.02, 110.0), case(2, 0.1, 190.0),
+             case(3, 0.01, 999.0, status="failed")]  # a failed case is never a source
+    sources = select_sources(MODEL, cases)
+    assert [(s.index, s.roles, s.case_id) for s in sources] == [
+        (1, ("smallest clearance",), 101), (2, ("largest peak",), 102)]
+
+
+def test_one_source_when_they_coincide_and_ties_take_the_larger_peak():
+    cases = [case(0, 0.02, 100.0), case(1, 0.02, 120.0), case(2, 0.05, 110.0)]
+    sources = select_sources(MODEL, cases)
+    assert [(s.index, s.roles) for s in sources] == [
+        (1, ("largest peak", "smallest clearance"))]
+    # a case without clearance_mm has the model's default (0.5 mm): the largest here
+    assert [s.index for s in select_sources(MODEL, [case(0, 0.05, 1.0),
+                                                    {**case(1, 0, 2.0), "params": {}}])] == [0, 1]
+    assert select_sources(MODEL, [case(0, 0.05, 1.0, status="failed")]) == []
+
+
+def test_plan_refines_each_source_four_ways_from_its_effective_values():
+    cases = [case(0, 0.02, 100.0, stiffness_scale=1.3), case(1, 0.1, 200.0, rtol=1e-5,
+                                                              n_output=101)]
+    plan = plan_certificates(MODEL, "grid", cases)
+    assert [(c.source_index, c.slot) for c in plan] == [(0, s) for s in range(4)] + [
+        (1, s) for s in range(4)]
+    changed = [{k: v for k, v in c.params.items() if cases[c.source_index]["params"].get(k) != v}
+               for c in plan]
+    assert changed[:4] == [{"rtol": pytest.approx(1e-7)}, {"n_output": 4801},
+                           {"stiffness_scale": pytest.approx(2.6)},
+                           {"stiffness_scale": pytest.approx(5.2)}]
+    assert changed[4:] == [{"rtol": pytest.approx(1e-6)}, {"n_output": 201},
+                           {"stiffness_scale": pytest.approx(2.0)},
+                           {"stiffness_scale": pytest.approx(4.0)}]
+
+
+def test_plan_skips_what_does_not_apply():
+    assert plan_certificates(MODEL, "convergence", [case(0, 0.05, 1.0)]) == []
+    # an ideal-joint case has no contact to stiffen; rtol at its floor (1e-13) cannot drop
+    plan = plan_certificates(MODEL, "grid", [case(0, 0.05, 1.0, ideal=True, rtol=1e-13)])
+    assert [c.slot for c in plan] == [1]
+
+
+def certificates_for(source, peaks):
+    """Certificates of ``source`` with the given headline peaks per slot 0..3."""
+    factors = {0: ("rtol", 1e-7), 1: ("n_output", 4801), 2: ("stiffness_scale", 2.0),
+               3: ("stiffness_scale", 4.0)}
+    out = []
+    for slot, peak in peaks.items():
+        name, value = factors[slot]
+        out.append({"id": 900 + slot, "source_id": source["id"], "slot": slot,
+                    "status": "done" if peak is not None else "queued",
+                    "params": {**source["params"], name: value},
+                    "metrics": None if peak is None else {
+                        "peak_slider_accel": peak, "max_penetration": 1e-5,
+                        "peak_contact_force": peak / 7}})
+    return out
+
+
+def test_verdict_reads_the_relative_change_of_the_whole_run_peak():
+    src = case(0, 0.02, 100.0)
+    certs = certificates_for(src, {0: 100.5, 1: 100.0, 2: 120.0, 3: 144.0})
+    report = certificate_report(MODEL, [src], certs)
+    assert report["metric"] == "peak_slider_accel" and report["numerics_converged"] is True
+    ladders = {lad["ladder"]: lad for lad in report["sources"][0]["ladders"]}
+    tol, out, stiff = ladders["tolerance"], ladders["output step"], ladders["contact stiffness"]
+    assert tol["change"] == pytest.approx(0.5 / 100.5) and tol["converged"] is True
+    assert tol["tolerance"] == NUMERIC_TOLERANCE
+    assert [s["level"] for s in tol["steps"]] == pytest.approx([1e-6, 1e-7])
+    assert out["change"] == 0.0 and out["converged"] is True
+    assert [s["level"] for s in out["steps"]] == pytest.approx([0.024 / 2400, 0.024 / 4800])
+    # the stiffness ladder judges its last step, 2K -> 4K, against seed 002's 5 %
+    assert stiff["tolerance"] == STIFFNESS_TOLERANCE
+    assert stiff["change"] == pytest.approx(24.0 / 144.0) and stiff["converged"] is False
+    assert stiff["stiffness_exponent"] == pytest.approx(math.log(1.2) / math.log(2.0))
+    assert [s["changes"]["peak_slider_accel"] for s in stiff["steps"]] == pytest.approx(
+        [0.0, 0.2, 0.44])
+    assert "converged within 1 %" in tol["verdict"]
+    assert "not converged within 5 %" in stiff["verdict"]
+    assert report["verdict"].startswith("Numerics converged within 1 %")
+
+    # 2 % under rtol / 10 is a numerical error the study must not hide
+    report = certificate_report(MODEL, [src], certificates_for(src, {0: 102.0, 1: 100.0}))
+    assert report["numerics_converged"] is False
+    assert report["verdict"].startswith("Numerics NOT converged")
+
+
+def test_no_verdict_until_every_run_is_in():
+    src = case(0, 0.02, 100.0)
+    report = certificate_report(MODEL, [src], certificates_for(src, {0: 100.0, 1: None}))
+    assert report["numerics_converged"] is None
+    assert report["counts"] == {"done": 1, "queued": 1}
+    ladder = report["sources"][0]["ladders"][1]
+    assert ladder["converged"] is None and ladder["verdict"] == "waiting for the refined runs"
+    assert certificate_report(MODEL, [src], [])["sources"] == []
+
+
+def test_row_index_names_source_and_refinement_and_never_meets_a_twin():
+    seen = set()
+    for source_index in (0, 1, 7, 12345):
+        for slot in range(SLOTS):
+            index = certificate_index(source_index, slot)
+            assert index < 0 and decode_index(index) == (source_index, slot)
+            assert is_certificate("twin", index) and not is_certificate("case", index)
+            seen.add(index)
+    assert len(seen) == 4 * SLOTS  # one row per (source, refinement)
+    assert not is_certificate("twin", 0)
+    with pytest.raises(ValueError):
+        certificate_index(0, SLOTS)
