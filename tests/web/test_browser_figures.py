@@ -451,13 +451,24 @@ def test_compare_page_one_trace_per_case(server, studies, page):
     page.goto(f"{server['base']}/compare?cases={','.join(map(str, case_ids))}")
     labels = compare_labels({c["id"]: c for c in cases})
     assert len(set(labels.values())) == len(cases)  # the legend tells them apart
+    (twin_id,) = {c["twin_id"] for c in cases}  # the grid's cases share one ideal twin
     for name in COMPARE_SERIES:
-        fig = plotly_figure(page, f"#compare-graph-{name}", f"fig.data.length == {len(cases)}")
-        assert [t["name"] for t in fig["data"]] == [labels[i] for i in case_ids]
-        for trace, case_id in zip(fig["data"], case_ids, strict=True):
+        fig = plotly_figure(page, f"#compare-graph-{name}", f"fig.data.length >= {len(cases)}")
+        drawn, baseline = fig["data"][: len(cases)], fig["data"][len(cases):]
+        assert [t["name"] for t in drawn] == [labels[i] for i in case_ids]
+        for trace, case_id in zip(drawn, case_ids, strict=True):
             stored = series(server["base"], case_id, name, f"t:{name}")
             close(trace["x"], stored[f"t:{name}"])
             close(trace["y"], stored[name])
+        # then the twin's own series, dashed, when the ideal joint has it (not contact force)
+        twin = series(server["base"], twin_id, name, f"t:{name}")
+        if twin.get(name) is not None and len(twin[name]):
+            (trace,) = baseline
+            assert trace["name"] == "ideal joint" and trace["dash"] == "dash"
+            close(trace["x"], twin[f"t:{name}"])
+            close(trace["y"], twin[name])
+        else:
+            assert baseline == []
         assert_units(fig)
     shot(page, "compare")
 
