@@ -1,5 +1,6 @@
 """What the pages and the API do to the archive beyond reading it: create a study from a
-spec, cancel it, retry its failed cases, soft-delete it. One function each, shared by both,
+spec, cancel it, retry its failed cases, soft-delete it, edit its notes and tags; manage the
+users (admins). One function each, shared by both,
 so the form and ``POST /api/studies`` cannot drift apart - and so the role check
 (:func:`gapsweep.accounts.roles.may`) and the audit record sit in the one place every change
 goes through. Each takes ``who`` (:func:`.auth.principal` of the request) explicitly.
@@ -18,7 +19,8 @@ from gapsweep.study.errors import FieldError, SpecError
 
 from . import context
 
-__all__ = ["ForbiddenError", "StudyNotFoundError", "cancel", "delete", "exists", "retry", "submit"]
+__all__ = ["ForbiddenError", "StudyNotFoundError", "cancel", "delete", "exists", "retry",
+           "set_notes", "submit"]
 
 RETRY_CHUNK = 1  # a retried case goes out alone (workers/dispatch.py says why)
 
@@ -125,3 +127,20 @@ def delete(study_ids: list[int], *, who: Principal) -> tuple[int, list[str]]:
         except ForbiddenError as exc:
             refused.append(str(exc))
     return n, refused
+
+
+def set_notes(study_id: int, *, description: str, tags: list[str], who: Principal
+              ) -> dict[str, Any]:
+    """Replace the study's notes (description) and tags: its owner (an editor) or an admin.
+
+    Raises ValueError (field, value, allowed) over the spec's limits, nothing written."""
+    from gapsweep.db import audit, study_notes
+
+    with context.session() as s:
+        _owned_study(s, who, Action.TAG, study_id)
+        change = study_notes.set_notes(s, study_id=study_id, description=description,
+                                       tags=tags)
+        if change["old"] != change["new"]:
+            audit.record(s, actor=who.name, action="study.tag", target=f"study:{study_id}",
+                         via=who.via, **change)
+    return {"id": study_id, **change["new"]}

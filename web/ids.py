@@ -78,6 +78,50 @@ CONVERGENCE_CONTENT = "convergence-content"
 PARALLEL_METRIC = "parallel-metric"
 PARALLEL_GRAPH = "parallel-graph"
 
+# study page affordances (issue 17): notes and tags, clone, the case grid
+STUDY_DESCRIPTION = "study-description"
+STUDY_TAGS = "study-tags"
+STUDY_CLONE = "study-clone"
+STUDY_NOTES_EDIT = "study-notes-edit"
+STUDY_NOTES_FORM = "study-notes-form"
+STUDY_NOTES_TEXT = "study-notes-text"
+STUDY_NOTES_TAGS = "study-notes-tags"
+STUDY_NOTES_SAVE = "study-notes-save"
+STUDY_NOTES_MESSAGE = "study-notes-message"
+STUDY_CASE_GRID = "study-case-grid"
+NEW_CLONE_NOTICE = "new-clone-notice"
+
+# figure downloads (web/figure_downloads.py): pattern-matching ids {"type": ..., "graph": id}
+FIGURE_DOWNLOAD = "figure-download"
+FIGURE_DOWNLOAD_DONE = "figure-download-done"
+
+# case rerun  /cases/<case_id>
+CASE_RERUN_RTOL = "case-rerun-rtol"
+CASE_RERUN_INTEGRATOR = "case-rerun-integrator"
+CASE_RERUN_N_OUTPUT = "case-rerun-n-output"
+CASE_RERUN_EVENTS = "case-rerun-events"
+CASE_RERUN_GO = "case-rerun-go"
+CASE_RERUN_RESULT = "case-rerun-result"
+CASE_ID_STORE = "case-id"
+
+# users  /admin/users
+USERS_TABLE = "users-table"
+USERS_NAME = "users-name"
+USERS_ROLE = "users-role"
+USERS_PASSWORD = "users-password"
+USERS_ADD = "users-add"
+USERS_TARGET = "users-target"
+USERS_NEW_ROLE = "users-new-role"
+USERS_SET_ROLE = "users-set-role"
+USERS_DISABLE = "users-disable"
+USERS_ENABLE = "users-enable"
+USERS_TOKEN_LABEL = "users-token-label"
+USERS_TOKEN_CREATE = "users-token-create"
+USERS_TOKEN_ID = "users-token-id"
+USERS_TOKEN_REVOKE = "users-token-revoke"
+USERS_TOKENS = "users-tokens"
+USERS_MESSAGE = "users-message"
+
 # case  /cases/<case_id>
 CASE_GRAPHS = "case-graphs"
 CASE_PARAMS = "case-params"

@@ -11,13 +11,14 @@ import dash
 import dash_bootstrap_components as dbc
 from dash import Input, Output, Patch, State, callback, dash_table, dcc, html, no_update
 from gapsweep.db.models import MAX_ID
-from gapsweep.web import actions, context, ids, study_results
+from gapsweep.web import actions, context, ids, study_notes, study_results
 from gapsweep.web import study_view as view
 from gapsweep.web.auth import principal
 from gapsweep.web.figures.trends import TREND_METRICS
 
 dash.register_page(__name__, path_template="/studies/<study_id>", name="Study",
                    title="gapsweep — study")
+study_notes.register_callbacks()
 
 POLL_MS = 1500
 TAB_CASES, TAB_TRENDS, TAB_SENSITIVITY = "cases", "trends", "sensitivity"
@@ -71,16 +72,23 @@ def header(detail: dict[str, Any]) -> html.Div:
     spec = detail.get("spec") or {}
     badges = [dbc.Badge(detail["model"], color="info", className="me-1"),
               dbc.Badge(spec.get("design", "grid"), color="secondary", className="me-1")]
-    badges += [dbc.Badge(t, color="light", text_color="dark", className="me-1")
-               for t in detail.get("tags") or []]
     study_id = detail["id"]
+    # notes and tags read now: an edit does not move the memoised detail's key
+    notes = study_notes.current_notes(study_id) or {
+        "description": detail.get("description") or "", "tags": detail.get("tags") or [],
+        "owner": detail.get("owner")}
     return html.Div([
         html.H3([f"Study {study_id}: ", detail["name"]]),
-        html.Div(badges, className="mb-1"),
-        html.P(detail.get("description") or "", className="text-muted mb-2"),
+        html.Div([html.Span(badges), html.Span(study_notes.tag_badges(notes["tags"]),
+                                               id=ids.STUDY_TAGS)], className="mb-1"),
+        html.P(notes["description"], id=ids.STUDY_DESCRIPTION, className="text-muted mb-2"),
         html.P(f"Owner: {detail.get('owner') or 'nobody (made on the command line)'}",
                id=ids.STUDY_OWNER, className="small text-muted mb-2"),
+        study_notes.editor(study_id, notes),
+        html.Div(id=ids.STUDY_NOTES_MESSAGE),
         html.Div([
+            dbc.Button("Clone", id=ids.STUDY_CLONE, href=f"/studies/new?from={study_id}",
+                       size="sm", color="primary", outline=True, className="me-2"),
             dbc.Button("Cases CSV", href=f"/api/studies/{study_id}/cases.csv",
                        external_link=True, size="sm", color="secondary", outline=True,
                        className="me-2"),

@@ -1,0 +1,144 @@
+"""The study page's affordances without a browser (issue 17): clone a study into the form
+(``/studies/new?from=<id>``), edit its notes and tags under the accounts rules with the
+audit row. The browser checks are in test_browser_affordances.py."""
+
+from __future__ import annotations
+
+import pytest
+from account_fixtures import callback_body
+from archive_fixtures import component_ids, find, page, preset, texts
+from gapsweep.web import ids
+from sqlalchemy import select
+
+
+def form_spec(module, layout) -> dict:
+    """The spec the form in ``layout`` holds, as submit would read it (validated)."""
+    from gapsweep.study.spec import parse_spec
+    from gapsweep.web.study_form import form_to_spec
+
+    values = {key: getattr(find(layout, cid), prop) for key, cid, prop in module.FIELDS}
+    data, errors = form_to_spec(**values)
+    assert errors == []
+    return parse_spec(data).to_dict()
+
+
+def test_clone_fills_the_form_with_the_source_spec_and_its_current_notes(archive):
+    from gapsweep.study.spec import parse_spec
+
+    source = preset()
+    source.update(name="Source study", design="one-at-a-time", series="full",
+                  description="first notes", tags=["a", "b"])
+    source["base"] = {"speed_rpm": 3000, "friction": 0.05}
+    source["axes"] = {"clearance_mm": {"values": [0.02, 0.05, 0.1], "nominal": 0.05},
+                      "restitution": {"nominal": 0.9, "relative_percent": 5, "levels": 3}}
+    with archive.request():
+        study_id = archive.create(source)
+        from gapsweep.accounts.roles import LOCAL
+        from gapsweep.web import actions
+
+        actions.set_notes(study_id, description="edited notes", tags=["c"], who=LOCAL)
+        module = page("new_study")
+        layout = module.layout(**{"from": str(study_id)})
+        got = form_spec(module, layout)
+        want = parse_spec({**source, "description": "edited notes", "tags": ["c"]}).to_dict()
+        assert got == want
+        assert f"study {study_id}: Source study" in texts(
+            find(layout, ids.NEW_CLONE_NOTICE))
+        # the form is the same form: submitting it creates a second study of that spec
+        n = archive.count("studies")
+        values = tuple(getattr(find(layout, cid), prop) for _, cid, prop in module.FIELDS)
+        path, _ = module.submit(1, *values)
+        assert path == f"/studies/{study_id + 1}" and archive.count("studies") == n + 1
+        with archive.sessions() as s:
+            from gapsweep.db.studies import study_detail
+
+            assert parse_spec(study_detail(s, study_id + 1)["spec"]).to_dict() == want
+
+
+@pytest.mark.parametrize("bad", ["999999", "abc", str(2**70)])
+def test_clone_of_an_unknown_study_says_so_and_shows_the_preset(archive, bad):
+    from gapsweep.study.spec import parse_spec
+
+    with archive.request():
+        module = page("new_study")
+        layout = module.layout(**{"from": bad})
+        assert form_spec(module, layout) == parse_spec(preset()).to_dict()
+        assert "the preset" in texts(find(layout, ids.NEW_CLONE_NOTICE))
+
+
+def test_study_page_has_clone_link_and_notes_editor(archive):
+    with archive.request():
+        study_id = archive.create()
+        layout = page("study").layout(study_id=str(study_id))
+    assert find(layout, ids.STUDY_CLONE).href == f"/studies/new?from={study_id}"
+    assert {ids.STUDY_NOTES_EDIT, ids.STUDY_NOTES_SAVE, ids.STUDY_DESCRIPTION,
+            ids.STUDY_TAGS} <= component_ids(layout)  # accounts off: the local admin
+
+
+def _audit(archive) -> list[tuple]:
+    from gapsweep.db.models import AuditEvent
+
+    with archive.sessions() as s:
+        return [(e.actor, e.action, e.target, e.detail) for e in
+                s.scalars(select(AuditEvent).order_by(AuditEvent.id))]
+
+
+def _notes(archive, study_id) -> tuple[str, list[str], list[str]]:
+    from gapsweep.db.models import Study, StudyTag
+
+    with archive.sessions() as s:
+        study = s.get(Study, study_id)
+        index = sorted(s.scalars(select(StudyTag.tag).where(StudyTag.study_id == study_id)))
+        return study.description, list(study.tags), index
+
+
+def _save(accounts, who: str, study_id: int, text: str, tags: str):
+    reader, _ = accounts.sign_in("ada")
+    body = callback_body(reader, "study-notes-message.children", {
+        (ids.STUDY_NOTES_SAVE, "n_clicks"): 1, (ids.STUDY_ID_STORE, "data"): study_id,
+        (ids.STUDY_NOTES_TEXT, "value"): text, (ids.STUDY_NOTES_TAGS, "value"): tags})
+    client, csrf = accounts.sign_in(who)
+    r = client.post("/_dash-update-component", json=body, headers={"X-CSRFToken": csrf})
+    assert r.status_code == 200, r.get_data(as_text=True)
+    return r.get_json()["response"]
+
+
+@pytest.mark.parametrize("who, allowed", [("eve", True), ("ada", True), ("ed", False),
+                                          ("vic", False)])
+def test_notes_and_tags_edit_role_matrix_with_audit_row(archive, accounts, who, allowed):
+    """The owner (editor eve) and an admin may; another editor and a viewer are refused
+    with nothing written. The tag index follows the edit (the archive's tag filter)."""
+    from gapsweep.db.studies import list_studies
+    from gapsweep.study.spec import parse_spec
+    from gapsweep.workers.submit import create_study_rows
+
+    study_id = create_study_rows(parse_spec(preset()), sessions=archive.sessions, owner="eve")
+    before = _notes(archive, study_id)
+    out = _save(accounts, who, study_id, "new notes", " x-1, y ,x-1, ")
+    if not allowed:
+        assert "Not allowed" in str(out) and "may not tag study" in str(out)
+        assert _notes(archive, study_id) == before and _audit(archive) == []
+        return
+    assert out[ids.STUDY_DESCRIPTION]["children"] == "new notes"
+    assert _notes(archive, study_id) == ("new notes", ["x-1", "y"], ["x-1", "y"])
+    assert _audit(archive) == [(who, "study.tag", f"study:{study_id}", {
+        "via": "session", "old": {"description": before[0], "tags": before[1]},
+        "new": {"description": "new notes", "tags": ["x-1", "y"]}})]
+    with archive.sessions() as s:
+        assert [i["id"] for i in list_studies(s, tag="x-1")[1]] == [study_id]
+        assert list_studies(s, tag="flores")[0] == 0
+
+
+def test_notes_over_the_limits_are_refused_naming_the_field(archive):
+    from gapsweep.accounts.roles import LOCAL
+    from gapsweep.web import actions
+
+    with archive.request():
+        study_id = archive.create()
+        before = _notes(archive, study_id)
+        with pytest.raises(ValueError, match=r"tags\[1\]: .*allowed 1 to 40 characters"):
+            actions.set_notes(study_id, description="", tags=["ok", "x" * 41], who=LOCAL)
+        with pytest.raises(ValueError, match="description: 10001 characters — allowed at "
+                                             "most 10000"):
+            actions.set_notes(study_id, description="d" * 10_001, tags=[], who=LOCAL)
+        assert _notes(archive, study_id) == before and _audit(archive) == []
