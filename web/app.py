@@ -51,6 +51,16 @@ def account_menu() -> list[Any]:
     ]
 
 
+def admin_menu() -> list[Any]:
+    """The users page's link, for an admin (the page and its callbacks refuse anyone else)."""
+    from gapsweep.accounts.roles import Action, may
+
+    who = flask.g.get("principal")
+    if who is None or not may(who, Action.MANAGE_USERS):
+        return []
+    return [dbc.NavItem(dbc.NavLink("Users", href="/admin/users", id="nav-users"))]
+
+
 def navbar() -> dbc.Navbar:
     return dbc.NavbarSimple(
         brand="gapsweep",
@@ -62,6 +72,7 @@ def navbar() -> dbc.Navbar:
             dbc.NavItem(dbc.NavLink("Archive", href="/", id="nav-archive")),
             dbc.NavItem(dbc.NavLink("New study", href="/studies/new", id="nav-new")),
             dbc.NavItem(dbc.NavLink("Compare", href="/compare", id="nav-compare")),
+            *admin_menu(),
             *account_menu(),
         ],
     )

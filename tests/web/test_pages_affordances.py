@@ -142,3 +142,133 @@ def test_notes_over_the_limits_are_refused_naming_the_field(archive):
                                              "most 10000"):
             actions.set_notes(study_id, description="d" * 10_001, tags=[], who=LOCAL)
         assert _notes(archive, study_id) == before and _audit(archive) == []
+
+
+# --- /admin/users --------------------------------------------------------------------------
+
+USER_BUTTONS = (ids.USERS_ADD, ids.USERS_SET_ROLE, ids.USERS_DISABLE, ids.USERS_ENABLE,
+                ids.USERS_TOKEN_CREATE, ids.USERS_TOKEN_REVOKE)
+
+
+def _users_call(accounts, who: str, button: str | None, **states):
+    """POST the users page's callback as ``who``'s browser would, ``button`` pressed."""
+    reader, _ = accounts.sign_in("ada")
+    values = {(button, "n_clicks"): 1} if button else {}  # first: the triggering input
+    values[(ids.USERS_TARGET, "value")] = states.pop("target", None)
+    names = {"name": ids.USERS_NAME, "role": ids.USERS_ROLE, "password": ids.USERS_PASSWORD,
+             "new_role": ids.USERS_NEW_ROLE, "label": ids.USERS_TOKEN_LABEL,
+             "token_id": ids.USERS_TOKEN_ID}
+    for key, value in states.items():
+        values[(names[key], "value")] = value
+    body = callback_body(reader, "users-message.children", values)
+    client, csrf = accounts.sign_in(who)
+    r = client.post("/_dash-update-component", json=body, headers={"X-CSRFToken": csrf})
+    assert r.status_code == 200, r.get_data(as_text=True)
+    return r.get_json()["response"]
+
+
+def _users(archive) -> dict[str, tuple[str, bool]]:
+    from gapsweep.db.models import User
+
+    with archive.sessions() as s:
+        return {u.name: (u.role, u.disabled) for u in s.scalars(select(User))}
+
+
+def test_users_page_refuses_a_non_admin_and_shows_an_admin_the_users(archive, accounts):
+    for who, allowed in (("vic", False), ("eve", False), ("ada", True)):
+        client, _ = accounts.sign_in(who)
+        layout = client.get("/_dash-layout")
+        assert layout.status_code == 200
+        with archive.app.server.test_request_context():
+            from flask import g
+            from gapsweep.accounts.roles import Principal
+
+            g.principal = Principal(who, {"vic": "viewer", "eve": "editor",
+                                          "ada": "admin"}[who], "session")
+            page_layout = page("users").layout()
+        text = texts(page_layout)
+        if allowed:
+            assert ids.USERS_ADD in component_ids(page_layout)
+            assert all(name in text for name in ("ada", "eve", "ed", "vic", "dan"))
+        else:
+            assert "Not allowed: only an admin can manage users" in text
+            assert ids.USERS_ADD not in component_ids(page_layout)
+
+
+def test_admin_adds_a_user_who_can_sign_in_and_the_audit_row_says_so(archive, accounts):
+    out = _users_call(accounts, "ada", ids.USERS_ADD, name="newbie", role="editor",
+                      password="a long enough password")
+    assert "User newbie added (editor)." in str(out[ids.USERS_MESSAGE])
+    assert _users(archive)["newbie"] == ("editor", False)
+    assert _audit(archive)[-1] == ("ada", "user.add", "user:newbie",
+                                   {"role": "editor", "via": "session"})
+    accounts.sign_in("newbie", "a long enough password")  # asserts the 302 of a sign-in
+
+
+@pytest.mark.parametrize("who", ["vic", "eve"])
+@pytest.mark.parametrize("button", USER_BUTTONS)
+def test_every_user_change_is_refused_to_a_non_admin_with_nothing_written(
+        archive, accounts, who, button):
+    before, audit_before = _users(archive), _audit(archive)
+    out = _users_call(accounts, who, button, name="mallory", role="admin",
+                      password="a long enough password", target="vic", new_role="admin",
+                      label="x", token_id=1)
+    assert "Not allowed" in str(out[ids.USERS_MESSAGE])
+    assert _users(archive) == before and _audit(archive) == audit_before
+
+
+def test_bad_input_names_the_field_and_writes_nothing(archive, accounts):
+    before = _users(archive)
+    cases = [({"name": "bad name!", "role": "viewer", "password": "long enough pw"},
+              "name: 'bad name!' — allowed"),
+             ({"name": "okname", "role": "boss", "password": "long enough pw"},
+              "role: 'boss' — allowed viewer, editor, admin"),
+             ({"name": "okname", "role": "viewer", "password": "short"},
+              "password: 5 characters — allowed 8 to 1024"),
+             ({"name": "eve", "role": "viewer", "password": "long enough pw"},
+              "name: 'eve' — a user of that name exists")]
+    for states, message in cases:
+        out = _users_call(accounts, "ada", ids.USERS_ADD, **states)
+        assert message in str(out[ids.USERS_MESSAGE]), out
+    assert _users(archive) == before
+
+
+def test_the_last_enabled_admin_can_be_neither_demoted_nor_disabled(archive, accounts):
+    out = _users_call(accounts, "ada", ids.USERS_SET_ROLE, target="ada", new_role="editor")
+    assert "the last enabled admin cannot be demoted" in str(out[ids.USERS_MESSAGE])
+    out = _users_call(accounts, "ada", ids.USERS_DISABLE, target="ada")
+    assert "the last enabled admin cannot be disabled" in str(out[ids.USERS_MESSAGE])
+    assert _users(archive)["ada"] == ("admin", False)
+    # with a second admin, the first may step down; audited with old and new
+    _users_call(accounts, "ada", ids.USERS_SET_ROLE, target="ed", new_role="admin")
+    _users_call(accounts, "ada", ids.USERS_SET_ROLE, target="ada", new_role="viewer")
+    assert _users(archive)["ada"] == ("viewer", False)
+    assert [a[:3] + (a[3]["old"], a[3]["new"]) for a in _audit(archive)] == [
+        ("ada", "user.role", "user:ed", "editor", "admin"),
+        ("ada", "user.role", "user:ada", "admin", "viewer")]
+
+
+def test_disable_enable_and_tokens_through_the_page(archive, accounts):
+    from gapsweep.accounts.tokens import digest
+    from gapsweep.db.models import ApiToken
+
+    _users_call(accounts, "ada", ids.USERS_DISABLE, target="vic")
+    assert _users(archive)["vic"] == ("viewer", True)
+    r = archive.client().get("/api/studies", headers=accounts.bearer("vic"))
+    assert r.status_code == 401  # a disabled user's token is refused
+    _users_call(accounts, "ada", ids.USERS_ENABLE, target="vic")
+    assert _users(archive)["vic"] == ("viewer", False)
+    out = _users_call(accounts, "ada", ids.USERS_TOKEN_CREATE, target="vic", label="ci")
+    token = str(out[ids.USERS_MESSAGE]).split("'children': '")[-1].split("'")[0]
+    assert token.startswith("gsw_")
+    with archive.sessions() as s:
+        row = s.scalar(select(ApiToken).where(ApiToken.token_hash == digest(token)))
+        token_id = row.id
+    assert archive.client().get("/api/studies", headers={
+        "Authorization": f"Bearer {token}"}).status_code == 200
+    out = _users_call(accounts, "ada", ids.USERS_TOKEN_REVOKE, target="vic", token_id=token_id)
+    assert f"Token {token_id} of vic revoked." in str(out[ids.USERS_MESSAGE])
+    assert archive.client().get("/api/studies", headers={
+        "Authorization": f"Bearer {token}"}).status_code == 401
+    assert [a[1] for a in _audit(archive)] == ["user.disable", "user.enable", "token.create",
+                                               "token.revoke"]
