@@ -24,17 +24,15 @@ def test_layout_of_a_study_and_of_an_unknown_id(study):
     layout = module.layout(study_id=str(study_id))
     found = component_ids(layout)
     assert {ids.STUDY_PROGRESS, ids.STUDY_COUNTS, ids.STUDY_ETA, ids.STUDY_CANCEL,
-            ids.STUDY_RETRY, ids.STUDY_TABS, ids.STUDY_CASE_TABLE, ids.TRENDS_GRAPH,
+            ids.STUDY_RETRY, ids.STUDY_TABS, ids.STUDY_CASE_GRID, ids.TRENDS_GRAPH,
             ids.TRENDS_METRIC, ids.TRENDS_WINDOW, ids.TRENDS_LOG_Y, ids.STUDY_POLL} <= found
     assert ids.PARALLEL_GRAPH not in found  # only with more than two axes
     tabs = [t.tab_id for t in find(layout, ids.STUDY_TABS).children]
     assert tabs == ["cases", "trends", "sensitivity", "spectra", "convergence"]
-    table = find(layout, ids.STUDY_CASE_TABLE)
-    assert len(table.data) == 15
-    names = [c["name"] for c in table.columns]
+    grid = find(layout, ids.STUDY_CASE_GRID)
+    assert grid.rowModelType == "infinite"  # rows come from the server, a block at a time
+    names = [c["headerName"] for c in grid.columnDefs]
     assert "Clearance [mm]" in names and "Peak slider acceleration [m/s²]" in names
-    # the layout's table is current: the first poll does not send it again
-    assert module.poll(1, study_id, find(layout, ids.STUDY_VERSION).data)[8] is module.no_update
     for bad in ("999", "abc"):
         assert "There is no study" in texts(module.layout(study_id=bad))
 
@@ -44,21 +42,18 @@ def test_poll_reports_progress_then_stops_when_done(study):
     cases = archive.case_ids(study_id, "case")
     archive.run(archive.case_ids(study_id, "twin") + cases[:6], fail={cases[5]})
     out = module.poll(1, study_id, None)
-    status, percent, label, animated, counts, eta, disabled, version, rows, no_cancel, \
-        no_retry = out
+    status, percent, label, animated, counts, eta, disabled, version, no_cancel, no_retry = out
     assert status == "running" and percent == pytest.approx(100 * 6 / 15)
     assert label == "6 / 15" and animated is True and disabled is False
     assert counts == "9 queued · 5 done · 1 failed"
     assert eta.startswith("ETA")
-    assert [r["status"] for r in rows].count("failed") == 1
-    failed = next(r for r in rows if r["status"] == "failed")
-    assert failed["reason"] == "diverged" and failed["attempts"] == 1
     assert no_cancel is False and no_retry is False
-    # nothing moved: the table is not sent again
-    assert module.poll(2, study_id, version)[8] is module.no_update
+    # nothing moved: the same version (the grid is not asked to reload)
+    assert module.poll(2, study_id, version)[7] == version
     archive.run(cases[6:])
     out = module.poll(3, study_id, version)
-    assert out[0] == "done" and out[6] is True and out[5] == "finished" and out[9] is True
+    assert out[0] == "done" and out[6] is True and out[5] == "finished" and out[8] is True
+    assert out[7] != version
 
 
 def test_trends_figure_has_three_lines_of_five_and_the_baseline(study):
@@ -109,11 +104,12 @@ def test_cancel_and_retry_buttons(study, monkeypatch):
 
 
 def test_compare_link_needs_two_to_six_cases(study):
-    module, _, _ = study
-    data = [{"id": i} for i in range(10, 20)]
-    assert module.compare_link([0], data) == ("/compare", True)
-    assert module.compare_link([0, 3, 4], data) == ("/compare?cases=10,13,14", False)
-    assert module.compare_link(list(range(7)), data) == ("/compare", True)
+    from gapsweep.web.case_grid import compare_link
+
+    rows = [{"id": i} for i in range(10, 20)]
+    assert compare_link(rows[:1]) == ("/compare", True)
+    assert compare_link([rows[0], rows[3], rows[4]]) == ("/compare?cases=10,13,14", False)
+    assert compare_link(rows[:7]) == ("/compare", True)
 
 
 def test_study_file_download(study):

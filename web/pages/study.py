@@ -9,9 +9,9 @@ from typing import Any
 
 import dash
 import dash_bootstrap_components as dbc
-from dash import Input, Output, Patch, State, callback, dash_table, dcc, html, no_update
+from dash import Input, Output, Patch, State, callback, dcc, html, no_update
 from gapsweep.db.models import MAX_ID
-from gapsweep.web import actions, context, ids, study_notes, study_results
+from gapsweep.web import actions, case_grid, context, ids, study_notes, study_results
 from gapsweep.web import study_view as view
 from gapsweep.web.auth import principal
 from gapsweep.web.figures.trends import TREND_METRICS
@@ -19,6 +19,7 @@ from gapsweep.web.figures.trends import TREND_METRICS
 dash.register_page(__name__, path_template="/studies/<study_id>", name="Study",
                    title="gapsweep — study")
 study_notes.register_callbacks()
+case_grid.register_callbacks()
 
 POLL_MS = 1500
 TAB_CASES, TAB_TRENDS, TAB_SENSITIVITY = "cases", "trends", "sensitivity"
@@ -155,31 +156,15 @@ def progress_card(detail: dict[str, Any]) -> dbc.Card:
 
 
 def cases_tab(detail: dict[str, Any]) -> html.Div:
+    """The case grid (web/case_grid.py: sorted, filtered and paged on the server)."""
     return html.Div([
         html.Div([
             dbc.Button("Compare selected", id=ids.STUDY_COMPARE_LINK, href="/compare",
                        disabled=True, size="sm", color="primary", outline=True),
-            dbc.FormText(" select 2–6 cases", className="ms-2"),
+            dbc.FormText(" tick 2–6 cases", className="ms-2"),
         ], className="my-2"),
-        dash_table.DataTable(
-            id=ids.STUDY_CASE_TABLE,
-            columns=view.case_columns(view.axes_of(detail)),
-            data=view.case_rows(detail),
-            sort_action="native",
-            filter_action="native",
-            page_action="native",
-            page_size=50,
-            row_selectable="multi",
-            selected_rows=[],
-            markdown_options={"link_target": "_self"},
-            style_table={"overflowX": "auto"},
-            style_cell={"textAlign": "left", "fontSize": "0.85rem", "padding": "3px 6px"},
-            style_header={"fontWeight": "bold", "whiteSpace": "normal"},
-            style_data_conditional=[
-                {"if": {"filter_query": '{status} = "failed"'}, "color": "#c0392b"},
-                {"if": {"filter_query": '{status} = "running"'}, "fontStyle": "italic"},
-            ],
-        ),
+        case_grid.grid(detail),
+        *case_grid.stores(detail),
     ])
 
 
@@ -269,7 +254,6 @@ def fingerprint(detail: dict[str, Any]) -> list[Any]:
     Output(ids.STUDY_ETA, "children"),
     Output(ids.STUDY_POLL, "disabled"),
     Output(ids.STUDY_VERSION, "data"),
-    Output(ids.STUDY_CASE_TABLE, "data"),
     Output(ids.STUDY_CANCEL, "disabled"),
     Output(ids.STUDY_RETRY, "disabled"),
     Input(ids.STUDY_POLL, "n_intervals"),
@@ -278,18 +262,14 @@ def fingerprint(detail: dict[str, Any]) -> list[Any]:
     prevent_initial_call=True,  # the layout was filled from the database a moment ago
 )
 def poll(_n, study_id, version):
-    """Progress from the case counts; the case table (and, through the version, the open
-    figure) only when a count moved (then the whole detail is read)."""
+    """Progress from the case counts; when a count moved, the new version makes the case
+    grid ask again for its rows and the open figure redraw."""
     state = load_progress(study_id)
     if state is None:
-        return ("deleted", 0, "", False, "", "", True, version, no_update, True, True)
+        return ("deleted", 0, "", False, "", "", True, version, True, True)
     now, current = progress_state(state), fingerprint(state)
-    rows = no_update
-    if current != version:
-        detail = load_detail(study_id)
-        rows = view.case_rows(detail) if detail is not None else no_update
     return (now["status"], now["percent"], now["label"], now["animated"], now["counts"],
-            now["eta"], now["finished"], current, rows, now["finished"], now["no_retry"])
+            now["eta"], now["finished"], current, now["finished"], now["no_retry"])
 
 
 @callback(
@@ -317,18 +297,6 @@ def act(_cancel, _retry, study_id):
     except actions.ForbiddenError as exc:
         return dbc.Alert(f"Not allowed: {exc}.", color="danger"), no_update
     return dbc.Alert(text, color="info", dismissable=True, className="py-2"), False
-
-
-@callback(
-    Output(ids.STUDY_COMPARE_LINK, "href"),
-    Output(ids.STUDY_COMPARE_LINK, "disabled"),
-    Input(ids.STUDY_CASE_TABLE, "derived_virtual_selected_rows"),
-    State(ids.STUDY_CASE_TABLE, "derived_virtual_data"),
-)
-def compare_link(selected, data):
-    chosen = [data[i]["id"] for i in selected or [] if data and i < len(data)]
-    ok = 2 <= len(chosen) <= 6
-    return (view.compare_href(chosen) if ok else "/compare"), not ok
 
 
 @callback(
