@@ -19,7 +19,7 @@ import dash_bootstrap_components as dbc
 import flask
 from dash import Input, Output, dcc, html
 
-from . import auth, context, ids
+from . import auth, context, figure_downloads, ids
 from .api import install_api
 from .kernels import workers_ready
 
@@ -124,6 +124,7 @@ def create_app(settings: Any = None, *, require_accounts: bool = False) -> dash.
     context.install(app.server, settings, open_database(settings.database_url))
     auth.install_auth(app.server, require_accounts=require_accounts)
     install_api(app.server)
+    figure_downloads.install(app)
     app.layout = shell
 
     @app.callback(

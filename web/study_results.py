@@ -13,13 +13,13 @@ from dash import dcc, html
 
 from . import context, parameters
 from . import study_view as view
+from .figure_downloads import GRAPH_CONFIG
 from .figures import convergence as convergence_figs
 from .figures import parallel as parallel_figs
 from .figures import sensitivity as sensitivity_figs
 from .figures import spectra as spectra_figs
 from .figures.trends import trend_figure
 
-GRAPH_CONFIG = {"displaylogo": False}
 MAX_SPECTRA = 12  # overlaid spectra stay readable up to about this many lines
 
 

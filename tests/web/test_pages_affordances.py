@@ -316,3 +316,32 @@ def test_case_grid_callback_pages_sorts_and_filters_on_the_server(archive):
                  "sortModel": [{"colId": "x; DROP TABLE cases", "sort": "asc"}]}) == {
         "rowData": [], "rowCount": 0}
     assert archive.count("cases") == 16
+
+
+# --- figure downloads ----------------------------------------------------------------------
+
+def test_every_figure_has_png_svg_csv_downloads(archive):
+    import json
+
+    from gapsweep.web.figure_downloads import GRAPH_CONFIG
+
+    with archive.request():
+        study_id = archive.create()
+        archive.run(archive.case_ids(study_id))
+        case_id = archive.case_ids(study_id, "case")[0]
+        layouts = {"case": page("case").layout(case_id=str(case_id)),
+                   "study": page("study").layout(study_id=str(study_id))}
+    for name, layout in layouts.items():
+        found = component_ids(layout)
+        graphs = {c.id for c in layout._traverse()
+                  if type(c).__name__ == "Graph" and isinstance(c.id, str)}
+        targets = graphs | ({ids.SENSITIVITY_CONTENT, ids.SPECTRA_GRAPH,
+                             ids.CONVERGENCE_CONTENT} if name == "study" else set())
+        assert len(graphs) >= (3 if name == "case" else 1), name
+        for target in targets:
+            for fmt in ("png", "svg", "csv"):
+                assert json.dumps({"format": fmt, "graph": target,
+                                   "type": ids.FIGURE_DOWNLOAD}, sort_keys=True) in found
+        for g in (c for c in layout._traverse() if type(c).__name__ == "Graph"):
+            assert g.config["toImageButtonOptions"]["format"] == "png"
+    assert GRAPH_CONFIG["displaylogo"] is False

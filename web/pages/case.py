@@ -10,7 +10,7 @@ import dash
 import dash_bootstrap_components as dbc
 from dash import dash_table, dcc, html
 from gapsweep.db.models import MAX_ID
-from gapsweep.web import case_view, ids, parameters
+from gapsweep.web import case_view, figure_downloads, ids, parameters
 from gapsweep.web.figures import case_views
 from gapsweep.web.study_results import GRAPH_CONFIG, note
 
@@ -41,7 +41,8 @@ def figures(data: dict[str, Any]) -> list[Any]:
     params = {**parameters.defaults(detail["model"]), **detail["params"]}
     figs = case_views.case_figures(series, params=params,
                                    twin_series=data["twin_series"] or None)
-    return [dbc.Col(dcc.Graph(id=f"case-graph-{name}", figure=fig, config=GRAPH_CONFIG),
+    return [dbc.Col([dcc.Graph(id=f"case-graph-{name}", figure=fig, config=GRAPH_CONFIG),
+                     figure_downloads.tools(f"case-graph-{name}", f"case-{detail['id']}-{name}")],
                     lg=6) for name, fig in figs.items()]
 
 

@@ -8,7 +8,7 @@ import dash
 import dash_bootstrap_components as dbc
 from dash import Input, Output, State, callback, dash_table, dcc, html
 from gapsweep.db.models import MAX_ID
-from gapsweep.web import case_view, ids
+from gapsweep.web import case_view, figure_downloads, ids
 from gapsweep.web.figures.compare import compare_figures
 from gapsweep.web.study_results import GRAPH_CONFIG, note
 
@@ -32,7 +32,8 @@ def content(text: str | None) -> list[Any]:
         style_header={"fontWeight": "bold"})]
     series = {d["detail"]["id"]: d["series"] for d in loaded if d["series"]}
     details = {d["detail"]["id"]: d["detail"] for d in loaded}
-    graphs = [dbc.Col(dcc.Graph(id=f"compare-graph-{name}", figure=fig, config=GRAPH_CONFIG),
+    graphs = [dbc.Col([dcc.Graph(id=f"compare-graph-{name}", figure=fig, config=GRAPH_CONFIG),
+                       figure_downloads.tools(f"compare-graph-{name}", f"compare-{name}")],
                       lg=6) for name, fig in compare_figures(series, details).items()]
     return [dbc.Row(graphs, className="mb-3"), *out]
 

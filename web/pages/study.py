@@ -11,7 +11,15 @@ import dash
 import dash_bootstrap_components as dbc
 from dash import Input, Output, Patch, State, callback, dcc, html, no_update
 from gapsweep.db.models import MAX_ID
-from gapsweep.web import actions, case_grid, context, ids, study_notes, study_results
+from gapsweep.web import (
+    actions,
+    case_grid,
+    context,
+    figure_downloads,
+    ids,
+    study_notes,
+    study_results,
+)
 from gapsweep.web import study_view as view
 from gapsweep.web.auth import principal
 from gapsweep.web.figures.trends import TREND_METRICS
@@ -187,7 +195,8 @@ def trends_tab(axes: list[str]) -> html.Div:
         dcc.Store(id=ids.TRENDS_AXES, data={"x": x_axis, "group": group}),
         html.Div(f"x: {parameter_label(x_axis)}" + (f", one line per {group}" if group else "")
                  if x_axis else "This study has no axis.", className="text-muted small"),
-        dcc.Graph(id=ids.TRENDS_GRAPH, config={"displaylogo": False}),
+        dcc.Graph(id=ids.TRENDS_GRAPH, config=study_results.GRAPH_CONFIG),
+        figure_downloads.tools(ids.TRENDS_GRAPH, "trends"),
     ])
 
 
@@ -209,7 +218,8 @@ def layout(study_id: str | None = None, **_query: Any) -> html.Div:
         dbc.Tab(cases_tab(detail), label="Cases", tab_id=TAB_CASES),
         dbc.Tab(trends_tab(axes), label="Trends", tab_id=TAB_TRENDS),
         dbc.Tab(html.Div([metric_picker(ids.SENSITIVITY_METRIC),
-                          html.Div(id=ids.SENSITIVITY_CONTENT)]),
+                          html.Div(id=ids.SENSITIVITY_CONTENT),
+                          figure_downloads.tools(ids.SENSITIVITY_CONTENT, "sensitivity")]),
                 label="Sensitivity", tab_id=TAB_SENSITIVITY),
         dbc.Tab(html.Div([
             dbc.RadioItems(id=ids.SPECTRA_SIGNAL, value="slider_acceleration", inline=True,
@@ -220,13 +230,17 @@ def layout(study_id: str | None = None, **_query: Any) -> html.Div:
                 {"label": "overlay", "value": "overlay"},
                 {"label": "waterfall", "value": "waterfall"}]),
             html.Div(id=ids.SPECTRA_GRAPH),
+            figure_downloads.tools(ids.SPECTRA_GRAPH, "spectra"),
         ]), label="Spectra", tab_id=TAB_SPECTRA),
-        dbc.Tab(html.Div(id=ids.CONVERGENCE_CONTENT), label="Convergence",
+        dbc.Tab(html.Div([html.Div(id=ids.CONVERGENCE_CONTENT),
+                          figure_downloads.tools(ids.CONVERGENCE_CONTENT, "convergence")]),
+                label="Convergence",
                 tab_id=TAB_CONVERGENCE),
     ]
     if len(axes) > 2:
         tabs.append(dbc.Tab(html.Div([metric_picker(ids.PARALLEL_METRIC),
-                                      dcc.Graph(id=ids.PARALLEL_GRAPH)]),
+                                      dcc.Graph(id=ids.PARALLEL_GRAPH),
+                                      figure_downloads.tools(ids.PARALLEL_GRAPH, "parallel")]),
                             label="Parallel coordinates", tab_id=TAB_PARALLEL))
     return html.Div([
         dcc.Store(id=ids.STUDY_ID_STORE, data=sid),
