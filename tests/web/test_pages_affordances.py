@@ -345,3 +345,87 @@ def test_every_figure_has_png_svg_csv_downloads(archive):
         for g in (c for c in layout._traverse() if type(c).__name__ == "Graph"):
             assert g.config["toImageButtonOptions"]["format"] == "png"
     assert GRAPH_CONFIG["displaylogo"] is False
+
+
+# --- rerun a case with other solver settings -----------------------------------------------
+
+def test_rerun_spec_keeps_the_case_and_changes_only_the_solver_settings(archive):
+    from gapsweep.db.studies import case_detail
+    from gapsweep.study.designs import plan_study
+    from gapsweep.study.spec import parse_spec
+    from gapsweep.web.case_rerun import rerun_spec
+
+    with archive.request():
+        study_id = archive.create()
+        case_id = archive.case_ids(study_id, "case")[7]
+        with archive.sessions() as s:
+            detail = case_detail(s, case_id)
+        spec = rerun_spec(detail, {"rtol": 1e-9, "integrator": "bs32", "n_output": "",
+                                   "event_location": None})
+        plan = plan_study(parse_spec(spec))
+        assert plan.cases == [{**detail["params"], "integrator": "bs32", "rtol": 1e-9}]
+        assert plan.twins == [] and spec["series"] == "full"
+        twin = archive.case_ids(study_id, "twin")[0]
+        with archive.sessions() as s:
+            twin_detail = case_detail(s, twin)
+        with pytest.raises(ValueError, match="ideal twin"):
+            rerun_spec(twin_detail, {"rtol": 1e-9})
+
+
+def test_rerun_button_submits_a_one_case_study_and_the_page_compares_the_metrics(
+        archive, monkeypatch):
+    from archive_fixtures import fake_metrics
+    from gapsweep.web.case_rerun import COMPARED, differences
+
+    with archive.request():
+        study_id = archive.create()
+        archive.run(archive.case_ids(study_id))
+        case_id = archive.case_ids(study_id, "case")[4]
+        module = page("case")
+        layout = module.layout(case_id=str(case_id))
+        assert find(layout, ids.CASE_RERUN_RTOL).value == 1e-6  # the setting it ran with
+        from gapsweep.web import case_rerun
+
+        href, _ = case_rerun.submit(1, case_id, 1e-8, "bs32", 1201, "bisect")
+        rerun_case = int(href.split("rerun=")[1])
+        assert href == f"/cases/{case_id}?rerun={rerun_case}"
+        assert archive.sent[-1] == [rerun_case]  # enqueued alone, no twin
+        waiting = module.layout(case_id=str(case_id), rerun=str(rerun_case))
+        assert "is queued" in texts(find(waiting, ids.CASE_RERUN_RESULT))
+        assert find(waiting, ids.CASE_RERUN_RESULT + "-poll").disabled is False
+        archive.run([rerun_case])  # fake metrics of the rerun's params: same as the stored
+        content, stop = case_rerun.poll(1, [case_id, str(rerun_case)])
+        assert stop is True
+        shown = texts(content)
+        assert f"Rerun (case {rerun_case})" in shown and "rtol = 1e-08" in shown
+    stored = fake_metrics(archive_params(archive, case_id))
+    rows = differences(stored, {**stored, "peak_slider_accel": 1.1 * stored[
+        "peak_slider_accel"], "impacts": stored["impacts"] + 2})
+    by = {r["metric"]: r for r in rows}
+    assert by["peak_slider_accel"]["relative_percent"] == pytest.approx(10.0)
+    assert by["impacts"]["difference"] == 2
+    assert set(by) == {m for m in COMPARED if m in stored}
+
+
+def archive_params(archive, case_id: int) -> dict:
+    from gapsweep.db.models import Case
+
+    with archive.sessions() as s:
+        return dict(s.get(Case, case_id).params)
+
+
+def test_rerun_is_refused_to_a_viewer_with_nothing_written(archive, accounts):
+    from gapsweep.study.spec import parse_spec
+    from gapsweep.workers.submit import create_study_rows
+
+    before = archive.count("studies")
+    study_id = create_study_rows(parse_spec(preset()), sessions=archive.sessions, owner="eve")
+    case_id = archive.case_ids(study_id, "case")[0]
+    reader, _ = accounts.sign_in("ada")
+    body = callback_body(reader, "case-rerun-result-message.children", {
+        (ids.CASE_RERUN_GO, "n_clicks"): 1, (ids.CASE_ID_STORE, "data"): case_id,
+        (ids.CASE_RERUN_RTOL, "value"): 1e-8})
+    client, csrf = accounts.sign_in("vic")
+    r = client.post("/_dash-update-component", json=body, headers={"X-CSRFToken": csrf})
+    assert r.status_code == 200 and "Not allowed" in r.get_data(as_text=True)
+    assert archive.count("studies") == before + 1  # only the source study
