@@ -13,7 +13,7 @@ from typing import Any
 import dash
 import dash_bootstrap_components as dbc
 import flask
-from dash import Input, Output, State, callback, dcc, html, no_update
+from dash import Input, Output, State, callback, html, no_update
 from gapsweep.accounts.roles import ROLES, Action, may
 from gapsweep.web import actions, context, ids
 from gapsweep.web.auth import principal
@@ -64,8 +64,7 @@ def layout(**_query: Any) -> html.Div:
     role_options = [{"label": r, "value": r} for r in ROLES]
     add = dbc.Card([dbc.CardHeader("Add a user"), dbc.CardBody([
         _row("Name", dbc.Input(id=ids.USERS_NAME, maxLength=64, autocomplete="off")),
-        _row("Role", dcc.Dropdown(id=ids.USERS_ROLE, options=role_options, value="viewer",
-                                  clearable=False)),
+        _row("Role", dbc.Select(id=ids.USERS_ROLE, options=role_options, value="viewer")),
         _row("Password", dbc.Input(id=ids.USERS_PASSWORD, type="password", maxLength=1024,
                                    autocomplete="new-password")),
         dbc.Button("Add user", id=ids.USERS_ADD, color="primary", size="sm"),
@@ -73,10 +72,9 @@ def layout(**_query: Any) -> html.Div:
                      "required from then on)."),
     ])], className="mb-3")
     manage = dbc.Card([dbc.CardHeader("Change a user"), dbc.CardBody([
-        _row("User", dcc.Dropdown(id=ids.USERS_TARGET, options=names,
-                                  value=names[0] if names else None, clearable=False)),
-        _row("Role", dcc.Dropdown(id=ids.USERS_NEW_ROLE, options=role_options,
-                                  value="viewer", clearable=False),
+        _row("User", dbc.Select(id=ids.USERS_TARGET, options=names,
+                                value=names[0] if names else None)),
+        _row("Role", dbc.Select(id=ids.USERS_NEW_ROLE, options=role_options, value="viewer"),
              dbc.Button("Set role", id=ids.USERS_SET_ROLE, size="sm", color="secondary")),
         _row("Account",
              dbc.Button("Disable", id=ids.USERS_DISABLE, size="sm", color="danger",
