@@ -43,18 +43,22 @@ def choices() -> dict[str, tuple[str, ...]]:
 
 def rerun_spec(detail: Mapping[str, Any], settings: Mapping[str, Any],
                series: str = "full") -> dict[str, Any]:
-    """The one-case study that reruns case ``detail`` with ``settings`` (solver options,
-    blank ones left as the case had them): its parameters as the base, ``rtol`` as the one
-    axis of one value (a study needs an axis), full series (the rerun is also the case's
-    full-resolution view)."""
+    """The one-case study that reruns case ``detail`` with ``settings`` (solver options;
+    blank ones, and ones equal to what the case ran with, left as they were): its parameters
+    as the base, ``rtol`` as the one axis of one value (a study needs an axis), full series
+    (the rerun is also the case's full-resolution view)."""
     if detail.get("kind") != "case":
         raise ValueError(f"case: {detail.get('id')} is an ideal twin — rerun one of the "
                          "clearance cases that use it")
-    changed = {k: v for k, v in settings.items() if k in SETTINGS and v not in (None, "")}
-    params = {**dict(detail.get("params") or {}), **changed}
     from .parameters import defaults
 
-    rtol = params.pop("rtol", defaults(detail["model"]).get("rtol", 1e-6))
+    params = dict(detail.get("params") or {})
+    ran_with = {**defaults(detail["model"]), **params}
+    # only what differs from how the case ran: the rerun's params say what was changed
+    changed = {k: v for k, v in settings.items()
+               if k in SETTINGS and v not in (None, "") and v != ran_with.get(k)}
+    params.update(changed)
+    rtol = params.pop("rtol", ran_with.get("rtol", 1e-6))
     what = ", ".join(f"{k}={v}" for k, v in changed.items()) or "the same settings"
     return {
         "name": f"Rerun of case {detail['id']} ({what})"[:200],

@@ -84,6 +84,29 @@ def _gapsweep(env: dict, *args: str, stdin: str = "") -> str:
     return done.stdout
 
 
+def make_accounts(env: dict) -> dict[str, str]:
+    """The users of :data:`ROLES` and a token each, written to the data folder's database
+    through the repository functions (in-process: six CLI starts cost ~20 s on a loaded
+    machine; test_browser_accounts.py covers ``gapsweep user add``)."""
+    from gapsweep.accounts.passwords import hash_password
+    from gapsweep.accounts.tokens import digest, new_api_token
+    from gapsweep.db import accounts
+    from gapsweep.db.engine import open_database
+
+    from gapsweep.settings import get_settings
+
+    sessions = open_database(get_settings(env).database_url)
+    tokens = {}
+    with sessions.begin() as s:
+        for name, role in ROLES.items():
+            accounts.add_user(s, name=name, role=role, password_hash=hash_password(
+                PASSWORDS[name]))
+            tokens[name] = new_api_token()
+            accounts.add_token(s, name=name, token_hash=digest(tokens[name]))
+    sessions.kw["bind"].dispose()
+    return tokens
+
+
 def _stop(proc: subprocess.Popen) -> None:
     try:
         os.killpg(proc.pid, signal.SIGTERM)
@@ -106,10 +129,7 @@ def server(tmp_path_factory):
            if k not in ("GAPSWEEP_DATABASE_URL", "GAPSWEEP_BROKER_URL",
                         "GAPSWEEP_ADMIN_PASSWORD", "GAPSWEEP_TOKEN", "GAPSWEEP_URL")}
     env["GAPSWEEP_DATA"] = str(data)
-    tokens = {}
-    for name, role in ROLES.items():
-        _gapsweep(env, "user", "add", name, "--role", role, stdin=PASSWORDS[name] + "\n")
-        tokens[name] = _gapsweep(env, "user", "token", name).strip()
+    tokens = make_accounts(env)
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     log = open(data / "serve.log", "wb")  # noqa: SIM115 - open for the server's lifetime
