@@ -12,7 +12,9 @@
 - users: an admin adds a user on /admin/users (the CLI lists them, the audit has the row);
   a viewer is refused;
 - rerun: a case rerun with rtol 1e-8 from its page; the table shows the stored and the
-  rerun metrics equal to the API's, and their differences.
+  rerun metrics equal to the API's, and their differences;
+- live progress: a cancel through the API turns the grid's queued rows cancelled on the open
+  page, which is not reloaded.
 
 Screenshots go to ``tests/artifacts/affordances-*.png``. Skipped when chromium is missing,
 except with ``CI=true`` (then it fails).
@@ -399,3 +401,41 @@ def test_rerun_a_case_with_a_tighter_tolerance(server, browser):
     assert float(diff_text) == pytest.approx(new["peak_slider_accel"] - old, rel=1e-4,
                                              abs=1e-6 * abs(old))
     assert errors == []
+
+
+def test_progress_moves_the_grid_without_reloading_the_page(server, browser):
+    """The poll reads the counts only; when they move, the grid asks again for the block it
+    shows. The last cases of a 2,000-case study (sorted by case, descending) are queued when
+    the page opens; a cancel through the API turns them cancelled on the page, unreloaded."""
+    spec = {"name": "Progress", "ideal_twin": False, "series": "none",
+            "axes": {"clearance_mm": {"start": 0.02, "stop": 0.1, "count": 40},
+                     "friction": {"start": 0.0, "stop": 0.1, "count": 50}}}
+    eve = server["tokens"]["eve"]
+    status, body = _request(server["base"] + "/api/studies", token=eve, body=spec)
+    assert status == 201, body
+    study_id = body["id"]
+    try:
+        page, errors = signed_in(browser, server, "eve")
+        page.goto(f"{server['base']}/studies/{study_id}")
+        grid = "#study-case-grid"
+        page.wait_for_selector(f"{grid} .ag-row[row-index='0'] a[href^='/cases/']")
+        page.evaluate("() => { window.__not_reloaded = true; }")
+        header = page.locator(f"{grid} .ag-header-cell[col-id='case'] .ag-header-cell-label")
+        header.click()
+        header.click()  # descending: the study's last cases first
+        page.wait_for_selector(f"{grid} .ag-header-cell[col-id='case'][aria-sort='descending']")
+        last = max(c["id"] for c in _request(f"{server['base']}/api/studies/{study_id}",
+                                             token=eve)[1]["cases"])
+        row0 = f"{grid} .ag-row[row-index='0']"
+        page.wait_for_selector(f"{row0} [col-id='case']:has-text('{last}')")
+        assert page.inner_text(f"{row0} [col-id='status']").strip() == "queued"
+        assert _request(f"{server['base']}/api/studies/{study_id}/cancel", token=eve,
+                        body={})[0] == 200
+        page.wait_for_selector("#study-status:has-text('cancelled')", timeout=60_000)
+        page.wait_for_selector(f"{row0} [col-id='status']:has-text('cancelled')",
+                               timeout=30_000)
+        assert page.evaluate("() => window.__not_reloaded === true")
+        shot(page, "progress-cancelled")
+        assert errors == []
+    finally:
+        _request(f"{server['base']}/api/studies/{study_id}/cancel", token=eve, body={})
