@@ -10,8 +10,9 @@ Fills a fresh archive with one grid study (clearance x stiffness, the real spec 
 ``--cases`` design cases) whose cases are all done with synthetic metrics (Result rows
 written in bulk), then times, median of ``--repeat``, in this process:
 
-- baseline: ``study_detail`` + ``study_view.case_rows`` + the JSON the table received
-  (what the study page did on load, and on every poll that saw a count move);
+- baseline: ``study_detail`` + :func:`datatable_rows` (the study page's former
+  ``study_view.case_rows``, kept here) + the JSON the DataTable received (what the study page
+  did on load, and on every poll that saw a count move);
 - grid, through the Dash callback over HTTP (Flask test client, full request/response):
   the first block (design order), the first block sorted by a metric (descending), sorted by
   an axis (read from the params JSON), and filtered on an axis range + sorted.
@@ -67,6 +68,30 @@ def fill(sessions, n_cases: int) -> int:
     return study_id
 
 
+def datatable_rows(detail: dict) -> list[dict]:
+    """Every design case as the former DataTable row (the baseline's work)."""
+    import math
+
+    from gapsweep.web.study_view import TABLE_METRICS, axes_of
+
+    def rounded(value):
+        if isinstance(value, float):
+            return float(f"{value:.6g}") if math.isfinite(value) else None
+        return value
+
+    rows = []
+    for case in detail.get("cases") or []:
+        params, metrics = case.get("params") or {}, case.get("metrics") or {}
+        row = {"id": case["id"], "case": f"[{case['id']}](/cases/{case['id']})",
+               "status": case.get("status", ""), "attempts": case.get("attempts", 0),
+               "reason": case.get("reason") or "",
+               "wall_time_s": rounded(metrics.get("wall_time_s"))}
+        row.update({a: rounded(params.get(a)) for a in axes_of(detail)})
+        row.update({m: rounded(metrics.get(m)) for m in TABLE_METRICS})
+        rows.append(row)
+    return rows
+
+
 def median_ms(fn, repeat: int) -> tuple[float, int]:
     times, size = [], 0
     for _ in range(repeat):
@@ -104,7 +129,6 @@ def run(args: argparse.Namespace, database_url: str | None) -> None:
         os.environ.pop("GAPSWEEP_DATABASE_URL", None)
     from account_fixtures import callback_body
     from gapsweep.web import context, ids
-    from gapsweep.web import study_view as view
     from gapsweep.web.app import create_app
 
     from gapsweep.settings import get_settings
@@ -124,7 +148,7 @@ def run(args: argparse.Namespace, database_url: str | None) -> None:
 
         with sessions() as s:
             detail = study_detail(s, study_id)
-        return len(json.dumps(view.case_rows(detail)))
+        return len(json.dumps(datatable_rows(detail)))
 
     kinds = {"clearance_mm": "number", "stiffness_scale": "number"}
     body = callback_body(client, "study-case-grid.getRowsResponse", {

@@ -3,12 +3,9 @@ text, ETA, the case table's rows and columns, the axes a figure can use. Pure fu
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from typing import Any
-
-from .figures.labels import metric_label, parameter_label
 
 FINISHED = ("done", "cancelled")
 CASE_STATUSES = ("queued", "running", "done", "failed", "cancelled")
@@ -80,50 +77,6 @@ def eta_text(seconds: float | None, status: str) -> str:
     if seconds < 5400:
         return f"ETA ≈ {seconds / 60:.0f} min"
     return f"ETA ≈ {seconds / 3600:.1f} h"
-
-
-def _round(value: Any) -> Any:
-    if isinstance(value, float):
-        return float(f"{value:.6g}") if math.isfinite(value) else None
-    return value
-
-
-def case_columns(axes: Sequence[str]) -> list[dict[str, Any]]:
-    """The case table's columns: id link, status, attempts, reason, time, axes, metrics."""
-    cols: list[dict[str, Any]] = [
-        {"id": "case", "name": "Case", "presentation": "markdown"},
-        {"id": "status", "name": "Status"},
-        {"id": "attempts", "name": "Attempts", "type": "numeric"},
-        {"id": "reason", "name": "Reason"},
-        {"id": "wall_time_s", "name": "Time [s]", "type": "numeric"},
-    ]
-    cols += [{"id": a, "name": parameter_label(a), "type": "numeric"} for a in axes]
-    cols += [{"id": m, "name": metric_label(m), "type": "numeric"} for m in TABLE_METRICS]
-    return cols
-
-
-def case_rows(detail: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """One row per design case (twins are listed apart): status, reason, time, axis values,
-    headline metrics (rounded to 6 digits for display)."""
-    axes = axes_of(detail)
-    rows = []
-    for case in detail.get("cases") or []:
-        params, metrics = case.get("params") or {}, case.get("metrics") or {}
-        row = {
-            "id": case["id"],
-            "case": f"[{case['id']}](/cases/{case['id']})",
-            "status": case.get("status", ""),
-            "attempts": case.get("attempts", 0),
-            "reason": case.get("reason") or "",
-            "wall_time_s": _round(metrics.get("wall_time_s")),
-        }
-        for a in axes:
-            value = params.get(a)
-            row[a] = _round(value) if not isinstance(value, (list, dict)) else str(value)
-        for m in TABLE_METRICS:
-            row[m] = _round(metrics.get(m))
-        rows.append(row)
-    return rows
 
 
 def single_twin_metrics(detail: Mapping[str, Any]) -> dict[str, Any] | None:
