@@ -208,9 +208,20 @@ def metric_picker(cid: str) -> dcc.Dropdown:
                                  for m in view.TABLE_METRICS], className="my-2")
 
 
+def load_summary(study_id: int | None) -> dict[str, Any] | None:
+    """The study without its cases (the page's frame; the case grid pages them itself, the
+    tabs read the detail when opened): fast whatever the study's size."""
+    from gapsweep.db.study_summary import study_summary
+
+    if study_id is None:
+        return None
+    with context.session() as s:
+        return study_summary(s, study_id)
+
+
 def layout(study_id: str | None = None, **_query: Any) -> html.Div:
     sid = parse_id(study_id)
-    detail = load_detail(sid)
+    detail = load_summary(sid)
     if detail is None:
         return not_found(f"There is no study {study_id}.")
     axes = view.axes_of(detail)
