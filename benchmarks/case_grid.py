@@ -216,7 +216,7 @@ def run(args: argparse.Namespace, database_url: str | None) -> None:
     kinds = {"clearance_mm": "number", "stiffness_scale": "number"}
     body = callback_body(client, "study-case-grid.getRowsResponse", {
         (ids.STUDY_CASE_GRID, "getRowsRequest"): None, (ids.STUDY_ID_STORE, "data"): study_id,
-        (ids.STUDY_CASE_GRID + "-kinds", "data"): kinds})
+        (ids.STUDY_CASE_GRID_KINDS, "data"): kinds})
     body["outputs"] = body["outputs"][0]
 
     def grid(request: dict) -> int:

@@ -116,8 +116,8 @@ def compare_link(selected):
 
 def stores(detail: Mapping[str, Any]) -> list[Any]:
     """What the grid's callbacks read: the axes' kinds, and where the refresh reports."""
-    return [dcc.Store(id=ids.STUDY_CASE_GRID + "-kinds", data=axis_kinds(detail)),
-            dcc.Store(id=ids.STUDY_CASE_GRID + "-refreshed")]
+    return [dcc.Store(id=ids.STUDY_CASE_GRID_KINDS, data=axis_kinds(detail)),
+            dcc.Store(id=ids.STUDY_CASE_GRID_REFRESHED)]
 
 
 def register_callbacks() -> None:
@@ -126,7 +126,7 @@ def register_callbacks() -> None:
         Output(ids.STUDY_CASE_GRID, "getRowsResponse"),
         Input(ids.STUDY_CASE_GRID, "getRowsRequest"),
         State(ids.STUDY_ID_STORE, "data"),
-        State(ids.STUDY_CASE_GRID + "-kinds", "data"),
+        State(ids.STUDY_CASE_GRID_KINDS, "data"),
         prevent_initial_call=True,
     )(get_rows)
     callback(
@@ -143,7 +143,7 @@ def register_callbacks() -> None:
             } catch (e) { return window.dash_clientside.no_update; }
             return version;
         }""",
-        Output(ids.STUDY_CASE_GRID + "-refreshed", "data"),
+        Output(ids.STUDY_CASE_GRID_REFRESHED, "data"),
         Input(ids.STUDY_VERSION, "data"),
         State(ids.STUDY_CASE_GRID, "id"),
         prevent_initial_call=True,

@@ -119,7 +119,7 @@ def form(detail: Mapping[str, Any], defaults: Mapping[str, Any]) -> dbc.Card:
                        className="mt-2"),
             dbc.FormText(" runs on the workers as a one-case study (full series); the "
                          "result appears here beside the stored one."),
-            dcc.Location(id=ids.CASE_RERUN_GO + "-location", refresh="callback-nav"),
+            dcc.Location(id=ids.CASE_RERUN_LOCATION, refresh="callback-nav"),
         ]),
     ], className="mt-3")
 
@@ -160,16 +160,16 @@ def comparison(case_id: int, rerun_id: Any) -> tuple[Any, bool]:
                              html.Td(show(r["rerun"])), html.Td(show(r["difference"])),
                              html.Td(show(r["relative_percent"]))],
                             **{"data-metric": r["metric"]}) for r in rows]),
-    ], size="sm", striped=True, id=ids.CASE_RERUN_RESULT + "-table")
+    ], size="sm", striped=True, id=ids.CASE_RERUN_TABLE)
     return html.Div([html.H5(["Rerun ", link, f" ({settings})"]), table]), False
 
 
 def panel(case_id: int, rerun_id: Any) -> html.Div:
     content, waiting = comparison(case_id, rerun_id)
     return html.Div([
-        dcc.Interval(id=ids.CASE_RERUN_RESULT + "-poll", interval=POLL_MS,
+        dcc.Interval(id=ids.CASE_RERUN_POLL, interval=POLL_MS,
                      disabled=not waiting),
-        dcc.Store(id=ids.CASE_RERUN_RESULT + "-ids", data=[case_id, str(rerun_id)]),
+        dcc.Store(id=ids.CASE_RERUN_IDS, data=[case_id, str(rerun_id)]),
         html.Div(content, id=ids.CASE_RERUN_RESULT),
     ], className="mt-3")
 
@@ -211,8 +211,8 @@ def poll(_n, pair):
 def register_callbacks() -> None:
     """Wire the form and the poll (called by the case page module, once per app)."""
     callback(
-        Output(ids.CASE_RERUN_GO + "-location", "href"),
-        Output(ids.CASE_RERUN_RESULT + "-message", "children"),
+        Output(ids.CASE_RERUN_LOCATION, "href"),
+        Output(ids.CASE_RERUN_MESSAGE, "children"),
         Input(ids.CASE_RERUN_GO, "n_clicks"),
         State(ids.CASE_ID_STORE, "data"),
         State(ids.CASE_RERUN_RTOL, "value"),
@@ -223,8 +223,8 @@ def register_callbacks() -> None:
     )(submit)
     callback(
         Output(ids.CASE_RERUN_RESULT, "children"),
-        Output(ids.CASE_RERUN_RESULT + "-poll", "disabled"),
-        Input(ids.CASE_RERUN_RESULT + "-poll", "n_intervals"),
-        State(ids.CASE_RERUN_RESULT + "-ids", "data"),
+        Output(ids.CASE_RERUN_POLL, "disabled"),
+        Input(ids.CASE_RERUN_POLL, "n_intervals"),
+        State(ids.CASE_RERUN_IDS, "data"),
         prevent_initial_call=True,
     )(poll)

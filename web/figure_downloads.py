@@ -115,8 +115,9 @@ def tools(target: str, filename: str | None = None) -> html.Div:
                        size="sm", color="secondary", outline=True,
                        title=f"Download {'the data as CSV' if fmt == 'csv' else fmt.upper()}")
             for fmt in FORMATS], size="sm"),
-        dcc.Store(id={"type": ids.FIGURE_DOWNLOAD_DONE, "graph": target}, data=name),
-        dcc.Store(id={"type": ids.FIGURE_DOWNLOAD_DONE + "-name", "graph": target}, data=name),
+        # what the last download did (the callback's output), and the file name to use
+        dcc.Store(id={"type": ids.FIGURE_DOWNLOAD_DONE, "graph": target}),
+        dcc.Store(id={"type": ids.FIGURE_DOWNLOAD_NAME, "graph": target}, data=name),
     ], className="d-flex justify-content-end mb-2 figure-downloads")
 
 
@@ -127,6 +128,6 @@ def install(app: Any) -> None:
         Output({"type": ids.FIGURE_DOWNLOAD_DONE, "graph": MATCH}, "data"),
         Input({"type": ids.FIGURE_DOWNLOAD, "graph": MATCH, "format": ALL}, "n_clicks"),
         State({"type": ids.FIGURE_DOWNLOAD_DONE, "graph": MATCH}, "id"),
-        State({"type": ids.FIGURE_DOWNLOAD_DONE + "-name", "graph": MATCH}, "data"),
+        State({"type": ids.FIGURE_DOWNLOAD_NAME, "graph": MATCH}, "data"),
         prevent_initial_call=True,
     )

@@ -88,11 +88,14 @@ STUDY_NOTES_TAGS = "study-notes-tags"
 STUDY_NOTES_SAVE = "study-notes-save"
 STUDY_NOTES_MESSAGE = "study-notes-message"
 STUDY_CASE_GRID = "study-case-grid"
+STUDY_CASE_GRID_KINDS = "study-case-grid-kinds"
+STUDY_CASE_GRID_REFRESHED = "study-case-grid-refreshed"
 NEW_CLONE_NOTICE = "new-clone-notice"
 
 # figure downloads (web/figure_downloads.py): pattern-matching ids {"type": ..., "graph": id}
 FIGURE_DOWNLOAD = "figure-download"
 FIGURE_DOWNLOAD_DONE = "figure-download-done"
+FIGURE_DOWNLOAD_NAME = "figure-download-name"
 
 # case rerun  /cases/<case_id>
 CASE_RERUN_RTOL = "case-rerun-rtol"
@@ -101,6 +104,11 @@ CASE_RERUN_N_OUTPUT = "case-rerun-n-output"
 CASE_RERUN_EVENTS = "case-rerun-events"
 CASE_RERUN_GO = "case-rerun-go"
 CASE_RERUN_RESULT = "case-rerun-result"
+CASE_RERUN_MESSAGE = "case-rerun-result-message"
+CASE_RERUN_POLL = "case-rerun-result-poll"
+CASE_RERUN_IDS = "case-rerun-result-ids"
+CASE_RERUN_TABLE = "case-rerun-result-table"
+CASE_RERUN_LOCATION = "case-rerun-go-location"
 CASE_ID_STORE = "case-id"
 
 # users  /admin/users

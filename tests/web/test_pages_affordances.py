@@ -284,14 +284,14 @@ def test_case_grid_callback_pages_sorts_and_filters_on_the_server(archive):
         layout = page("study").layout(study_id=str(study_id))
     archive.run(archive.case_ids(study_id))
     client = archive.client()
-    kinds = find(layout, ids.STUDY_CASE_GRID + "-kinds").data
+    kinds = find(layout, ids.STUDY_CASE_GRID_KINDS).data
     assert kinds == {"clearance_mm": "number", "stiffness_scale": "number"}
 
     def rows(request):
         body = callback_body(client, "study-case-grid.getRowsResponse", {
             (ids.STUDY_CASE_GRID, "getRowsRequest"): request,
             (ids.STUDY_ID_STORE, "data"): study_id,
-            (ids.STUDY_CASE_GRID + "-kinds", "data"): kinds})
+            (ids.STUDY_CASE_GRID_KINDS, "data"): kinds})
         body["outputs"] = body["outputs"][0]  # a single output is sent as itself
         r = client.post("/_dash-update-component", json=body)
         assert r.status_code == 200, r.get_data(as_text=True)
@@ -392,7 +392,7 @@ def test_rerun_button_submits_a_one_case_study_and_the_page_compares_the_metrics
         assert archive.sent[-1] == [rerun_case]  # enqueued alone, no twin
         waiting = module.layout(case_id=str(case_id), rerun=str(rerun_case))
         assert "is queued" in texts(find(waiting, ids.CASE_RERUN_RESULT))
-        assert find(waiting, ids.CASE_RERUN_RESULT + "-poll").disabled is False
+        assert find(waiting, ids.CASE_RERUN_POLL).disabled is False
         archive.run([rerun_case])  # fake metrics of the rerun's params: same as the stored
         content, stop = case_rerun.poll(1, [case_id, str(rerun_case)])
         assert stop is True

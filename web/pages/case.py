@@ -102,6 +102,6 @@ def layout(case_id: str | None = None, **query: Any) -> html.Div:
     rerun = [dcc.Store(id=ids.CASE_ID_STORE, data=detail["id"])]
     if detail["kind"] == "case":
         rerun.append(case_rerun.form(detail, parameters.defaults(detail["model"])))
-    rerun.append(html.Div(id=ids.CASE_RERUN_RESULT + "-message", className="mt-2"))
+    rerun.append(html.Div(id=ids.CASE_RERUN_MESSAGE, className="mt-2"))
     return html.Div([head, *compared, dbc.Row(figures(data), id=ids.CASE_GRAPHS), tables,
                      *rerun])
