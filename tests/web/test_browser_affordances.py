@@ -6,7 +6,8 @@
 - notes and tags: the owner edits them on the study page; the API shows them and the audit
   log has the ``study.tag`` row with the old and new values;
 - figure downloads: the trends figure's CSV rows equal its plotted traces and the API's
-  metrics (to 1e-9); its SVG is an SVG and its PNG a PNG;
+  metrics (to 1e-9); its SVG is an SVG and its PNG a PNG; a case's journal-orbit CSV equals
+  its traces (the orbit and the clearance circle);
 - case grid: sorted by peak acceleration (header clicks, descending), the first row is the
   API's largest; two ticked cases open /compare with both;
 - users: an admin adds a user on /admin/users (the CLI lists them, the audit has the row);
@@ -309,6 +310,25 @@ def test_trends_csv_equals_the_plotted_traces_and_the_api(server, browser):
                                           type="figure-download"))
     assert name == "trends.png" and png[:8] == b"\x89PNG\r\n\x1a\n"
     shot(page, "trends-downloads")
+    # a case figure: the journal orbit's CSV is its traces (the orbit, the clearance circle)
+    case_id = study["cases"][0]["id"]
+    page.goto(f"{server['base']}/cases/{case_id}")
+    page.wait_for_function("""() => { const el = document.querySelector(
+        '#case-graph-orbit .js-plotly-plot'); return el && el._fullData; }""")
+    plotted = page.evaluate("""() => document.querySelector('#case-graph-orbit .js-plotly-plot')
+        ._fullData.map(t => ({name: t.name, x: Array.from(t.x || []),
+                              y: Array.from(t.y || [])}))""")
+    name, content = download(page, pattern_id(format="csv", graph="case-graph-orbit",
+                                              type="figure-download"))
+    assert name == f"case-{case_id}-orbit.csv"
+    rows = list(csv.DictReader(io.StringIO(content.decode())))
+    assert len(rows) == sum(max(len(t["x"]), len(t["y"])) for t in plotted) > 100
+    by_trace = {}
+    for r in rows:
+        by_trace.setdefault(r["trace"], []).extend([float(r["x"]), float(r["y"])])
+    for t in plotted:
+        want = [v for xy in zip(t["x"], t["y"], strict=True) for v in xy]
+        assert by_trace[t["name"]] == pytest.approx(want, rel=1e-12, abs=1e-18)
     assert errors == []
 
 
