@@ -11,23 +11,9 @@ import flask
 from dash import Input, Output, State, callback, html, no_update
 from gapsweep.accounts.roles import Action, may
 
-from . import actions, context, ids
+from . import actions, ids
 from .auth import principal
 from .study_form import tags_from_text
-
-
-def current_notes(study_id: int) -> dict[str, Any] | None:
-    """``{"description", "tags", "owner"}`` of the live study, read now (one row: the page's
-    memoised detail is keyed on progress, which a notes edit does not move)."""
-    from gapsweep.db.lifecycle import StudyNotFoundError, live_study
-
-    with context.session() as s:
-        try:
-            study = live_study(s, study_id)
-        except StudyNotFoundError:
-            return None
-        return {"description": study.description or "", "tags": list(study.tags or []),
-                "owner": study.owner}
 
 
 def tag_badges(tags: list[str]) -> list[Any]:

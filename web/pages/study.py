@@ -82,10 +82,8 @@ def header(detail: dict[str, Any]) -> html.Div:
     badges = [dbc.Badge(detail["model"], color="info", className="me-1"),
               dbc.Badge(spec.get("design", "grid"), color="secondary", className="me-1")]
     study_id = detail["id"]
-    # notes and tags read now: an edit does not move the memoised detail's key
-    notes = study_notes.current_notes(study_id) or {
-        "description": detail.get("description") or "", "tags": detail.get("tags") or [],
-        "owner": detail.get("owner")}
+    notes = {"description": detail.get("description") or "",
+             "tags": list(detail.get("tags") or []), "owner": detail.get("owner")}
     return html.Div([
         html.H3([f"Study {study_id}: ", detail["name"]]),
         html.Div([html.Span(badges), html.Span(study_notes.tag_badges(notes["tags"]),
