@@ -105,15 +105,15 @@ def form(detail: Mapping[str, Any], defaults: Mapping[str, Any]) -> dbc.Card:
                 dbc.Col([dbc.Label("rtol [–]"), dbc.Input(
                     id=ids.CASE_RERUN_RTOL, type="number", value=params.get("rtol"),
                     min=1e-14, max=1e-2, step="any")], md=3),
-                dbc.Col([dbc.Label("Integrator"), dcc.Dropdown(
+                dbc.Col([dbc.Label("Integrator"), dbc.Select(
                     id=ids.CASE_RERUN_INTEGRATOR, options=list(opts["integrator"]),
-                    value=params.get("integrator"), clearable=False)], md=3),
+                    value=params.get("integrator"))], md=3),
                 dbc.Col([dbc.Label("Output samples n_output"), dbc.Input(
                     id=ids.CASE_RERUN_N_OUTPUT, type="number", value=params.get("n_output"),
                     min=2, step=1)], md=3),
-                dbc.Col([dbc.Label("Event location"), dcc.Dropdown(
+                dbc.Col([dbc.Label("Event location"), dbc.Select(
                     id=ids.CASE_RERUN_EVENTS, options=list(opts["event_location"]),
-                    value=params.get("event_location"), clearable=False)], md=3),
+                    value=params.get("event_location"))], md=3),
             ], className="g-2"),
             dbc.Button("Rerun", id=ids.CASE_RERUN_GO, color="primary", size="sm",
                        className="mt-2"),
