@@ -1,7 +1,7 @@
 """Who may do what: three roles, one rule table, checked on the server for every change.
 
     viewer   read everything
-    editor   + create studies; cancel, retry and delete their own
+    editor   + create studies; cancel, retry, delete and tag (notes, tags) their own
     admin    everything: others' studies, purge, users, the audit log
 
 A study's owner is the name of the user who created it (None: made from the command line on
@@ -22,12 +22,13 @@ class Action(str, Enum):
     CANCEL = "cancel"
     RETRY = "retry"
     DELETE = "delete"
+    TAG = "tag"  # edit a study's notes (description) and tags
     PURGE = "purge"
     MANAGE_USERS = "manage-users"
 
 
 #: actions an editor may take on a study they own (an admin on any study)
-OWN_STUDY_ACTIONS = frozenset({Action.CANCEL, Action.RETRY, Action.DELETE})
+OWN_STUDY_ACTIONS = frozenset({Action.CANCEL, Action.RETRY, Action.DELETE, Action.TAG})
 _RANK = {role: i for i, role in enumerate(ROLES)}
 
 

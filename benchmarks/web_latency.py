@@ -159,7 +159,7 @@ def measure(base: str, study_id: int, case_id: int, repeat: int) -> dict[str, An
 
             t0 = time.perf_counter()
             page.goto(f"{base}/studies/{study_id}")
-            page.wait_for_selector("#study-case-table a[href^='/cases/']")
+            page.wait_for_selector("#study-case-grid a[href^='/cases/']")
             out["study_table"].append(time.perf_counter() - t0)
             page.get_by_role("tab", name="Trends").click()
             page.wait_for_selector("#trends-graph .js-plotly-plot .scatterlayer .trace")

@@ -19,7 +19,7 @@ import dash_bootstrap_components as dbc
 import flask
 from dash import Input, Output, dcc, html
 
-from . import auth, context, ids
+from . import auth, context, figure_downloads, ids
 from .api import install_api
 from .kernels import workers_ready
 
@@ -51,6 +51,16 @@ def account_menu() -> list[Any]:
     ]
 
 
+def admin_menu() -> list[Any]:
+    """The users page's link, for an admin (the page and its callbacks refuse anyone else)."""
+    from gapsweep.accounts.roles import Action, may
+
+    who = flask.g.get("principal")
+    if who is None or not may(who, Action.MANAGE_USERS):
+        return []
+    return [dbc.NavItem(dbc.NavLink("Users", href="/admin/users", id="nav-users"))]
+
+
 def navbar() -> dbc.Navbar:
     return dbc.NavbarSimple(
         brand="gapsweep",
@@ -62,6 +72,7 @@ def navbar() -> dbc.Navbar:
             dbc.NavItem(dbc.NavLink("Archive", href="/", id="nav-archive")),
             dbc.NavItem(dbc.NavLink("New study", href="/studies/new", id="nav-new")),
             dbc.NavItem(dbc.NavLink("Compare", href="/compare", id="nav-compare")),
+            *admin_menu(),
             *account_menu(),
         ],
     )
@@ -113,6 +124,7 @@ def create_app(settings: Any = None, *, require_accounts: bool = False) -> dash.
     context.install(app.server, settings, open_database(settings.database_url))
     auth.install_auth(app.server, require_accounts=require_accounts)
     install_api(app.server)
+    figure_downloads.install(app)
     app.layout = shell
 
     @app.callback(

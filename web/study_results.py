@@ -13,6 +13,7 @@ from dash import dcc, html
 
 from . import context, ids, parameters
 from . import study_view as view
+from .figure_downloads import GRAPH_CONFIG
 from .figures import convergence as convergence_figs
 from .figures import parallel as parallel_figs
 from .figures import sensitivity as sensitivity_figs
@@ -20,7 +21,6 @@ from .figures import spectra as spectra_figs
 from .figures import trends as trend_figs
 from .figures.labels import level_name, metric_label
 
-GRAPH_CONFIG = {"displaylogo": False}
 MAX_SPECTRA = 12  # overlaid spectra stay readable up to about this many lines
 
 

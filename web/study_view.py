@@ -3,12 +3,11 @@ text, ETA, the case table's rows and columns, the axes a figure can use. Pure fu
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from typing import Any
 
-from .figures.labels import metric_display, metric_label, parameter_label
+from .figures.labels import parameter_label
 
 FINISHED = ("done", "cancelled")
 CASE_STATUSES = ("queued", "running", "done", "failed", "cancelled")
@@ -133,60 +132,13 @@ def eta_text(seconds: float | None, status: str) -> str:
     return f"ETA ≈ {seconds / 3600:.1f} h"
 
 
-def _round(value: Any) -> Any:
-    if isinstance(value, float):
-        return float(f"{value:.6g}") if math.isfinite(value) else None
-    return value
-
-
 # The solver integrates a chunk of cases together and reports one time for the chunk: each
 # case stores an equal share of it (core/solver.py), not its own cost. The label says so;
-# the case's own work is its count of right-hand-side evaluations, shown beside it.
+# the case's own work is its count of right-hand-side evaluations, on its page.
 TIME_COLUMN = "Time [s] (equal share of its batch)"
 TIME_TOOLTIP = ("The solver runs a chunk of cases together and times the chunk; each case "
                 "shows the chunk's time divided by its number of cases. A case's own cost is "
-                "its RHS evaluations.")
-
-
-def case_columns(axes: Sequence[str]) -> list[dict[str, Any]]:
-    """The case table's columns: id link, status, attempts, reason, time (the case's share of
-    its batch, :data:`TIME_COLUMN`), RHS evaluations, axes, metrics."""
-    cols: list[dict[str, Any]] = [
-        {"id": "case", "name": "Case", "presentation": "markdown"},
-        {"id": "status", "name": "Status"},
-        {"id": "attempts", "name": "Attempts", "type": "numeric"},
-        {"id": "reason", "name": "Reason"},
-        {"id": "wall_time_s", "name": TIME_COLUMN, "type": "numeric"},
-        {"id": "rhs_evaluations", "name": "RHS evaluations", "type": "numeric"},
-    ]
-    cols += [{"id": a, "name": parameter_label(a), "type": "numeric"} for a in axes]
-    cols += [{"id": m, "name": metric_label(m), "type": "numeric"} for m in TABLE_METRICS]
-    return cols
-
-
-def case_rows(detail: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """One row per design case (twins are listed apart): status, reason, time, axis values,
-    headline metrics in their columns' units (rounded to 6 digits for display)."""
-    axes = axes_of(detail)
-    rows = []
-    for case in detail.get("cases") or []:
-        params, metrics = case.get("params") or {}, case.get("metrics") or {}
-        row = {
-            "id": case["id"],
-            "case": f"[{case['id']}](/cases/{case['id']})",
-            "status": case.get("status", ""),
-            "attempts": case.get("attempts", 0),
-            "reason": case.get("reason") or "",
-            "wall_time_s": _round(metrics.get("wall_time_s")),
-            "rhs_evaluations": _round(metrics.get("rhs_evaluations")),
-        }
-        for a in axes:
-            value = params.get(a)
-            row[a] = _round(value) if not isinstance(value, (list, dict)) else str(value)
-        for m in TABLE_METRICS:  # in the unit the column header names (penetration: µm)
-            row[m] = _round(metric_display(m, metrics.get(m)))
-        rows.append(row)
-    return rows
+                "its RHS evaluations, on its page.")
 
 
 def owner_text(owner: str | None, accounts_on: bool) -> str:

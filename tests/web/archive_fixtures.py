@@ -171,10 +171,15 @@ def page(name: str):
 
 
 def component_ids(component) -> set:
-    """Every id in a layout tree (the root's included)."""
-    found = {getattr(component, "id", None)}
-    found |= {getattr(c, "id", None) for c in component._traverse()}
-    return found - {None}
+    """Every id in a layout tree (the root's included); a pattern-matching id (a dict) as
+    its sorted JSON text."""
+    import json
+
+    def key(c):
+        cid = getattr(c, "id", None)
+        return json.dumps(cid, sort_keys=True) if isinstance(cid, dict) else cid
+
+    return {key(c) for c in [component, *component._traverse()]} - {None}
 
 
 def find(component, cid):

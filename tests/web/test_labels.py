@@ -17,7 +17,7 @@ from gapsweep.core.postprocessing import SPECTRAL_METRICS
 from gapsweep.core.solver import named_metrics
 from gapsweep.core.stepping import N_MET
 from gapsweep.study.twins import DEVIATIONS
-from gapsweep.web import case_view, study_view
+from gapsweep.web import case_grid, case_view
 from gapsweep.web.figures.convergence import convergence_figure
 from gapsweep.web.figures.labels import (
     DIMENSIONLESS,
@@ -177,11 +177,17 @@ def test_parallel_coordinates_show_penetration_in_micrometres():
 
 
 def test_tables_show_penetration_in_micrometres():
-    detail = {"spec": {"axes": {"clearance_mm": {}}}, "cases": _cases()}
-    header = {c["id"]: c["name"] for c in study_view.case_columns(["clearance_mm"])}
+    header = {c["field"]: c["headerName"]
+              for c in case_grid.column_defs({"clearance_mm": "number"})}
     assert header["max_penetration"] == "Max penetration [µm]"
-    rows = study_view.case_rows(detail)
+    rows = [case_grid.shown_row({"id": c["id"], **c["metrics"]}) for c in _cases()]
     assert [r["max_penetration"] for r in rows] == [2.0, 7.5, 15.2726]
+    # a filter typed in µm compares with the stored metres; other metrics are unscaled
+    typed = {"max_penetration": {"filterType": "number", "type": "greaterThan", "filter": 7.5},
+             "peak_slider_accel": {"filterType": "number", "type": "lessThan", "filter": 3.0}}
+    stored = case_grid.stored_units(typed)
+    assert stored["max_penetration"]["filter"] == pytest.approx(7.5e-6, rel=1e-12)
+    assert stored["peak_slider_accel"] == typed["peak_slider_accel"]
     metric_rows = case_view.metric_rows(_cases()[2]["metrics"], counters=False)
     assert {"quantity": "Max penetration [µm]", "value": "15.2726"} in metric_rows
     _, side = case_view.side_by_side(_cases())

@@ -27,17 +27,15 @@ def test_layout_of_a_study_and_of_an_unknown_id(study):
     layout = module.layout(study_id=str(study_id))
     found = component_ids(layout)
     assert {ids.STUDY_PROGRESS, ids.STUDY_COUNTS, ids.STUDY_ETA, ids.STUDY_CANCEL,
-            ids.STUDY_RETRY, ids.STUDY_TABS, ids.STUDY_CASE_TABLE, ids.TRENDS_GRAPH,
+            ids.STUDY_RETRY, ids.STUDY_TABS, ids.STUDY_CASE_GRID, ids.TRENDS_GRAPH,
             ids.TRENDS_METRIC, ids.TRENDS_WINDOW, ids.TRENDS_LOG_Y, ids.STUDY_POLL} <= found
     assert ids.PARALLEL_GRAPH not in found  # only with more than two axes
     tabs = [t.tab_id for t in find(layout, ids.STUDY_TABS).children]
     assert tabs == ["cases", "trends", "sensitivity", "spectra", "convergence"]
-    table = find(layout, ids.STUDY_CASE_TABLE)
-    assert len(table.data) == 15
-    names = [c["name"] for c in table.columns]
+    grid = find(layout, ids.STUDY_CASE_GRID)
+    assert grid.rowModelType == "infinite"  # rows come from the server, a block at a time
+    names = [c["headerName"] for c in grid.columnDefs]
     assert "Clearance [mm]" in names and "Peak slider acceleration [m/s²]" in names
-    # the layout's table is current: the first poll does not send it again
-    assert module.poll(1, study_id, find(layout, ids.STUDY_VERSION).data)[8] is module.no_update
     for bad in ("999", "abc"):
         assert "There is no study" in texts(module.layout(study_id=bad))
 
@@ -47,21 +45,18 @@ def test_poll_reports_progress_then_stops_when_done(study):
     cases = archive.case_ids(study_id, "case")
     archive.run(archive.case_ids(study_id, "twin") + cases[:6], fail={cases[5]})
     out = module.poll(1, study_id, None)
-    status, percent, label, animated, counts, eta, disabled, version, rows, no_cancel, \
-        no_retry = out
+    status, percent, label, animated, counts, eta, disabled, version, no_cancel, no_retry = out
     assert status == "running" and percent == pytest.approx(100 * 6 / 15)
     assert label == "6 / 15" and animated is True and disabled is False
     assert counts == "9 queued · 5 done · 1 failed"
     assert eta.startswith("ETA")
-    assert [r["status"] for r in rows].count("failed") == 1
-    failed = next(r for r in rows if r["status"] == "failed")
-    assert failed["reason"] == "diverged" and failed["attempts"] == 1
     assert no_cancel is False and no_retry is False
-    # nothing moved: the table is not sent again
-    assert module.poll(2, study_id, version)[8] is module.no_update
+    # nothing moved: the same version (the grid is not asked to reload)
+    assert module.poll(2, study_id, version)[7] == version
     archive.run(cases[6:])
     out = module.poll(3, study_id, version)
-    assert out[0] == "done" and out[5] == "finished" and out[9] is True  # Cancel disabled
+    assert out[0] == "done" and out[5] == "finished" and out[8] is True  # Cancel disabled
+    assert out[7] != version
     # the study's certificates are queued a moment after it is done: the page polls on
     # for them, for CERTIFICATE_WAIT_S at most
     assert out[6] is False
@@ -132,11 +127,12 @@ def test_cancel_and_retry_buttons(study, monkeypatch):
 
 
 def test_compare_link_needs_two_to_six_cases(study):
-    module, _, _ = study
-    data = [{"id": i} for i in range(10, 20)]
-    assert module.compare_link([0], data) == ("/compare", True)
-    assert module.compare_link([0, 3, 4], data) == ("/compare?cases=10,13,14", False)
-    assert module.compare_link(list(range(7)), data) == ("/compare", True)
+    from gapsweep.web.case_grid import compare_link
+
+    rows = [{"id": i} for i in range(10, 20)]
+    assert compare_link(rows[:1]) == ("/compare", True)
+    assert compare_link([rows[0], rows[3], rows[4]]) == ("/compare?cases=10,13,14", False)
+    assert compare_link(rows[:7]) == ("/compare", True)
 
 
 def test_study_file_download(study):
@@ -282,20 +278,14 @@ def test_owner_line_without_accounts_names_the_local_user(study):
     assert owner_text(None, True).startswith("nobody (made on the command line")
 
 
-def test_case_table_time_is_labelled_as_the_batch_share_beside_the_own_work(study):
+def test_case_grid_time_is_labelled_as_the_batch_share(study):
     module, archive, study_id = study
     cases = archive.case_ids(study_id, "case")
     archive.run(archive.case_ids(study_id, "twin") + cases[:3])
-    table = find(module.layout(study_id=str(study_id)), ids.STUDY_CASE_TABLE)
-    names = {c["id"]: c["name"] for c in table.columns}
-    assert names["wall_time_s"] == "Time [s] (equal share of its batch)"
-    assert names["rhs_evaluations"] == "RHS evaluations"
-    assert "divided by its number of cases" in table.tooltip_header["wall_time_s"]
-    from gapsweep.web.study_view import case_rows
-
-    rows = case_rows({"spec": {"axes": {}}, "cases": [
-        {"id": 7, "status": "done", "metrics": {"wall_time_s": 0.25, "rhs_evaluations": 1234}}]})
-    assert (rows[0]["wall_time_s"], rows[0]["rhs_evaluations"]) == (0.25, 1234)
+    grid = find(module.layout(study_id=str(study_id)), ids.STUDY_CASE_GRID)
+    time = next(c for c in grid.columnDefs if c["field"] == "wall_time_s")
+    assert time["headerName"] == "Time [s] (equal share of its batch)"
+    assert "divided by its number of cases" in time["headerTooltip"]
 
 
 def test_retry_follows_what_a_retry_would_queue(study):
@@ -308,10 +298,10 @@ def test_retry_follows_what_a_retry_would_queue(study):
     twin = archive.case_ids(study_id, "twin")
     archive.run(twin, fail=set(twin))
     out = module.poll(1, study_id, None)
-    assert out[0] == "running" and (out[9], out[10]) == (False, False)  # Cancel, Retry on
+    assert out[0] == "running" and (out[8], out[9]) == (False, False)  # Cancel, Retry on
     archive.run(archive.case_ids(study_id, "case"))
     out = module.poll(2, study_id, out[7])
-    assert out[0] == "done" and (out[9], out[10]) == (True, False)
+    assert out[0] == "done" and (out[8], out[9]) == (True, False)
     layout = module.layout(study_id=str(study_id))  # the first paint agrees with the poll
     assert (find(layout, ids.STUDY_CANCEL).disabled, find(layout, ids.STUDY_RETRY).disabled) \
         == (True, False)
@@ -325,6 +315,6 @@ def test_retry_follows_what_a_retry_would_queue(study):
                                    certificates=[(0, 0, {"clearance_mm": 0.02, "rtol": 1e-7})])
     archive.run([cert], fail={cert})
     out = module.poll(3, study_id, out[7])
-    assert out[0] == "done" and (out[9], out[10]) == (True, True)
+    assert out[0] == "done" and (out[8], out[9]) == (True, True)
     with archive.sessions.begin() as s:
         assert retry_failed(s, study_id=study_id) == []  # the failed certificate stays

@@ -10,12 +10,13 @@ import dash
 import dash_bootstrap_components as dbc
 from dash import dash_table, dcc, html
 from gapsweep.db.models import MAX_ID
-from gapsweep.web import case_view, ids, parameters
+from gapsweep.web import case_rerun, case_view, figure_downloads, ids, parameters
 from gapsweep.web.figures import case_views
 from gapsweep.web.study_results import GRAPH_CONFIG, note
 
 dash.register_page(__name__, path_template="/cases/<case_id>", name="Case",
                    title="gapsweep — case")
+case_rerun.register_callbacks()
 
 
 
@@ -41,11 +42,12 @@ def figures(data: dict[str, Any]) -> list[Any]:
     params = {**parameters.defaults(detail["model"]), **detail["params"]}
     figs = case_views.case_figures(series, params=params,
                                    twin_series=data["twin_series"] or None)
-    return [dbc.Col(dcc.Graph(id=f"case-graph-{name}", figure=fig, config=GRAPH_CONFIG),
+    return [dbc.Col([dcc.Graph(id=f"case-graph-{name}", figure=fig, config=GRAPH_CONFIG),
+                     figure_downloads.tools(f"case-graph-{name}", f"case-{detail['id']}-{name}")],
                     lg=6) for name, fig in figs.items()]
 
 
-def layout(case_id: str | None = None, **_query: Any) -> html.Div:
+def layout(case_id: str | None = None, **query: Any) -> html.Div:
     try:
         cid = int(str(case_id))
     except ValueError:
@@ -93,5 +95,13 @@ def layout(case_id: str | None = None, **_query: Any) -> html.Div:
                    ["item", "value"]),
         ], lg=4),
     ], className="mt-3")
-    # figures two to a row over the page's width, the tables below them
-    return html.Div([head, dbc.Row(figures(data), id=ids.CASE_GRAPHS), tables])
+    # a rerun's comparison first (when asked for), the figures two to a row, the tables,
+    # then the rerun form
+    compared = ([case_rerun.panel(detail["id"], query["rerun"])]
+                if query.get("rerun") is not None else [])
+    rerun = [dcc.Store(id=ids.CASE_ID_STORE, data=detail["id"])]
+    if detail["kind"] == "case":
+        rerun.append(case_rerun.form(detail, parameters.defaults(detail["model"])))
+    rerun.append(html.Div(id=ids.CASE_RERUN_MESSAGE, className="mt-2"))
+    return html.Div([head, *compared, dbc.Row(figures(data), id=ids.CASE_GRAPHS), tables,
+                     *rerun])

@@ -13,7 +13,7 @@ import dash
 import dash_bootstrap_components as dbc
 from dash import Input, Output, State, callback, dash_table, dcc, html
 from gapsweep.db.models import MAX_ID
-from gapsweep.web import case_view, context, ids
+from gapsweep.web import case_view, context, figure_downloads, ids
 from gapsweep.web.figures.compare import compare_figures
 from gapsweep.web.figures.studies import studies_figure
 from gapsweep.web.study_results import GRAPH_CONFIG, note
@@ -91,9 +91,10 @@ def content(text: str | None) -> list[Any]:
     details = {d["detail"]["id"]: d["detail"] for d in loaded}
     twins = {d["detail"]["twin_id"]: d["twin_series"] for d in loaded
              if d["detail"].get("twin_id") is not None and d["twin_series"]}
-    graphs = [dbc.Col(dcc.Graph(id=f"compare-graph-{name}", figure=fig, config=GRAPH_CONFIG),
-                      lg=6) for name, fig in compare_figures(series, details,
-                                                             twin_series=twins).items()]
+    graphs = [dbc.Col([dcc.Graph(id=f"compare-graph-{name}", figure=fig, config=GRAPH_CONFIG),
+                       figure_downloads.tools(f"compare-graph-{name}", f"compare-{name}")],
+                      lg=6)
+              for name, fig in compare_figures(series, details, twin_series=twins).items()]
     return [*out, dbc.Row(graphs, className="my-3")]
 
 

@@ -20,7 +20,7 @@ import flask
 from dash import Input, Output, State, callback, dash_table, dcc, html, no_update
 from gapsweep.accounts.roles import Action, may
 from gapsweep.study.errors import FieldError, SpecError
-from gapsweep.web import actions, ids, parameters
+from gapsweep.web import actions, context, ids, parameters
 from gapsweep.web.auth import principal
 from gapsweep.web.study_form import (
     AXIS_COLUMNS,
@@ -122,8 +122,43 @@ def role_notice() -> Any:
                      "it.", color="warning", id=ids.NEW_ROLE_NOTICE)
 
 
-def layout(**_query: Any) -> html.Div:
-    form = spec_to_form(PRESET, parameters.parameter_rows(PRESET["model"]))
+def clone_source(value: Any) -> tuple[dict[str, Any] | None, Any]:
+    """The spec of study ``value`` (``/studies/new?from=<id>``) with its current notes and
+    tags, and a notice saying so; (None, a warning) for an id that names no live study."""
+    from gapsweep.db.lifecycle import StudyNotFoundError, live_study
+    from gapsweep.db.models import MAX_ID
+
+    try:
+        study_id = int(str(value))
+    except ValueError:
+        study_id = None
+    if study_id is None or abs(study_id) > MAX_ID:
+        return None, dbc.Alert(f"from: {str(value)[:40]!r} — a study id; the form shows "
+                               "the preset.", color="warning", id=ids.NEW_CLONE_NOTICE)
+    with context.session() as s:
+        try:
+            study = live_study(s, study_id)
+        except StudyNotFoundError:
+            return None, dbc.Alert(f"There is no study {study_id} to clone; the form shows "
+                                   "the preset.", color="warning", id=ids.NEW_CLONE_NOTICE)
+        spec = {**dict(study.spec), "description": study.description or "",
+                "tags": list(study.tags or [])}
+        name = study.name
+    notice = dbc.Alert(["Cloned from ", dcc.Link(f"study {study_id}: {name}",
+                                                 href=f"/studies/{study_id}"),
+                        " — edit it and submit a new study."],
+                       color="info", id=ids.NEW_CLONE_NOTICE)
+    return spec, notice
+
+
+def layout(**query: Any) -> html.Div:
+    source, notice = (clone_source(query["from"]) if query.get("from") is not None
+                      else (None, None))
+    source = source or PRESET
+    model = source.get("model", "slider-crank")
+    if model not in parameters.model_names():
+        model = PRESET["model"]
+    form = spec_to_form(source, parameters.parameter_rows(model))
     general = dbc.Card(dbc.CardBody([
         _field("Name", dbc.Input(id=ids.NEW_NAME, value=form["name"], maxLength=200)),
         _field("Description", dbc.Textarea(id=ids.NEW_DESCRIPTION, value=form["description"],
@@ -226,6 +261,7 @@ def layout(**_query: Any) -> html.Div:
     ]), style={"position": "sticky", "top": "1rem"})
     return html.Div([
         html.H3("New study"),
+        notice,
         role_notice(),
         dbc.Row([dbc.Col([general, axes, base], lg=8), dbc.Col(side, lg=4)]),
     ])

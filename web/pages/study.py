@@ -10,15 +10,25 @@ from typing import Any
 
 import dash
 import dash_bootstrap_components as dbc
-from dash import Input, Output, Patch, State, callback, dash_table, dcc, html, no_update
+from dash import Input, Output, Patch, State, callback, dcc, html, no_update
 from gapsweep.db.models import MAX_ID
-from gapsweep.web import actions, context, ids, study_results
+from gapsweep.web import (
+    actions,
+    case_grid,
+    context,
+    figure_downloads,
+    ids,
+    study_notes,
+    study_results,
+)
 from gapsweep.web import study_view as view
 from gapsweep.web.auth import principal
 from gapsweep.web.figures.trends import TREND_METRICS
 
 dash.register_page(__name__, path_template="/studies/<study_id>", name="Study",
                    title="gapsweep — study")
+study_notes.register_callbacks()
+case_grid.register_callbacks()
 
 POLL_MS = 1500
 TAB_CASES, TAB_TRENDS, TAB_SENSITIVITY = "cases", "trends", "sensitivity"
@@ -72,16 +82,21 @@ def header(detail: dict[str, Any]) -> html.Div:
     spec = detail.get("spec") or {}
     badges = [dbc.Badge(detail["model"], color="info", className="me-1"),
               dbc.Badge(spec.get("design", "grid"), color="secondary", className="me-1")]
-    badges += [dbc.Badge(t, color="light", text_color="dark", className="me-1")
-               for t in detail.get("tags") or []]
     study_id = detail["id"]
+    notes = {"description": detail.get("description") or "",
+             "tags": list(detail.get("tags") or []), "owner": detail.get("owner")}
     return html.Div([
         html.H3([f"Study {study_id}: ", detail["name"]]),
-        html.Div(badges, className="mb-1"),
-        html.P(detail.get("description") or "", className="text-muted mb-2"),
+        html.Div([html.Span(badges), html.Span(study_notes.tag_badges(notes["tags"]),
+                                               id=ids.STUDY_TAGS)], className="mb-1"),
+        html.P(notes["description"], id=ids.STUDY_DESCRIPTION, className="text-muted mb-2"),
         html.P(f"Owner: {view.owner_text(detail.get('owner'), principal().via != 'local')}",
                id=ids.STUDY_OWNER, className="small text-muted mb-2"),
+        study_notes.editor(study_id, notes),
+        html.Div(id=ids.STUDY_NOTES_MESSAGE),
         html.Div([
+            dbc.Button("Clone", id=ids.STUDY_CLONE, href=f"/studies/new?from={study_id}",
+                       size="sm", color="primary", outline=True, className="me-2"),
             dbc.Button("Cases CSV", href=f"/api/studies/{study_id}/cases.csv",
                        external_link=True, size="sm", color="secondary", outline=True,
                        className="me-2"),
@@ -164,32 +179,15 @@ def progress_card(detail: dict[str, Any]) -> dbc.Card:
 
 
 def cases_tab(detail: dict[str, Any]) -> html.Div:
+    """The case grid (web/case_grid.py: sorted, filtered and paged on the server)."""
     return html.Div([
         html.Div([
             dbc.Button("Compare selected", id=ids.STUDY_COMPARE_LINK, href="/compare",
                        disabled=True, size="sm", color="primary", outline=True),
-            dbc.FormText(" select 2–6 cases", className="ms-2"),
+            dbc.FormText(" tick 2–6 cases", className="ms-2"),
         ], className="my-2"),
-        dash_table.DataTable(
-            id=ids.STUDY_CASE_TABLE,
-            columns=view.case_columns(view.axes_of(detail)),
-            data=view.case_rows(detail),
-            sort_action="native",
-            filter_action="native",
-            page_action="native",
-            page_size=50,
-            row_selectable="multi",
-            selected_rows=[],
-            markdown_options={"link_target": "_self"},
-            style_table={"overflowX": "auto"},
-            style_cell={"textAlign": "left", "fontSize": "0.85rem", "padding": "3px 6px"},
-            style_header={"fontWeight": "bold", "whiteSpace": "normal"},
-            tooltip_header={"wall_time_s": view.TIME_TOOLTIP},
-            style_data_conditional=[
-                {"if": {"filter_query": '{status} = "failed"'}, "color": "#c0392b"},
-                {"if": {"filter_query": '{status} = "running"'}, "fontStyle": "italic"},
-            ],
-        ),
+        case_grid.grid(detail),
+        *case_grid.stores(detail),
     ])
 
 
@@ -222,7 +220,8 @@ def trends_tab(detail: dict[str, Any]) -> html.Div:
         ], className="mb-1 g-2", align="center"),
         dcc.Store(id=ids.TRENDS_AXES, data={"design": view.design_of(detail)}),
         html.Div("Click a point to open its case.", className="text-muted small"),
-        dcc.Graph(id=ids.TRENDS_GRAPH, config={"displaylogo": False}),
+        dcc.Graph(id=ids.TRENDS_GRAPH, config=study_results.GRAPH_CONFIG),
+        figure_downloads.tools(ids.TRENDS_GRAPH, "trends"),
         dcc.Location(id=ids.TRENDS_OPEN_CASE, refresh=True),
     ])
 
@@ -235,9 +234,20 @@ def metric_picker(cid: str) -> dcc.Dropdown:
                                  for m in view.TABLE_METRICS], className="my-2")
 
 
+def load_summary(study_id: int | None) -> dict[str, Any] | None:
+    """The study without its cases (the page's frame; the case grid pages them itself, the
+    tabs read the detail when opened): fast whatever the study's size."""
+    from gapsweep.db.study_summary import study_summary
+
+    if study_id is None:
+        return None
+    with context.session() as s:
+        return study_summary(s, study_id)
+
+
 def layout(study_id: str | None = None, **_query: Any) -> html.Div:
     sid = parse_id(study_id)
-    detail = load_detail(sid)
+    detail = load_summary(sid)
     if detail is None:
         return not_found(f"There is no study {study_id}.")
     axes = view.axes_of(detail)
@@ -245,7 +255,8 @@ def layout(study_id: str | None = None, **_query: Any) -> html.Div:
         dbc.Tab(cases_tab(detail), label="Cases", tab_id=TAB_CASES),
         dbc.Tab(trends_tab(detail), label="Trends", tab_id=TAB_TRENDS),
         dbc.Tab(html.Div([metric_picker(ids.SENSITIVITY_METRIC),
-                          html.Div(id=ids.SENSITIVITY_CONTENT)]),
+                          html.Div(id=ids.SENSITIVITY_CONTENT),
+                          figure_downloads.tools(ids.SENSITIVITY_CONTENT, "sensitivity")]),
                 label="Sensitivity", tab_id=TAB_SENSITIVITY),
         dbc.Tab(html.Div([
             dbc.RadioItems(id=ids.SPECTRA_SIGNAL, value="slider_acceleration", inline=True,
@@ -261,13 +272,17 @@ def layout(study_id: str | None = None, **_query: Any) -> html.Div:
                     {"label": "log x (the whole spectrum)", "value": "log"}]), width="auto"),
             ]),
             html.Div(id=ids.SPECTRA_GRAPH),
+            figure_downloads.tools(ids.SPECTRA_GRAPH, "spectra"),
         ]), label="Spectra", tab_id=TAB_SPECTRA),
-        dbc.Tab(html.Div(id=ids.CONVERGENCE_CONTENT), label="Convergence",
+        dbc.Tab(html.Div([html.Div(id=ids.CONVERGENCE_CONTENT),
+                          figure_downloads.tools(ids.CONVERGENCE_CONTENT, "convergence")]),
+                label="Convergence",
                 tab_id=TAB_CONVERGENCE),
     ]
     if len(axes) > 2:
         tabs.append(dbc.Tab(html.Div([metric_picker(ids.PARALLEL_METRIC),
-                                      dcc.Graph(id=ids.PARALLEL_GRAPH)]),
+                                      dcc.Graph(id=ids.PARALLEL_GRAPH),
+                                      figure_downloads.tools(ids.PARALLEL_GRAPH, "parallel")]),
                             label="Parallel coordinates", tab_id=TAB_PARALLEL))
     return html.Div([
         dcc.Store(id=ids.STUDY_ID_STORE, data=sid),
@@ -331,7 +346,6 @@ def keep_polling(state: dict[str, Any], now: datetime | None = None) -> bool:
     Output(ids.STUDY_ETA, "children"),
     Output(ids.STUDY_POLL, "disabled"),
     Output(ids.STUDY_VERSION, "data"),
-    Output(ids.STUDY_CASE_TABLE, "data"),
     Output(ids.STUDY_CANCEL, "disabled"),
     Output(ids.STUDY_RETRY, "disabled"),
     Input(ids.STUDY_POLL, "n_intervals"),
@@ -340,19 +354,14 @@ def keep_polling(state: dict[str, Any], now: datetime | None = None) -> bool:
     prevent_initial_call=True,  # the layout was filled from the database a moment ago
 )
 def poll(_n, study_id, version):
-    """Progress from the case counts; the case table (and, through the version, the open
-    figure) only when a count moved (then the whole detail is read)."""
+    """Progress from the case counts; when a count moved, the new version makes the case
+    grid ask again for its rows and the open figure redraw."""
     state = load_progress(study_id)
     if state is None:
-        return ("deleted", 0, "", False, "", "", True, version, no_update, True, True)
+        return ("deleted", 0, "", False, "", "", True, version, True, True)
     now, current = progress_state(state), fingerprint(state)
-    rows = no_update
-    if current != version:
-        detail = load_detail(study_id)
-        rows = view.case_rows(detail) if detail is not None else no_update
     return (now["status"], now["percent"], now["label"], now["animated"], now["counts"],
-            now["eta"], not keep_polling(state), current, rows, now["finished"],
-            now["no_retry"])
+            now["eta"], not keep_polling(state), current, now["finished"], now["no_retry"])
 
 
 @callback(
@@ -380,18 +389,6 @@ def act(_cancel, _retry, study_id):
     except actions.ForbiddenError as exc:
         return dbc.Alert(f"Not allowed: {exc}.", color="danger"), no_update
     return dbc.Alert(text, color="info", dismissable=True, className="py-2"), False
-
-
-@callback(
-    Output(ids.STUDY_COMPARE_LINK, "href"),
-    Output(ids.STUDY_COMPARE_LINK, "disabled"),
-    Input(ids.STUDY_CASE_TABLE, "derived_virtual_selected_rows"),
-    State(ids.STUDY_CASE_TABLE, "derived_virtual_data"),
-)
-def compare_link(selected, data):
-    chosen = [data[i]["id"] for i in selected or [] if data and i < len(data)]
-    ok = 2 <= len(chosen) <= 6
-    return (view.compare_href(chosen) if ok else "/compare"), not ok
 
 
 @callback(

@@ -1,0 +1,179 @@
+"""The study page's case table on Dash AG Grid, server-side: AG Grid's infinite row model asks
+for a block of rows with its sort and filter models, and :func:`rows_response` answers from
+:func:`gapsweep.db.case_table.case_page` (sorted, filtered and paged in SQL), so a
+10,000-case study costs the browser one block of 100 rows at a time
+(``benchmarks/case_grid.py`` measures it).
+
+Each case links to its page; ticked cases (2 to 6) open the compare page. The grid re-asks
+for its rows when the study's progress fingerprint moves (the poll), not every poll.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import dash_ag_grid as dag
+from dash import Input, Output, State, callback, clientside_callback, dcc
+
+from . import context, ids
+from . import study_view as view
+from .figures.labels import metric_label, metric_scale, parameter_label
+
+BLOCK = 100  # rows per request
+
+
+def axis_kinds(detail: Mapping[str, Any]) -> dict[str, str]:
+    """{axis: "number" | "text"}: how the grid sorts and filters each axis of the study."""
+    kinds = {}
+    for axis, spec in ((detail.get("spec") or {}).get("axes") or {}).items():
+        values = [v for k, v in spec.items() if k in ("values", "nominal", "start", "stop")]
+        flat = [x for v in values for x in (v if isinstance(v, list) else [v])]
+        numeric = all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in flat)
+        kinds[axis] = "number" if numeric else "text"
+    return kinds
+
+
+def column_defs(kinds: Mapping[str, str]) -> list[dict[str, Any]]:
+    """The grid's columns: the case link (with the selection tick), status, attempts,
+    reason, time, the axes, the headline metrics - each sortable and filterable."""
+    number = {"filter": "agNumberColumnFilter", "type": "numericColumn"}
+    text = {"filter": "agTextColumnFilter"}
+    cols: list[dict[str, Any]] = [
+        {"field": "case", "headerName": "Case", "cellRenderer": "markdown",
+         "linkTarget": "_self", "minWidth": 110, **number},
+        {"field": "status", "headerName": "Status", **text},
+        {"field": "attempts", "headerName": "Attempts", **number},
+        {"field": "reason", "headerName": "Reason", **text},
+        {"field": "wall_time_s", "headerName": view.TIME_COLUMN,
+         "headerTooltip": view.TIME_TOOLTIP, **number},
+    ]
+    cols += [{"field": a, "headerName": parameter_label(a),
+              **(number if kind == "number" else text)} for a, kind in kinds.items()]
+    cols += [{"field": m, "headerName": metric_label(m), **number}
+             for m in view.TABLE_METRICS]
+    return cols
+
+
+def grid(detail: Mapping[str, Any]) -> dag.AgGrid:
+    return dag.AgGrid(
+        id=ids.STUDY_CASE_GRID,
+        rowModelType="infinite",
+        columnDefs=column_defs(axis_kinds(detail)),
+        defaultColDef={"sortable": True, "resizable": True, "minWidth": 100,
+                       "filterParams": {"maxNumConditions": 2}, "wrapHeaderText": True,
+                       "autoHeaderHeight": True},
+        getRowId="params.data.id",
+        dashGridOptions={
+            "rowSelection": {"mode": "multiRow", "checkboxes": True, "headerCheckbox": False,
+                             "enableClickSelection": False},
+            "cacheBlockSize": BLOCK, "maxBlocksInCache": 20, "infiniteInitialRowCount": 1,
+            "rowBuffer": 10,
+        },
+        columnSize="autoSize",
+        style={"height": "560px"},
+    )
+
+
+def _show(value: Any) -> Any:
+    if isinstance(value, float):
+        return float(f"{value:.6g}") if math.isfinite(value) else None
+    return value
+
+
+def rows_response(study_id: Any, request: Mapping[str, Any] | None,
+                  kinds: Mapping[str, str]) -> dict[str, Any]:
+    """``getRowsResponse`` for a grid's ``getRowsRequest``: ``{"rowData", "rowCount"}``
+    (the count of cases passing the filter, so the grid knows where the table ends)."""
+    from gapsweep.db.case_table import case_page
+
+    request = request or {}
+    start = int(request.get("startRow") or 0)
+    end = int(request.get("endRow") or start + BLOCK)
+    with context.session() as s:
+        rows, total = case_page(s, study_id=int(study_id), axes=dict(kinds), start=start,
+                                end=end, sort_model=request.get("sortModel") or [],
+                                filter_model=stored_units(request.get("filterModel") or {}))
+    return {"rowData": [shown_row(row) for row in rows], "rowCount": total}
+
+
+def shown_row(row: Mapping[str, Any]) -> dict[str, Any]:
+    """A :func:`case_page` row as the grid shows it: the case link, each metric in the unit
+    its header names (penetrations in µm), numbers to 6 significant digits."""
+    out = dict(row)
+    out["case"] = f"[{row['id']}](/cases/{row['id']})"
+    for m in view.TABLE_METRICS:
+        if isinstance(out.get(m), (int, float)) and not isinstance(out[m], bool):
+            out[m] = out[m] * metric_scale(m)
+    return {k: _show(v) if not isinstance(v, (list, dict)) else str(v) for k, v in out.items()}
+
+
+def stored_units(filter_model: Mapping[str, Any]) -> dict[str, Any]:
+    """The grid's filter model with each metric's typed numbers (in the shown unit, e.g. µm)
+    turned back into the stored unit (m) the SQL compares with."""
+    if not isinstance(filter_model, Mapping):
+        return filter_model  # case_page refuses it by name
+
+    def scaled(entry: Any, factor: float) -> Any:
+        if not isinstance(entry, Mapping):
+            return entry
+        out = dict(entry)
+        for key in ("filter", "filterTo"):
+            if isinstance(out.get(key), (int, float)) and not isinstance(out[key], bool):
+                out[key] = out[key] / factor
+        if isinstance(out.get("conditions"), list):
+            out["conditions"] = [scaled(c, factor) for c in out["conditions"]]
+        return out
+
+    return {k: scaled(v, metric_scale(k)) if k in view.TABLE_METRICS and metric_scale(k) != 1
+            else v for k, v in filter_model.items()}
+
+
+def get_rows(request, study_id, kinds):
+    try:
+        return rows_response(study_id, request, kinds or {})
+    except (TypeError, ValueError):  # a hand-made request: no rows rather than an error page
+        return {"rowData": [], "rowCount": 0}
+
+
+def compare_link(selected):
+    chosen = [r["id"] for r in selected or [] if isinstance(r, Mapping) and "id" in r]
+    ok = 2 <= len(chosen) <= 6
+    return (view.compare_href(chosen) if ok else "/compare"), not ok
+
+
+def stores(detail: Mapping[str, Any]) -> list[Any]:
+    """What the grid's callbacks read: the axes' kinds, and where the refresh reports."""
+    return [dcc.Store(id=ids.STUDY_CASE_GRID_KINDS, data=axis_kinds(detail)),
+            dcc.Store(id=ids.STUDY_CASE_GRID_REFRESHED)]
+
+
+def register_callbacks() -> None:
+    """Wire the grid's callbacks (called by the study page module, once per app)."""
+    callback(
+        Output(ids.STUDY_CASE_GRID, "getRowsResponse"),
+        Input(ids.STUDY_CASE_GRID, "getRowsRequest"),
+        State(ids.STUDY_ID_STORE, "data"),
+        State(ids.STUDY_CASE_GRID_KINDS, "data"),
+        prevent_initial_call=True,
+    )(get_rows)
+    callback(
+        Output(ids.STUDY_COMPARE_LINK, "href"),
+        Output(ids.STUDY_COMPARE_LINK, "disabled"),
+        Input(ids.STUDY_CASE_GRID, "selectedRows"),
+    )(compare_link)
+    # the study moved (a case finished): the grid asks again for the blocks it shows
+    clientside_callback(
+        """async function(version, gridId) {
+            try {
+                const api = await dash_ag_grid.getApiAsync(gridId);
+                api.refreshInfiniteCache();
+            } catch (e) { return window.dash_clientside.no_update; }
+            return version;
+        }""",
+        Output(ids.STUDY_CASE_GRID_REFRESHED, "data"),
+        Input(ids.STUDY_VERSION, "data"),
+        State(ids.STUDY_CASE_GRID, "id"),
+        prevent_initial_call=True,
+    )
