@@ -8,14 +8,16 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
+from .lifecycle import retryable_count
 from .metrics import iso
 from .models import Study
 from .studies import study_progress
 
 
 def study_summary(session: Session, study_id: int) -> dict[str, Any] | None:
-    """``study_detail`` without ``cases``, ``twins`` and ``analysis``; None for a missing or
-    deleted study."""
+    """``study_detail`` without ``cases``, ``twins`` and ``analysis``, plus ``retryable``
+    (the failed cases and twins a Retry would queue again); None for a missing or deleted
+    study."""
     study = session.get(Study, study_id)
     if study is None or study.deleted_at is not None:
         return None
@@ -25,4 +27,5 @@ def study_summary(session: Session, study_id: int) -> dict[str, Any] | None:
         "created": iso(study.created), "owner": study.owner, "started": iso(study.started),
         "finished": iso(study.finished), "spec": study.spec, "provenance": study.provenance,
         "counts": study_progress(session, study_id),
+        "retryable": retryable_count(session, study_id),
     }

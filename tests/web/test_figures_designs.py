@@ -120,8 +120,8 @@ def test_text_valued_colour_factor_is_one_legend_entry_per_value():
               "stiffness_model": ("hertz-sphere", "johnson")[i % 2]},
               "metrics": {"peak_slider_accel": 100.0 * i}} for i in range(6)]
     fig = scatter_figure(cases, x_axis="clearance_mm", color_axis="stiffness_model")
-    assert [t.name for t in fig.data] == ["stiffness_model = hertz-sphere",
-                                          "stiffness_model = johnson"]
+    assert [t.name for t in fig.data] == ["stiffness model = hertz-sphere",
+                                          "stiffness model = johnson"]
     assert [len(t.x) for t in fig.data] == [3, 3]
     # and as the x axis of a grid trend: a categorical axis, one point per value
     grid = trend_figure(cases, x_axis="stiffness_model", group_axis="clearance_mm")
