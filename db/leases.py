@@ -23,7 +23,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import numpy as np
-from sqlalchemy import case, exists, func, insert, select, update
+from sqlalchemy import Float, case, cast, exists, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from gapsweep.settings import get_settings
@@ -209,7 +209,9 @@ def complete_cases(
                 status="done",
                 lease_expires=None,
                 finished_at=now,
-                wall_time_s=case(walls, value=Case.id, else_=None),
+                # typed: a CASE of nothing but NULLs is text to PostgreSQL (a result
+                # without wall_time_s was refused: "column is of type double precision")
+                wall_time_s=cast(case(walls, value=Case.id, else_=None), Float),
                 reason=None,
             )
             .returning(Case.id, Case.study_id),
