@@ -299,13 +299,31 @@ def _fail(session: Session, where: tuple, reason: str, now: datetime) -> int | N
     )
 
 
+@dataclass(frozen=True)
+class ExpiredLeases:
+    """What :func:`expire_leases` did: the case ids put back in the queue (to enqueue) and
+    the studies whose last case it ended (``done`` now: to analyse, as a worker would)."""
+
+    requeued: list[int]
+    finished_studies: list[int]
+
+
 def requeue_expired(
     session: Session, *, now: datetime | None = None, max_attempts: int | None = None
 ) -> list[int]:
     """Running cases whose lease has expired (worker SIGKILLed, machine lost): back to
     ``queued``; ``failed`` with reason "lease expired N times (worker lost)" once
     ``max_attempts`` claims are used up; ``cancelled`` if their study was cancelled or
-    deleted meanwhile. Returns the ids requeued, to enqueue (then :func:`mark_enqueued`)."""
+    deleted meanwhile. Returns the ids requeued, to enqueue (then :func:`mark_enqueued`);
+    :func:`expire_leases` also says which studies this finished."""
+    return expire_leases(session, now=now, max_attempts=max_attempts).requeued
+
+
+def expire_leases(
+    session: Session, *, now: datetime | None = None, max_attempts: int | None = None
+) -> ExpiredLeases:
+    """:func:`requeue_expired`, also returning the studies it left ``done`` (their last
+    case failed here: the reconciler analyses them after the commit)."""
     now = now or utcnow()
     limit = get_settings().max_attempts if max_attempts is None else max_attempts
     rows = session.execute(
@@ -351,9 +369,12 @@ def requeue_expired(
                 execution_options=_NO_SYNC,
             )
         )
-    for study_id in sorted(study_ids):
-        refresh_study_status(session, study_id, now=now)
-    return sorted(done)
+    finished = [
+        study_id
+        for study_id in sorted(study_ids)
+        if refresh_study_status(session, study_id, now=now) == "done"
+    ]
+    return ExpiredLeases(requeued=sorted(done), finished_studies=finished)
 
 
 def queued_case_ids(session: Session, *, study_id: int) -> list[int]:
