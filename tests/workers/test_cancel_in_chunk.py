@@ -45,6 +45,7 @@ def rows(sessions, study_id: int) -> list:
 
 
 def test_cancel_between_two_cases_of_a_chunk(sessions, tmp_path, monkeypatch):
+    monkeypatch.setattr(case_runner, "CANCEL_CHECK_S", 0.0)  # these cases take ~ms
     settings = get_settings({"GAPSWEEP_DATA": str(tmp_path)})
     study_id = create_study_rows(parse_spec(SPEC), sessions=sessions)
     with sessions() as s:
@@ -80,22 +81,34 @@ def test_cancel_between_two_cases_of_a_chunk(sessions, tmp_path, monkeypatch):
                                 "cancelled": 4, "total": 6}
 
 
-def test_a_live_study_runs_its_whole_chunk_case_by_case(sessions, tmp_path, monkeypatch):
+@pytest.mark.parametrize(("interval_s", "pieces"), [(0.0, [1] * 6), (3600.0, [1, 5])])
+def test_a_live_study_runs_its_whole_chunk_in_pieces(sessions, tmp_path, monkeypatch,
+                                                     interval_s, pieces):
+    """One case first, then pieces of the cases that fit in CANCEL_CHECK_S (at least one),
+    a read between two pieces (none before the first: the claim checked)."""
+    monkeypatch.setattr(case_runner, "CANCEL_CHECK_S", interval_s)
     settings = get_settings({"GAPSWEEP_DATA": str(tmp_path)})
     study_id = create_study_rows(parse_spec(SPEC), sessions=sessions)
     with sessions() as s:
         ids = leases.queued_case_ids(s, study_id=study_id)
     checks: list[list[int]] = []
-    check = leases.stopped_studies
+    solved: list[int] = []
+    check, solve = leases.stopped_studies, case_runner.run_cases
 
     def counting(session, *, study_ids):
         checks.append(list(study_ids))
         return check(session, study_ids=study_ids)
 
+    def one_by_one(model, params, *, threads):
+        solved.append(len(params))
+        return solve(model, params, threads=threads)
+
     monkeypatch.setattr(leases, "stopped_studies", counting)
+    monkeypatch.setattr(case_runner, "run_cases", one_by_one)
     report = case_runner.run_chunk(ids, sessions=sessions, holder="w1", settings=settings)
     assert (report.claimed, report.done, report.cancelled) == (6, 6, 0)
-    assert checks == [[study_id]] * 5  # one read between two cases, none before the first
+    assert solved == pieces
+    assert checks == [[study_id]] * (len(pieces) - 1)
     assert [r.status for r in rows(sessions, study_id)] == ["done"] * 6
 
 

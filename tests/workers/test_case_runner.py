@@ -1,6 +1,7 @@
-"""``run_chunk`` when the solver call raises (not the solver's verdict: a crash): since a
-chunk runs a case per call (issue 16), only the case whose call raised is counted as an
-attempt and sent back to the queue, alone; the chunk's other cases are solved and stored."""
+"""``run_chunk`` when the solver call raises (not the solver's verdict: a crash): a chunk
+runs in pieces (issue 16), and only the piece whose call raised is counted as an attempt and
+sent back to the queue, a case per message; the chunk's other cases are solved and stored.
+Pieces of one case here (``CANCEL_CHECK_S`` 0, as for cases of 50 ms or more)."""
 
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ class Recorder:
 
 
 def test_only_the_case_whose_call_raised_is_retried(tmp_path, monkeypatch):
+    monkeypatch.setattr(case_runner, "CANCEL_CHECK_S", 0.0)
     url = f"sqlite:///{tmp_path / 'gapsweep.db'}"
     settings = get_settings({"GAPSWEEP_DATA": str(tmp_path), "GAPSWEEP_DATABASE_URL": url})
     sessions = open_database(url)

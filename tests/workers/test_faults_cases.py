@@ -175,13 +175,14 @@ def test_two_workers_200_cases_no_case_claimed_twice(backend, procs, tmp_path):
 def test_cancel_mid_study(backend, procs, tmp_path):
     """A cancel stops each worker within the case it is solving (issue 16): chunks of 4
     cases, and at most one case per worker process finishes after the cancel committed -
-    the rest of its chunk is released as cancelled, never run."""
+    the rest of its chunk is released as cancelled, never run. Cases of t_end 2 s take well
+    over case_runner.CANCEL_CHECK_S (50 ms) on any machine, so each runs alone."""
     t0 = time.monotonic()
     concurrency, chunk = 2, 4
     env = backend.env(GAPSWEEP_CHUNK_SIZE=str(chunk))
     start_worker(procs, env, concurrency=concurrency)
     path = write_study(tmp_path, "cancel", clearances=[0.02, 0.05, 0.1, 0.2, 0.3, 0.5],
-                       scales=[0.5 + 0.1 * k for k in range(10)], t_end=1.0)
+                       scales=[0.5 + 0.1 * k for k in range(10)], t_end=2.0)
     study_id = submit(path, env)
 
     def just_claimed() -> list:
