@@ -41,6 +41,12 @@ SQLite 3.40 WAL file, PostgreSQL 15 on the same machine; medians of 5):
 | the same, ``complete_case`` per case | 2.49 s | 3.64 s |
 
 Preview series: 21.7 KB per case (:mod:`gapsweep.db.series_codec`).
+
+Issue 16, the 10,000-case study's poll (``--studies 200 --cases-per-study 50 --repeat 7``,
+load 5-6 on the 2 shared cores; medians of 7 through the Flask test client):
+``GET /api/studies/<id>/progress`` 7.4 ms on SQLite, 5.7 ms on PostgreSQL (185 bytes),
+against 617 / 679 ms for ``GET /api/studies/<id>`` (1.22 MB), which remote ``wait`` polled
+before. At load 6-10: 17 / 35 ms.
 """
 
 from __future__ import annotations
