@@ -16,10 +16,15 @@ For each database it
 3. creates one 1,000-case study and stores its results the worker's way - one claim per
    chunk of 20 cases, ``complete_case`` per case with metrics and preview series (10 series
    x 500 samples and 2 spectra x 600 bins, synthetic), one commit per chunk - and times it;
-4. prints the database size per case (whole database / cases) and the series bytes per case.
+4. prints the database size per case (whole database / cases) and the series bytes per case;
+5. creates one 10,000-case study (statuses mixed: done, failed, running, queued) and times
+   what remote ``wait`` polls, ``GET /api/studies/<id>/progress``, through the web app's own
+   routing (Flask test client, JSON included), beside ``GET /api/studies/<id>`` (the whole
+   detail, what ``wait`` polled before issue 16).
 
-Targets (issue 8; reports, not gates): list page < 100 ms, summary < 200 ms, 1,000 results
-stored < 2 s. The machine may be shared: the load average is printed with the figures.
+Targets (issues 8 and 16; reports, not gates): list page < 100 ms, summary < 200 ms, 1,000
+results stored < 2 s, the progress of a 10,000-case study < 50 ms. The machine may be
+shared: the load average is printed with the figures.
 
 Figures (10,000 studies x 100 cases = 1,000,000 cases; 2 shared cores, load 0.9-1.9;
 SQLite 3.40 WAL file, PostgreSQL 15 on the same machine; medians of 5):
@@ -36,6 +41,12 @@ SQLite 3.40 WAL file, PostgreSQL 15 on the same machine; medians of 5):
 | the same, ``complete_case`` per case | 2.49 s | 3.64 s |
 
 Preview series: 21.7 KB per case (:mod:`gapsweep.db.series_codec`).
+
+Issue 16, the 10,000-case study's poll (``--studies 200 --cases-per-study 50 --repeat 7``,
+load 5-6 on the 2 shared cores; medians of 7 through the Flask test client):
+``GET /api/studies/<id>/progress`` 7.4 ms on SQLite, 5.7 ms on PostgreSQL (185 bytes),
+against 617 / 679 ms for ``GET /api/studies/<id>`` (1.22 MB), which remote ``wait`` polled
+before. At load 6-10: 17 / 35 ms.
 """
 
 from __future__ import annotations
@@ -65,7 +76,7 @@ from gapsweep.db.studies import (
     study_detail,
     study_progress,
 )
-from sqlalchemy import create_engine, func, insert, select, text
+from sqlalchemy import create_engine, func, insert, select, text, update
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -265,6 +276,56 @@ def store_results(
             "status": status, "study_id": sid}
 
 
+def progress_poll(factory: sessionmaker[Session], url: str, repeat: int,
+                  n: int = 10_000) -> dict:
+    """A ``n``-case study (a quarter each done, failed, running, queued), then the median
+    time [ms] of ``GET /api/studies/<id>/progress`` and of ``GET /api/studies/<id>`` through
+    the app's test client (no network: the route, the queries and the JSON)."""
+    from gapsweep.web.app import create_app
+
+    from gapsweep.settings import get_settings
+
+    plan = Plan([{"clearance_mm": 0.02 + i * 1e-6} for i in range(n)], [], [None] * n)
+    with factory.begin() as s:
+        sid = create_study(s, spec=Spec(name="progress bench"), plan=plan, provenance={}).id
+    statuses = ["done", "failed", "running", "queued"]
+    with factory.begin() as s:
+        for k, status in enumerate(statuses[:3]):
+            s.execute(
+                update(Case)
+                .where(Case.study_id == sid, Case.index % 4 == k)
+                .values(status=status, attempts=1),
+                execution_options={"synchronize_session": False},
+            )
+        s.execute(update(Study).where(Study.id == sid).values(status="running",
+                                                              started=utcnow()))
+    analyse(factory)
+    folder = Path(tempfile.mkdtemp(prefix="gapsweep-bench-web-"))
+    app = create_app(get_settings({"GAPSWEEP_DATA": str(folder),
+                                   "GAPSWEEP_DATABASE_URL": url}))
+    client = app.server.test_client()
+
+    def get_ms(path: str) -> tuple[float, Any]:
+        times, answer = [], None
+        for _ in range(repeat):
+            t0 = time.perf_counter()
+            r = client.get(path)
+            times.append((time.perf_counter() - t0) * 1e3)
+            assert r.status_code == 200, r.get_data(as_text=True)
+            answer = r
+        return statistics.median(times), answer
+
+    client.get(f"/api/studies/{sid}/progress")  # first request: the app's lazy setup
+    progress_ms, r = get_ms(f"/api/studies/{sid}/progress")
+    counts = r.get_json()["counts"]
+    assert counts == {"queued": n // 4, "running": n // 4, "done": n // 4, "failed": n // 4,
+                      "cancelled": 0, "total": n}, counts
+    progress_bytes = len(r.get_data())
+    detail_ms, r = get_ms(f"/api/studies/{sid}")
+    return {"progress_10k_ms": progress_ms, "progress_10k_bytes": progress_bytes,
+            "detail_10k_ms": detail_ms, "detail_10k_bytes": len(r.get_data())}
+
+
 def database_bytes(factory: sessionmaker[Session], sqlite_path: Path | None) -> int:
     with factory() as s:
         if sqlite_path is not None:
@@ -303,6 +364,7 @@ def bench(url: str, sqlite_path: Path | None, args: argparse.Namespace) -> dict:
         out.update(store_results(factory))
         out["store_one_by_one_s"] = store_results(factory, batched=False)["store_s"]
         out["summary_1000_ms"] = timed(factory, lambda s: study_detail(s, out["study_id"]), r)
+        out.update(progress_poll(factory, url, r))
         return out
     finally:
         factory.kw["bind"].dispose()
@@ -320,6 +382,7 @@ TARGETS = [
     Target("list_filtered_ms", 100, "ms"),
     Target("summary_ms", 200, "ms"),
     Target("store_s", 2, "s"),
+    Target("progress_10k_ms", 50, "ms"),
 ]
 
 
@@ -372,6 +435,9 @@ def main() -> None:
               f"series {r['store_s']:.2f} s ({r['series_bytes']:.0f} B series per case); "
               f"study {r['status']}")
         print(f"  (the same with complete_case per case: {r['store_one_by_one_s']:.2f} s)")
+        print(f"  10,000-case study: GET .../progress {r['progress_10k_ms']:.1f} ms "
+              f"({r['progress_10k_bytes']} B); GET /api/studies/<id> (whole detail) "
+              f"{r['detail_10k_ms']:.1f} ms ({r['detail_10k_bytes'] / 1e6:.2f} MB)")
         for t in TARGETS:
             value = r[t.key]
             verdict = "ok" if value < t.limit else "MISSED"

@@ -23,14 +23,14 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import numpy as np
-from sqlalchemy import case, exists, func, insert, select, update
+from sqlalchemy import Float, case, cast, exists, func, insert, literal, or_, select, update
 from sqlalchemy.orm import Session
 
 from gapsweep.settings import get_settings
 
 from .lifecycle import refresh_study_status
 from .metrics import split_metrics
-from .models import Case, Result, Series, Study, utcnow
+from .models import Case, Result, Series, Study, UTCDateTime, utcnow
 from .series_codec import encode_series
 
 _NO_SYNC = {"synchronize_session": False}
@@ -148,6 +148,58 @@ def renew_leases(
     ).rowcount
 
 
+def stopped_studies(session: Session, *, study_ids: Sequence[int]) -> set[int]:
+    """Those of ``study_ids`` cancelled or deleted: a worker runs none of their claimed cases
+    it has not started (one primary-key lookup; see workers/case_runner.py)."""
+    if not study_ids:
+        return set()
+    return set(
+        session.scalars(
+            select(Study.id).where(
+                Study.id.in_(list(study_ids)),
+                or_(Study.status == "cancelled", Study.deleted_at.is_not(None)),
+            )
+        )
+    )
+
+
+def release_cases(
+    session: Session, *, case_ids: Sequence[int], holder: str, now: datetime | None = None
+) -> list[int]:
+    """Cases ``holder`` claimed but did not run, of a study cancelled or deleted since the
+    claim: ``cancelled``, the claim undone (attempts back, no start time, no holder) -
+    they never ran, like the study's cases the cancel found queued. Cases of a live study,
+    or no longer held, are left alone. Returns the ids released."""
+    if not case_ids:
+        return []
+    now = now or utcnow()
+    stopped = select(Study.id).where(
+        or_(Study.status == "cancelled", Study.deleted_at.is_not(None))
+    )
+    rows = session.execute(
+        update(Case)
+        .where(
+            Case.id.in_(list(case_ids)),
+            Case.status == "running",
+            Case.lease_holder == holder,
+            Case.study_id.in_(stopped),
+        )
+        .values(
+            status="cancelled",
+            attempts=Case.attempts - 1,
+            started_at=None,
+            finished_at=now,
+            lease_holder=None,
+            lease_expires=None,
+        )
+        .returning(Case.id, Case.study_id),
+        execution_options=_NO_SYNC,
+    ).all()
+    for study_id in sorted({r.study_id for r in rows}):
+        refresh_study_status(session, study_id, now=now)
+    return sorted(r.id for r in rows)
+
+
 def complete_case(
     session: Session,
     *,
@@ -175,12 +227,16 @@ def complete_cases(
     holder: str,
     outcomes: Sequence[Outcome],
     now: datetime | None = None,
+    finished: Mapping[int, datetime] | None = None,
 ) -> list[bool]:
     """:func:`complete_case` for a chunk: ``outcomes`` = ``(case_id, CaseResult, series)``
     each; returns per outcome whether it was stored. One guarded UPDATE for the chunk, one
     bulk insert each for results and series, one status refresh per study - what makes a
-    worker's batch cheap to store (see benchmarks/archive_scale.py)."""
+    worker's batch cheap to store (see benchmarks/archive_scale.py). ``finished`` gives a
+    case's ``finished_at`` (when its solve ended, before the chunk is stored; default
+    ``now``); the lease must be held at ``now``, the time of the store."""
     now = now or utcnow()
+    finished = finished or {}
     ids = [case_id for case_id, _, _ in outcomes]
     if len(set(ids)) != len(ids):
         raise ValueError("a case appears twice in one complete_cases call")
@@ -190,7 +246,8 @@ def complete_cases(
         if getattr(result, "status", "ok") != "ok":
             reason = getattr(result, "reason", "") or "the solver reported a failure"
             stored[case_id] = fail_case(
-                session, case_id=case_id, holder=holder, reason=reason, final=True, now=now
+                session, case_id=case_id, holder=holder, reason=reason, final=True,
+                now=finished.get(case_id, now),
             )
         else:
             good[case_id] = (split_metrics(result.metrics), series)
@@ -208,8 +265,16 @@ def complete_cases(
             .values(
                 status="done",
                 lease_expires=None,
-                finished_at=now,
-                wall_time_s=case(walls, value=Case.id, else_=None),
+                # binds typed as the column (UTC on both databases), no SQL CAST: SQLite's
+                # CAST(... AS DATETIME) is numeric (2026)
+                finished_at=case(
+                    {c: literal(finished.get(c, now), UTCDateTime()) for c in good},
+                    value=Case.id,
+                    else_=literal(now, UTCDateTime()),
+                ),
+                # typed: a CASE of nothing but NULLs is text to PostgreSQL (a result
+                # without wall_time_s was refused: "column is of type double precision")
+                wall_time_s=cast(case(walls, value=Case.id, else_=None), Float),
                 reason=None,
             )
             .returning(Case.id, Case.study_id),
@@ -297,13 +362,31 @@ def _fail(session: Session, where: tuple, reason: str, now: datetime) -> int | N
     )
 
 
+@dataclass(frozen=True)
+class ExpiredLeases:
+    """What :func:`expire_leases` did: the case ids put back in the queue (to enqueue) and
+    the studies whose last case it ended (``done`` now: to analyse, as a worker would)."""
+
+    requeued: list[int]
+    finished_studies: list[int]
+
+
 def requeue_expired(
     session: Session, *, now: datetime | None = None, max_attempts: int | None = None
 ) -> list[int]:
     """Running cases whose lease has expired (worker SIGKILLed, machine lost): back to
     ``queued``; ``failed`` with reason "lease expired N times (worker lost)" once
     ``max_attempts`` claims are used up; ``cancelled`` if their study was cancelled or
-    deleted meanwhile. Returns the ids requeued, to enqueue (then :func:`mark_enqueued`)."""
+    deleted meanwhile. Returns the ids requeued, to enqueue (then :func:`mark_enqueued`);
+    :func:`expire_leases` also says which studies this finished."""
+    return expire_leases(session, now=now, max_attempts=max_attempts).requeued
+
+
+def expire_leases(
+    session: Session, *, now: datetime | None = None, max_attempts: int | None = None
+) -> ExpiredLeases:
+    """:func:`requeue_expired`, also returning the studies it left ``done`` (their last
+    case failed here: the reconciler analyses them after the commit)."""
     now = now or utcnow()
     limit = get_settings().max_attempts if max_attempts is None else max_attempts
     rows = session.execute(
@@ -349,9 +432,12 @@ def requeue_expired(
                 execution_options=_NO_SYNC,
             )
         )
-    for study_id in sorted(study_ids):
-        refresh_study_status(session, study_id, now=now)
-    return sorted(done)
+    finished = [
+        study_id
+        for study_id in sorted(study_ids)
+        if refresh_study_status(session, study_id, now=now) == "done"
+    ]
+    return ExpiredLeases(requeued=sorted(done), finished_studies=finished)
 
 
 def queued_case_ids(session: Session, *, study_id: int) -> list[int]:

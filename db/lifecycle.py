@@ -85,8 +85,9 @@ def refresh_study_status(session: Session, study_id: int, *, now: datetime | Non
 
 
 def cancel_study(session: Session, *, study_id: int, now: datetime | None = None) -> int:
-    """Cancel a study: its queued cases (twins too) become ``cancelled`` at once; running
-    ones finish the chunk they are in. Returns the number of cases cancelled. A done study
+    """Cancel a study: its queued cases (twins too) become ``cancelled`` at once; a worker
+    finishes the case it is solving and releases the rest of its chunk as ``cancelled``
+    (workers/case_runner.py). Returns the number of cases cancelled here. A done study
     stays done."""
     now = now or utcnow()
     study = live_study(session, study_id)

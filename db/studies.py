@@ -256,6 +256,27 @@ def study_progress(session: Session, study_id: int) -> dict[str, int]:
     return out
 
 
+def study_progress_report(session: Session, study_id: int) -> dict[str, Any] | None:
+    """What a follower polls (``GET /api/studies/<id>/progress``, remote ``wait``): ``{"id",
+    "status", "counts", "started", "finished"}``, ``counts`` as :func:`study_progress`;
+    None when there is no such (live) study. Two indexed queries, however many cases: the
+    study row's few columns (not its spec or analysis) and the status counts."""
+    row = session.execute(
+        select(Study.status, Study.started, Study.finished).where(
+            Study.id == study_id, Study.deleted_at.is_(None)
+        )
+    ).first()
+    if row is None:
+        return None
+    return {
+        "id": study_id,
+        "status": row.status,
+        "counts": study_progress(session, study_id),
+        "started": iso(row.started),
+        "finished": iso(row.finished),
+    }
+
+
 def study_detail(session: Session, study_id: int) -> dict[str, Any] | None:
     """The study as ``gapsweep show --json`` prints it (design.md 4.3, 4.5), None when there
     is no such (live) study: ``{"id","name","model","status","description","tags",

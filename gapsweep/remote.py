@@ -190,7 +190,10 @@ class RemoteArchive:
         show = progress_printer(sys.stderr, quiet)
         deadline = None if timeout_s is None else time.monotonic() + timeout_s
         while True:
-            counts = self.detail(study_id)["counts"]
+            # the progress route: a few bytes whatever the study's size, where the detail
+            # carries every case's parameters and metrics
+            counts = self._with_id(study_id, "GET", f"/api/studies/{study_id}/progress")[
+                "counts"]
             show(counts)
             if counts["queued"] == 0 and counts["running"] == 0:
                 return True

@@ -12,16 +12,28 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+#: the longest echo of a refused value: a 10 MB name or a 100 000-item list must not come
+#: back whole in the 422 answer, the CLI's stderr and the form's message
+MAX_ECHO_CHARS = 200
+
+
+def _cut(text: str) -> str:
+    """``text`` cut to :data:`MAX_ECHO_CHARS` characters, the last an ellipsis when cut."""
+    return text if len(text) <= MAX_ECHO_CHARS else text[: MAX_ECHO_CHARS - 1] + "…"
+
 
 def _json_ready(value: Any) -> Any:
-    """``value`` if JSON can carry it as it is, else its ``str`` (NaN and inf included)."""
+    """``value`` if JSON can carry it as it is, else its ``str`` (NaN and inf included);
+    a value whose text passes :data:`MAX_ECHO_CHARS` becomes that text, cut."""
     if isinstance(value, float) and not math.isfinite(value):
         return str(value)
+    if isinstance(value, str):
+        return _cut(value)
     try:
-        json.dumps(value, allow_nan=False)
+        text = json.dumps(value, allow_nan=False)
     except (TypeError, ValueError):
-        return str(value)
-    return value
+        return _cut(str(value))
+    return value if len(text) <= MAX_ECHO_CHARS else _cut(text)
 
 
 @dataclass(frozen=True)
@@ -29,7 +41,8 @@ class FieldError:
     """One refused input.
 
     ``field``: its path in the study file, dots for keys and ``[i]`` for list items
-    (``axes.clearance_mm.values[2]``). ``value``: the offending value as given (JSON-ready).
+    (``axes.clearance_mm.values[2]``). ``value``: the offending value as given (JSON-ready),
+    or its text cut to :data:`MAX_ECHO_CHARS` characters when longer.
     ``allowed``: what would be accepted, in words (``> 0 and < bearing radius 10 mm``).
     """
 

@@ -4,6 +4,7 @@
     GET  /api/studies?search=&tag=&status=&model=&limit=&offset=   {"total", "items"}
     POST /api/studies        (a spec as JSON) 201 {"id"} | 422 {"errors": [...]} (nothing written)
     GET  /api/studies/<id>                   as ``gapsweep show --json``
+    GET  /api/studies/<id>/progress          {"id", "status", "counts", "started", "finished"}
     GET  /api/studies/<id>/cases.csv         one row per case (export columns, design.md 4.5)
     POST /api/studies/<id>/cancel, /retry
     GET  /api/me                             {"name", "role", "via"}: who the credentials are
@@ -178,6 +179,17 @@ def show_study(study_id: int) -> Any:
     if detail is None:
         return _not_found("study", study_id)
     return jsonify(_json_ready(detail))
+
+
+@api.get("/studies/<id:study_id>/progress")
+def study_progress(study_id: int) -> Any:
+    from gapsweep.db.studies import study_progress_report
+
+    with context.session() as s:
+        report = study_progress_report(s, study_id)
+    if report is None:
+        return _not_found("study", study_id)
+    return jsonify(report)
 
 
 @api.get("/studies/<id:study_id>/cases.csv")

@@ -2,9 +2,10 @@
 
 :func:`run_chunk` is what the Celery task calls, and what ``gapsweep run`` calls in-process.
 It takes case ids only (a queue message carries nothing else), claims them with a lease,
-runs the claimed cases through ``core.api.run_cases`` (the batch path), keeps the leases
-alive while the batch runs, and stores each result once, in a transaction that succeeds only
-while this worker still holds the case's lease.
+runs the claimed cases through ``core.api.run_cases`` a case at a time (checking between
+two cases that their study was not cancelled), keeps the leases alive while they run, and
+stores each result once, in a transaction that succeeds only while this worker still holds
+the case's lease.
 
 Failures: a failure the solver reports is final at once (the solver is deterministic); an
 exception out of the batch (a crash, a lost database) is retried up to ``max_attempts``.
@@ -14,12 +15,15 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import groupby
 
 from gapsweep.core.api import get_model, run_cases
 from gapsweep.db import leases, studies
+from gapsweep.db.models import utcnow
+from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session, sessionmaker
 
 from gapsweep.settings import Settings
@@ -32,6 +36,17 @@ from .study_finish import finish_study
 log = logging.getLogger(__name__)
 
 
+#: the solving time [s] a piece of a chunk aims at between two cancel checks (a piece is
+#: never less than one case per solver thread). Measured with benchmarks/cancel_check_cost.py
+#: (2 shared cores, load 5-10): a check costs ~0.2 ms on SQLite and ~1.5 ms on PostgreSQL,
+#: and a solver call per case ~0.5 ms of CPU more than one call per chunk, against ~8 ms of
+#: solver time per case of the user's 0.024 s study here (~1.3 ms on a quiet machine,
+#: design.md 1.4): a call and a check per such case would cost it ~10-25 % of its
+#: throughput; pieces of ~50 ms cost ~1-4 %. Cases of 50 ms or more - the fault tests'
+#: take >= 0.2 s - are still run and checked one by one.
+CANCEL_CHECK_S = 0.05
+
+
 @dataclass
 class ChunkReport:
     """What became of a chunk's case ids (counts)."""
@@ -41,6 +56,7 @@ class ChunkReport:
     failed: int = 0
     retried: int = 0
     rejected: int = 0  # results refused because the lease was lost meanwhile
+    cancelled: int = 0  # claimed, not run: their study was cancelled meanwhile
 
 
 class LeaseKeeper:
@@ -108,10 +124,13 @@ def run_chunk(
         return report
     touched = sorted({c.study_id for c in claimed})
     retried: list[int] = []
-    with LeaseKeeper(sessions, [c.id for c in claimed], holder, settings.lease_s):
+    with (
+        LeaseKeeper(sessions, [c.id for c in claimed], holder, settings.lease_s),
+        CancelCheck(sessions) as check,
+    ):
         for (model, policy), group in groupby(claimed, key=lambda c: (c.model, c.series_policy)):
             retried += _run_group(
-                model, policy, list(group), sessions, holder, settings, threads, report
+                model, policy, list(group), sessions, check, holder, settings, threads, report
             )
     if retried and dispatcher is not None:
         # those that used up their attempts are failed by now: their claim will be refused
@@ -125,39 +144,115 @@ def run_chunk(
     return report
 
 
-def _run_group(model, policy, group, sessions, holder, settings, threads, report) -> list[int]:
-    """Run one model's claimed cases as a batch and store them; returns the ids sent back
-    to the queue after a crash."""
-    try:
-        results = run_cases(model, [c.params for c in group], threads=threads)
-    except Exception as exc:  # not the solver's verdict: count it as an attempt and retry
-        log.exception("batch of %d case(s) crashed", len(group))
-        reason = f"worker error: {type(exc).__name__}: {exc}"
-        retried = []
-        with sessions.begin() as session:
-            for case in group:
-                leases.fail_case(
-                    session,
-                    case_id=case.id,
-                    holder=holder,
-                    reason=reason,
-                    final=False,
-                    max_attempts=settings.max_attempts,
-                )
-                retried.append(case.id)
-        report.retried += len(retried)
-        return retried
-    outcomes = [
-        (case.id, r, select_series(r, policy, rotation_hz(model, case.params)) if r.ok else None)
-        for case, r in zip(group, results, strict=True)
-    ]
+def _run_group(
+    model, policy, group, sessions, check, holder, settings, threads, report
+) -> list[int]:
+    """Run one model's claimed cases and store them; returns the ids sent back to the queue
+    after a crash.
+
+    The cases run a piece at a time and between two pieces one primary-key read
+    (:class:`CancelCheck`) asks whether their study was cancelled (or deleted) meanwhile. A
+    piece is one case per solver thread at first, then as many as the cases solved so far
+    say fit in :data:`CANCEL_CHECK_S` (at least one per thread): a cancel stops a worker
+    within the case it is solving - or, for cases shorter than that, within that much
+    solving - not at the end of its chunk. The claimed cases it did not start are released
+    as cancelled. The solved cases are stored together at the end, each with the time its
+    solve ended.
+    """
+    lanes = max(1, threads or 1)
+    outcomes, finished, retried, released = [], {}, [], []
+    stopped: set[int] = set()  # studies cancelled or deleted since the claim
+    lo, size, solve_s, solved = 0, lanes, 0.0, 0
+    while lo < len(group):
+        if lo > 0:  # the claim itself checked before the first piece
+            stopped |= check.stopped({c.study_id for c in group[lo:]} - stopped)
+            if solved:
+                per_case = solve_s / solved * lanes  # wall time of one case per lane
+                size = lanes * max(1, int(CANCEL_CHECK_S / per_case)) if per_case else lanes
+        piece, lo = group[lo : lo + size], lo + size
+        part = [c for c in piece if c.study_id not in stopped]
+        released += [c.id for c in piece if c.study_id in stopped]
+        if not part:
+            continue
+        try:
+            t0 = time.perf_counter()
+            results = run_cases(model, [c.params for c in part], threads=threads)
+            solve_s, solved = solve_s + time.perf_counter() - t0, solved + len(part)
+        except Exception as exc:  # not the solver's verdict: count it as an attempt and retry
+            log.exception("batch of %d case(s) crashed", len(part))
+            reason = f"worker error: {type(exc).__name__}: {exc}"
+            with sessions.begin() as session:
+                for case in part:
+                    leases.fail_case(
+                        session,
+                        case_id=case.id,
+                        holder=holder,
+                        reason=reason,
+                        final=False,
+                        max_attempts=settings.max_attempts,
+                    )
+                    retried.append(case.id)
+            continue
+        end = utcnow()
+        for case, r in zip(part, results, strict=True):
+            series = select_series(r, policy, rotation_hz(model, case.params)) if r.ok else None
+            outcomes.append((case.id, r, series))
+            finished[case.id] = end
+    report.retried += len(retried)
     # one transaction for the chunk: one guarded update, bulk inserts (db.leases)
     with sessions.begin() as session:
-        stored = leases.complete_cases(session, holder=holder, outcomes=outcomes)
+        stored = leases.complete_cases(
+            session, holder=holder, outcomes=outcomes, finished=finished
+        ) if outcomes else []
+        report.cancelled += len(
+            leases.release_cases(session, case_ids=released, holder=holder)
+        )
     for (_, result, _), ok in zip(outcomes, stored, strict=True):
         if result.ok:
             report.done += ok
             report.rejected += not ok
         else:
             report.failed += 1
-    return []
+    return retried
+
+
+class CancelCheck:
+    """Asks, between two cases of a chunk, which of their studies were cancelled or deleted.
+
+    One primary-key read on a connection held for the chunk: a session from the pool would
+    add ``pool_pre_ping``'s round trip to every read (measured on PostgreSQL at load ~8:
+    1.75 ms a check from the pool, see benchmarks/cancel_check_cost.py). Each read ends its
+    transaction at once (no connection idle in a transaction while a case is solved). When
+    the database cannot answer, nothing is stopped: the chunk goes on, its store decides.
+    """
+
+    def __init__(self, sessions: sessionmaker[Session]) -> None:
+        self._engine = sessions.kw["bind"]
+        self._conn: Connection | None = None
+
+    def stopped(self, study_ids: set[int]) -> set[int]:
+        if not study_ids:
+            return set()
+        try:
+            if self._conn is None:
+                self._conn = self._engine.connect()
+            with Session(bind=self._conn) as session:  # closing rolls the read back
+                return leases.stopped_studies(session, study_ids=sorted(study_ids))
+        except Exception:
+            log.exception("the cancel check failed")
+            self.close()  # a broken connection: the next check takes a fresh one
+            return set()
+
+    def close(self) -> None:
+        if self._conn is not None:
+            try:
+                self._conn.close()
+            except Exception:  # already broken: nothing to give back
+                log.debug("closing the cancel check's connection failed", exc_info=True)
+            self._conn = None
+
+    def __enter__(self) -> CancelCheck:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

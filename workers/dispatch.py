@@ -83,24 +83,3 @@ def enqueue(
         dispatcher.send(chunk)
     return len(messages)
 
-
-class InProcessDispatcher:
-    """Runs each chunk at once, in this process, through the same task function.
-
-    For tests and scripts that want a study run without any worker process; the queue, the
-    claim and the store are the same as a worker's.
-    """
-
-    def __init__(self, sessions: sessionmaker[Session], settings, holder: str = "in-process"):
-        self._sessions, self._settings, self._holder = sessions, settings, holder
-
-    def send(self, chunk: list[int]) -> None:
-        from .case_runner import run_chunk
-
-        # itself as the dispatcher: what a chunk queues (a finished study's certificates,
-        # crashed cases) runs here too, as a worker's would go out through the broker
-        run_chunk(chunk, sessions=self._sessions, holder=self._holder, settings=self._settings,
-                  dispatcher=self)
-
-    def pending_messages(self) -> int | None:
-        return 0

@@ -10,7 +10,8 @@ Each pass (1) returns cases whose lease expired (a worker SIGKILLed mid-case, a 
 lost) to the queue, or fails them once ``max_attempts`` claims are used up, and (2)
 re-sends cases that stayed queued for a while although the queue is empty (their messages
 were lost: a broker restarted without persistence, a filesystem-broker worker killed).
-Both go out one case per message.
+Both go out one case per message. A study whose last case a pass fails is analysed by that
+pass, as a worker analyses the study whose last case it stores.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from gapsweep.settings import Settings
 
 from .dispatch import CeleryDispatcher, Dispatcher, enqueue
+from .study_finish import finish_study
 
 log = logging.getLogger(__name__)
 
@@ -31,9 +33,14 @@ log = logging.getLogger(__name__)
 def reconcile_once(
     sessions: sessionmaker[Session], settings: Settings, dispatcher: Dispatcher
 ) -> int:
-    """One pass; returns the number of cases sent again."""
+    """One pass; returns the number of cases sent again. A study whose last case this pass
+    failed (its attempts used up) is analysed here, as the worker that stores a study's last
+    case does (:func:`.study_finish.finish_study`)."""
     with sessions.begin() as session:
-        expired = leases.requeue_expired(session, max_attempts=settings.max_attempts)
+        outcome = leases.expire_leases(session, max_attempts=settings.max_attempts)
+    expired = outcome.requeued
+    for study_id in outcome.finished_studies:
+        finish_study(sessions, study_id)
     stale: list[int] = []
     # queued cases only lack a message if the queue is empty: while it holds messages, the
     # workers are still working through it (a long queue is not a lost one)

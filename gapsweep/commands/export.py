@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import sys
 from typing import Any
 
 from gapsweep.core.errors import InputError
+
+from .output import json_text
 
 
 def _to_csv(columns: list[str], rows: list[dict[str, Any]]) -> str:
@@ -45,7 +46,7 @@ def write_rows(columns: list[str], rows: list[dict[str, Any]], fmt: str, path: s
     if fmt == "csv":
         text = _to_csv(columns, rows)
     else:
-        text = json.dumps([{k: row.get(k) for k in columns} for row in rows]) + "\n"
+        text = json_text([{k: row.get(k) for k in columns} for row in rows]) + "\n"
     if path:
         with open(path, "w", encoding="utf-8", newline="") as handle:
             handle.write(text)

@@ -19,8 +19,29 @@ UNITS = {
 }
 
 
+def json_ready(value: Any) -> Any:
+    """``value`` as strict JSON can carry it, as the API answers (web/api.py): NaN and
+    infinities become null, numpy scalars and arrays plain numbers and lists."""
+    if isinstance(value, dict):
+        return {k: json_ready(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_ready(v) for v in value]
+    if hasattr(value, "tolist"):  # numpy scalars and arrays
+        return json_ready(value.tolist())
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def json_text(data: Any) -> str:
+    """``data`` as strict JSON text (no NaN/Infinity tokens: other parsers refuse them);
+    what is not JSON (a datetime) as its ``str``."""
+    return json.dumps(json_ready(data), default=str, allow_nan=False)
+
+
 def print_json(data: Any) -> None:
-    print(json.dumps(data, default=str))
+    """Print ``data`` as one line of strict JSON (:func:`json_text`)."""
+    print(json_text(data))
 
 
 def print_errors(errors: Sequence[Any], *, as_json: bool) -> None:

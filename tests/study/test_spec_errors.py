@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 
@@ -160,9 +161,9 @@ def test_unknown_design_and_model() -> None:
 
 
 def test_name_length() -> None:
-    for name in ("", "x" * 201):
+    for name, echoed in (("", ""), ("x" * 201, "x" * 199 + "…")):
         err = one_error({**study(clearance_mm={"values": [0.05]}), "name": name})
-        assert (err.field, err.value, err.allowed) == ("name", name, "1-200 characters")
+        assert (err.field, err.value, err.allowed) == ("name", echoed, "1-200 characters")
     err = one_error({"axes": {"clearance_mm": {"values": [0.05]}}})
     assert (err.field, err.allowed) == ("name", "required")
 
@@ -238,3 +239,25 @@ def test_text_levels_cannot_be_sampled() -> None:
     err = one_error({"name": "s", "model": "cantilever", "design": "sobol", "samples": 4,
                      "axes": {"dt": {"values": ["auto", 1e-6]}}})
     assert (err.field, err.allowed) == ("axes.dt", "numbers to sample between")
+
+
+def test_a_long_value_is_echoed_cut_at_200_characters() -> None:
+    name = "".join(chr(0x41 + k % 26) for k in range(100_000))
+    err = one_error({**study(clearance_mm={"values": [0.05]}), "name": name})
+    assert len(err.value) == 200 and err.value == name[:199] + "…"
+    assert len(str(err)) == len("name: ") + 200 + len(" — 1-200 characters")
+    assert err.to_dict()["value"] == err.value
+    # a value of exactly 200 characters comes back whole
+    assert FieldError("name", "y" * 200, "whatever").value == "y" * 200
+
+
+def test_a_long_list_or_table_is_echoed_as_its_json_text_cut() -> None:
+    values = [0.05 + 1e-4 * k for k in range(5000)]
+    err = FieldError("axes.clearance_mm.values", values, "at most 1000 values")
+    text = json.dumps(values)
+    assert len(err.value) == 200 and err.value == text[:199] + "…"
+    table = {f"key{k}": k for k in range(100)}
+    assert FieldError("base", table, "known names").value == json.dumps(table)[:199] + "…"
+    # short ones stay JSON values, not text
+    assert FieldError("base", {"a": 1}, "known names").value == {"a": 1}
+    assert FieldError("x", [1.5, 2], "numbers").value == [1.5, 2]

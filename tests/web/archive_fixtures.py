@@ -144,9 +144,17 @@ def preset() -> dict[str, Any]:
 def archive(tmp_path, monkeypatch) -> Archive:
     """A fresh app over ``tmp_path`` (embedded default); submit_study replaced by a stand-in
     that creates the rows for real and records the enqueue instead of sending it."""
+    return make_archive(tmp_path, monkeypatch)
+
+
+def make_archive(tmp_path, monkeypatch, database_url: str | None = None) -> Archive:
+    """What the ``archive`` fixture returns, over ``database_url`` when given (else SQLite
+    in ``tmp_path``)."""
     monkeypatch.setenv("GAPSWEEP_DATA", str(tmp_path))
     for var in ("GAPSWEEP_DATABASE_URL", "GAPSWEEP_BROKER_URL"):
         monkeypatch.delenv(var, raising=False)
+    if database_url:
+        monkeypatch.setenv("GAPSWEEP_DATABASE_URL", database_url)
     import gapsweep.workers.submit as submit_module
     from gapsweep.web.app import create_app
 

@@ -21,7 +21,7 @@ from gapsweep.db.models import Case
 from gapsweep.study.certificates import BY_SLOT, certificate_report
 from gapsweep.study.spec import parse_spec
 from gapsweep.workers.certificates import start_certificates
-from gapsweep.workers.dispatch import InProcessDispatcher
+from gapsweep.workers.in_process import InProcessDispatcher
 from gapsweep.workers.submit import submit_study
 from sqlalchemy import func, select
 

@@ -8,8 +8,9 @@ import os
 import signal
 import threading
 import time
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 
+from gapsweep.db.lifecycle import cancel_study
 from processes import (
     case_rows,
     gapsweep_cli,
@@ -173,35 +174,63 @@ def test_two_workers_200_cases_no_case_claimed_twice(backend, procs, tmp_path):
 
 
 def test_cancel_mid_study(backend, procs, tmp_path):
+    """A cancel stops each worker within the case it is solving (issue 16): chunks of 4
+    cases, and at most one case per worker process finishes after the cancel committed -
+    the rest of its chunk is released as cancelled, never run. Cases of t_end 2 s take well
+    over case_runner.CANCEL_CHECK_S (50 ms) on any machine, so each runs alone."""
     t0 = time.monotonic()
-    concurrency = 2
-    env = backend.env()
-    chunk = int(env["GAPSWEEP_CHUNK_SIZE"])
+    concurrency, chunk = 2, 4
+    env = backend.env(GAPSWEEP_CHUNK_SIZE=str(chunk))
     start_worker(procs, env, concurrency=concurrency)
     path = write_study(tmp_path, "cancel", clearances=[0.02, 0.05, 0.1, 0.2, 0.3, 0.5],
-                       scales=[0.5 + 0.1 * k for k in range(10)], t_end=0.5)
+                       scales=[0.5 + 0.1 * k for k in range(10)], t_end=2.0)
     study_id = submit(path, env)
-    wait_for("10 cases done", lambda: progress(backend.sessions, study_id)["done"] >= 10, 60.0)
-    gapsweep_cli(["cancel", str(study_id)], env)
-    # the cancel has committed by now; its own timestamps are taken before it waits for the
-    # rows a claim holds (FOR UPDATE), so a claim that commits in that wait - legitimately
-    # before the cancel - can carry a later started_at than the cancelled rows' finished_at
+
+    def just_claimed() -> list:
+        """The running cases, once a chunk was stored and a worker has just claimed its
+        next one (less than half a case ago: it is solving that chunk's first case)."""
+        rows = case_rows(backend.sessions, study_id)
+        done = [r for r in rows if r.status == "done"]
+        if len(done) < chunk:
+            return []
+        # the first case of a chunk ends one case after the claim: the shortest such span
+        one_case = min(r.finished_at - r.started_at for r in done)
+        fresh = datetime.now(timezone.utc) - max(one_case / 2, timedelta(seconds=0.05))
+        running = [r for r in rows if r.status == "running"]
+        return running if any(r.started_at > fresh for r in running) else []
+
+    held = wait_for("a chunk just claimed", just_claimed, 90.0, 0.01)
+    # the cancel `gapsweep cancel` makes, in this process: its commit time is known to the
+    # millisecond (the CLI's exit came up to a second after it, hiding the cases in flight).
+    # Its own timestamps are taken before it waits for the rows a claim holds (FOR UPDATE),
+    # so a claim that commits in that wait - legitimately before the cancel - can carry a
+    # later started_at than the cancelled rows' finished_at: compare with the commit
+    with backend.sessions.begin() as s:
+        cancel_study(s, study_id=study_id)
     committed = datetime.now(timezone.utc)
     at_once = progress(backend.sessions, study_id)
     final = wait_finished(backend.sessions, study_id, 30.0)
     rows = case_rows(backend.sessions, study_id)
     cancelled = [r for r in rows if r.status == "cancelled"]
-    cancel_time = min(r.finished_at for r in cancelled)  # the cancel transaction's now
     started_after = [r.index for r in rows if r.started_at and r.started_at > committed]
-    in_flight = [r.index for r in rows if r.status == "done" and r.finished_at > cancel_time]
-    print(f"\n[{backend.kind} cancel] right after `gapsweep cancel`: {at_once}; final {final}; "
-          f"started after the cancel: {started_after}; finished after it (chunks in flight): "
-          f"{in_flight}; total {time.monotonic() - t0:.1f} s")
+    # a stored case's finished_at is when its solve ended (the chunk is stored at its end)
+    finished_after = [r.index for r in rows if r.status == "done" and r.finished_at > committed]
+    released = [r.index for r in cancelled if r.index in {h.index for h in held}]
+    by_index = {r.index: r for r in rows}
+    print(f"\n[{backend.kind} cancel, chunks of {chunk}] right after the cancel: "
+          f"{at_once}; final {final}; held by workers at the cancel: "
+          f"{sorted(r.index for r in held)}; of them released unrun: {released}; started "
+          f"after the cancel: {started_after}; finished after it: {finished_after} "
+          f"(<= {concurrency} workers x 1); total {time.monotonic() - t0:.1f} s")
     assert at_once["queued"] == 0  # queued cases cancelled at once
     assert final["queued"] == final["running"] == final["failed"] == 0
     assert final["done"] + final["cancelled"] == 60 and final["cancelled"] > 0
     assert started_after == []  # nothing started after the cancel committed
-    assert len(in_flight) <= chunk * concurrency  # only the chunks in flight finished
+    assert len(finished_after) <= concurrency * 1  # within the case in hand, per worker
+    # every cancelled case never ran: the queued ones, and the claimed ones released
     assert all(r.started_at is None and r.attempts == 0 for r in cancelled)
+    # each case the workers held at the cancel was either solved, or released unrun
+    assert all(by_index[h.index].status in ("done", "cancelled") for h in held)
+    assert len(released) >= 1  # the chunk just claimed did not run to its end
     assert result_counts(backend.sessions, study_id) == (final["done"], final["done"])
     assert study_status(backend.sessions, study_id) == "cancelled"

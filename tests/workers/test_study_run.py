@@ -1,6 +1,6 @@
 """A study run end to end through the task function, with no worker process.
 
-``workers.dispatch.InProcessDispatcher`` runs each chunk in this process through
+``workers.in_process.InProcessDispatcher`` runs each chunk in this process through
 ``case_runner.run_chunk`` - the claim, the batch solve, the store and the study's finish are
 the ones a Celery worker runs. Every check compares what the archive holds with an
 independent ``core.api.run_case`` of the same parameters, on SQLite and PostgreSQL.
@@ -20,7 +20,7 @@ from gapsweep.core.api import run_case
 from gapsweep.db import studies
 from gapsweep.db.engine import open_database
 from gapsweep.study.spec import load_spec_file, parse_spec
-from gapsweep.workers.dispatch import InProcessDispatcher
+from gapsweep.workers.in_process import InProcessDispatcher
 from gapsweep.workers.series_policy import PREVIEW_SAMPLES, select_series
 from gapsweep.workers.submit import submit_study
 
