@@ -24,6 +24,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from gapsweep.settings import Settings
 
+from .certificates import start_certificates
 from .dispatch import CeleryDispatcher, Dispatcher, enqueue
 from .study_finish import finish_study
 
@@ -34,13 +35,14 @@ def reconcile_once(
     sessions: sessionmaker[Session], settings: Settings, dispatcher: Dispatcher
 ) -> int:
     """One pass; returns the number of cases sent again. A study whose last case this pass
-    failed (its attempts used up) is analysed here, as the worker that stores a study's last
-    case does (:func:`.study_finish.finish_study`)."""
+    failed (its attempts used up) is analysed and its certificates started here, as the
+    worker that stores a study's last case does (:func:`.study_finish.finish_study`)."""
     with sessions.begin() as session:
         outcome = leases.expire_leases(session, max_attempts=settings.max_attempts)
     expired = outcome.requeued
     for study_id in outcome.finished_studies:
         finish_study(sessions, study_id)
+        start_certificates(sessions, study_id, settings=settings, dispatcher=dispatcher)
     stale: list[int] = []
     # queued cases only lack a message if the queue is empty: while it holds messages, the
     # workers are still working through it (a long queue is not a lost one)

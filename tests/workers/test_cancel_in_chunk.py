@@ -38,10 +38,12 @@ def sessions(database_url):  # noqa: F811
 
 
 def rows(sessions, study_id: int) -> list:
+    """The study's design cases (not the certificates a finished study queues)."""
     with sessions() as s:
         return s.execute(select(Case.index, Case.status, Case.attempts, Case.started_at,
                                 Case.finished_at, Case.lease_holder)
-                         .where(Case.study_id == study_id).order_by(Case.index)).all()
+                         .where(Case.study_id == study_id, Case.kind == "case")
+                         .order_by(Case.index)).all()
 
 
 def test_cancel_between_two_cases_of_a_chunk(sessions, tmp_path, monkeypatch):

@@ -96,11 +96,14 @@ def test_reconciler_failing_the_last_case_stores_the_workers_analysis(sessions, 
     assert before["status"] == "running" and before["analysis"] is None
     dispatcher = Recorder()
     assert reconcile_once(sessions, settings, dispatcher) == 0
-    assert dispatcher.sent == []  # attempts used up: failed, not sent again
+    sent = [i for chunk in dispatcher.sent for i in chunk]
+    assert last not in sent  # attempts used up: failed, not sent again
 
     with sessions() as s:
         detail = studies.study_detail(s, study_id)
         reference = studies.study_detail(s, worker_study)
+    # what went out is the finished study's certificates, as after a worker's last case
+    assert sorted(sent) == sorted(c["id"] for c in detail["certificates"]) and sent
     (case,) = [c for c in detail["cases"] if c["id"] == last]
     assert (case["status"], case["reason"]) == ("failed", "lease expired 1 times (worker lost)")
     assert detail["status"] == "done"
@@ -113,8 +116,9 @@ def test_reconciler_failing_the_last_case_stores_the_workers_analysis(sessions, 
     assert expected["missing"] == 1 and expected["coefficients"]
     assert detail["analysis"] == reference["analysis"] == expected
 
-    # a later pass finds nothing and leaves the analysis as it is
+    # a later pass finds nothing, sends nothing and leaves the analysis as it is
     assert reconcile_once(sessions, settings, dispatcher) == 0
+    assert [i for chunk in dispatcher.sent for i in chunk] == sent
     with sessions() as s:
         assert studies.study_detail(s, study_id)["analysis"] == expected
 
