@@ -25,11 +25,11 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
+from gapsweep import remote
 from gapsweep.settings import Settings, get_settings
-from gapsweep.study.errors import SpecError
 
 from .actor import cli_actor
-from .exit_codes import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, EXIT_TIMEOUT
+from .exit_codes import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, EXIT_TIMEOUT, UnknownIdError
 from .output import print_errors, print_json, progress_printer, study_table
 
 HEADLINE = (
@@ -40,10 +40,6 @@ HEADLINE = (
     "impacts",
     "peak_slider_accel_steady",
 )
-
-
-class UnknownIdError(Exception):
-    """An id that names no (undeleted) study."""
 
 
 def _sessions(settings: Settings):
@@ -254,8 +250,6 @@ class LocalArchive:
 def archive():
     """The one place local or remote is decided: a server's API when ``GAPSWEEP_URL`` is
     set (:mod:`gapsweep.remote`), else the configured database."""
-    from gapsweep import remote
-
     if remote.configured():
         return remote.RemoteArchive.from_env()
     return LocalArchive(get_settings())
@@ -415,13 +409,18 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def handle_errors(args: argparse.Namespace, exc: Exception) -> int | None:
-    """Exit code for the errors these commands raise on purpose (None: not ours)."""
-    if isinstance(exc, SpecError):
+    """Exit code for the errors these commands raise on purpose (None: not ours).
+
+    The error classes are looked up among the modules already imported: an exception of a
+    module that was never imported cannot have been raised, and importing the study layer
+    (scipy) or the database layer (SQLAlchemy) here would cost every command that fails."""
+    spec_errors = sys.modules.get("gapsweep.study.errors")
+    if spec_errors is not None and isinstance(exc, spec_errors.SpecError):
         print_errors(exc.errors, as_json=getattr(args, "json", False))
         return EXIT_BAD_INPUT
-    from gapsweep.db.lifecycle import StudyNotFoundError
-
-    if isinstance(exc, (UnknownIdError, StudyNotFoundError)):
+    lifecycle = sys.modules.get("gapsweep.db.lifecycle")
+    not_found = (UnknownIdError,) + ((lifecycle.StudyNotFoundError,) if lifecycle else ())
+    if isinstance(exc, not_found):
         study_id = exc.args[0] if isinstance(exc, UnknownIdError) else exc.study_id
         print(f"error: no study with id {study_id}", file=sys.stderr)
         if getattr(args, "json", False):

@@ -152,7 +152,7 @@ def test_the_sweep_prints_one_row_per_case_and_a_summary():
     out = gapsweep("simulate", *grid, *base)
     assert out.returncode == 0, out.stderr
     head, units, rows, summary = _table(out.stdout)
-    metrics = [*command.HEADLINE]
+    metrics = [*command.headline()]
     assert head == ["case", "clearance_mm", "stiffness_scale", "status", *metrics]
     assert units == ["[m/s^2]", "[m/s^2]", "[N]", "[m]", "[m/s^2]"]
     assert [(r[1], r[2], r[3]) for r in rows] == [
