@@ -10,6 +10,8 @@ COPY study study
 COPY db db
 COPY workers workers
 COPY web web
+COPY accounts accounts
+COPY examples examples
 RUN pip install --no-cache-dir . && gapsweep warmup slider-crank
 ENV GAPSWEEP_DATA=/data NUMBA_NUM_THREADS=1
 VOLUME /data

@@ -3,6 +3,7 @@
     gapsweep study validate FILE          case count and estimated time, or the errors
     gapsweep run FILE                     create, run to the end, summary table
     gapsweep submit FILE / wait ID        create and enqueue / follow to the end
+    (FILE or --example NAME, a study file that ships with gapsweep: `gapsweep examples`)
     gapsweep studies | show ID | export ID --format csv|parquet|json
     gapsweep cancel ID | retry ID | delete ID | purge
 
@@ -29,7 +30,15 @@ from gapsweep import remote
 from gapsweep.settings import Settings, get_settings
 
 from .actor import cli_actor
-from .exit_codes import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, EXIT_TIMEOUT, UnknownIdError
+from .examples import example_file
+from .exit_codes import (
+    EXIT_BAD_INPUT,
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_TIMEOUT,
+    CommandError,
+    UnknownIdError,
+)
 from .output import print_errors, print_json, progress_printer, study_table
 
 HEADLINE = (
@@ -54,10 +63,18 @@ def _load(path: str):
     return load_spec_file(path)
 
 
+def _study_file(args: argparse.Namespace) -> str:
+    """FILE, or the shipped study file ``--example NAME`` names (exactly one of them)."""
+    if (args.file is None) == (args.example is None):
+        raise CommandError("give one of a study FILE or --example NAME (`gapsweep examples` "
+                           "lists the names)")
+    return args.file if args.example is None else str(example_file(args.example))
+
+
 def cmd_validate(args: argparse.Namespace) -> int:
     from gapsweep.study.designs import estimate_seconds, plan_study
 
-    spec = _load(args.file)
+    spec = _load(_study_file(args))
     plan = plan_study(spec)
     n = len(plan.cases)
     estimate = estimate_seconds(spec, n + len(plan.twins))
@@ -257,13 +274,13 @@ def archive():
 
 def cmd_run(args: argparse.Namespace) -> int:
     arch = archive()
-    study_id = arch.run(args.file, concurrency=args.concurrency, quiet=args.quiet)
+    study_id = arch.run(_study_file(args), concurrency=args.concurrency, quiet=args.quiet)
     return _finish(arch.detail(study_id), args)
 
 
 def cmd_submit(args: argparse.Namespace) -> int:
     arch = archive()
-    summary = _summary(arch.detail(arch.submit(args.file)))
+    summary = _summary(arch.detail(arch.submit(_study_file(args))))
     if args.json:
         print_json(summary)
     else:
@@ -360,15 +377,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     study = sub.add_parser("study", help="study files")
     study_sub = study.add_subparsers(dest="study_command", required=True)
     val = study_sub.add_parser("validate", help="check a study file: case count, estimated time")
-    val.add_argument("file")
     val.add_argument("--json", action="store_true")
     val.set_defaults(func=cmd_validate)
 
     run = sub.add_parser("run", help="create a study and run it to completion")
-    run.add_argument("file")
     run.add_argument("--concurrency", type=int, default=None, help="local worker processes")
     submit = sub.add_parser("submit", help="create a study, enqueue it, return its id")
-    submit.add_argument("file")
+    for p in (val, run, submit):
+        p.add_argument("file", nargs="?", default=None, help="a .toml or .json study file")
+        p.add_argument("--example", default=None, metavar="NAME",
+                       help="a study file that ships with gapsweep (`gapsweep examples`)")
     wait = sub.add_parser("wait", help="follow a study to the end")
     wait.add_argument("id", type=int)
     wait.add_argument("--timeout", type=float, default=None, metavar="S")
