@@ -273,14 +273,16 @@ def archive():
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    path = _study_file(args)  # a wrong FILE / --example is refused before anything opens
     arch = archive()
-    study_id = arch.run(_study_file(args), concurrency=args.concurrency, quiet=args.quiet)
+    study_id = arch.run(path, concurrency=args.concurrency, quiet=args.quiet)
     return _finish(arch.detail(study_id), args)
 
 
 def cmd_submit(args: argparse.Namespace) -> int:
+    path = _study_file(args)
     arch = archive()
-    summary = _summary(arch.detail(arch.submit(_study_file(args))))
+    summary = _summary(arch.detail(arch.submit(path)))
     if args.json:
         print_json(summary)
     else:
