@@ -18,4 +18,4 @@ VOLUME /data
 EXPOSE 8050
 # the web app on gunicorn (docker-compose.yml's web service; worker containers run
 # `gapsweep worker`); sign-in is required (gapsweep/web/wsgi.py)
-CMD ["gunicorn", "gapsweep.web.wsgi:app", "--bind", "0.0.0.0:8050", "--worker-class", "gthread", "--workers", "2", "--threads", "8"]
+CMD ["gunicorn", "gapsweep.web.wsgi:app", "--bind", "0.0.0.0:8050", "--worker-class", "gthread", "--workers", "2", "--threads", "8", "--no-control-socket"]

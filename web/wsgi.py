@@ -3,9 +3,9 @@
     gunicorn 'gapsweep.web.wsgi:app' --bind 0.0.0.0:8050 --workers 2 --threads 8 \
         --worker-class gthread
 
-``app`` is the Flask server of :func:`gapsweep.web.app.create_app`, built when the module is
-imported (once per gunicorn worker process; no ``--preload``, so no database connection is
-shared across a fork). It reads the same environment as ``gapsweep serve``
+``app`` is the Flask server of :func:`gapsweep.web.app.create_app`, built when gunicorn first
+asks for it (once per worker process; no ``--preload``, so no database connection is shared
+across a fork). It reads the same environment as ``gapsweep serve``
 (``GAPSWEEP_DATABASE_URL``, ``GAPSWEEP_BROKER_URL``, ``GAPSWEEP_PROXY_HOPS`` ...) and starts
 no workers: ``gapsweep worker`` processes run the cases.
 
@@ -45,4 +45,10 @@ def production_server(settings: Settings | None = None) -> flask.Flask:
     return create_app(settings, require_accounts=True).server
 
 
-app = production_server()
+def __getattr__(name: str) -> flask.Flask:
+    """``app``, built on first access (PEP 562) and kept: what gunicorn asks for. Importing
+    the module alone (a test, a tool) opens no database."""
+    if name != "app":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    server = globals()["app"] = production_server()
+    return server
