@@ -124,7 +124,9 @@ def test_progress_rewrites_its_line_on_a_terminal(monkeypatch):
 
 
 def test_the_compile_notice_says_about_once(monkeypatch, capsys):
-    monkeypatch.setattr(command, "kernels_cached", lambda: False)
+    import gapsweep.core.jit as jit  # the notice asks it at call time (imported on use)
+
+    monkeypatch.setattr(jit, "kernels_cached", lambda: False)
     command._warm_notice()
     err = capsys.readouterr().err
     assert "about" in err and "about about" not in err
