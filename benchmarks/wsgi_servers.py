@@ -44,8 +44,8 @@ create_app(require_accounts=True).server.run(host="127.0.0.1", port={port}, thre
 """
 WAITRESS = """
 from gapsweep.web.app import create_app
-from gapsweep.commands.services import run_waitress
-run_waitress(create_app(require_accounts=True).server, "127.0.0.1", {port}, 8)
+from gapsweep.commands.services import waitress_server
+waitress_server(create_app(require_accounts=True).server, "127.0.0.1", {port}, 8).run()
 """
 
 

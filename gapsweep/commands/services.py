@@ -139,12 +139,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
         local = LocalWorkers(settings, args.workers).start()
     try:
         app = create_app(settings, require_accounts=args.auth)
+        listening = waitress_server(app.server, args.host, args.port, args.threads)
         url = f"http://{args.host}:{args.port}/"
         workers = (f"{local.concurrency} local worker process(es)" if local
                    else f"workers on {settings.broker_url}")
         print(f"gapsweep serve: open {url}  ({workers}, database {settings.database_url}); "
               "Ctrl-C stops it", flush=True)
-        run_waitress(app.server, args.host, args.port, args.threads)
+        listening.run()  # until SIGTERM or Ctrl-C
     finally:
         if local is not None:
             local.stop()
@@ -155,8 +156,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 128 + signum
 
 
-def run_waitress(server, host: str, port: int, threads: int) -> None:
-    """Serve ``server`` (a WSGI app) on waitress until SIGTERM or Ctrl-C.
+def waitress_server(server, host: str, port: int, threads: int):
+    """``server`` (a WSGI app) on waitress, listening on ``host:port``; its ``run()`` serves
+    until SIGTERM or Ctrl-C. A port that cannot be had exits 1 naming it.
 
     Waitress, not Flask's development server (which says it is one) nor gunicorn (Unix only,
     a master process of its own that would own SIGTERM and the local workers' shutdown):
@@ -164,8 +166,11 @@ def run_waitress(server, host: str, port: int, threads: int) -> None:
     embedded default runs on; benchmarks/wsgi_servers.py measures the three."""
     from waitress import create_server
 
-    create_server(server, host=host, port=port, threads=threads,
-                  ident="gapsweep").run()
+    try:
+        return create_server(server, host=host, port=port, threads=threads, ident="gapsweep")
+    except OSError as exc:  # the port is taken, the address is not this machine's ...
+        raise CommandError(f"serve --host {host} --port {port}: cannot listen there "
+                           f"({exc.strerror or exc})", EXIT_FAILED) from None
 
 
 def cmd_db_upgrade(args: argparse.Namespace) -> int:
