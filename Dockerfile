@@ -10,8 +10,12 @@ COPY study study
 COPY db db
 COPY workers workers
 COPY web web
-RUN pip install --no-cache-dir . && gapsweep warmup slider-crank
+COPY accounts accounts
+COPY examples examples
+RUN pip install --no-cache-dir '.[server]' && gapsweep warmup slider-crank
 ENV GAPSWEEP_DATA=/data NUMBA_NUM_THREADS=1
 VOLUME /data
 EXPOSE 8050
-CMD ["gapsweep", "serve", "--host", "0.0.0.0", "--port", "8050"]
+# the web app on gunicorn (docker-compose.yml's web service; worker containers run
+# `gapsweep worker`); sign-in is required (gapsweep/web/wsgi.py)
+CMD ["gunicorn", "gapsweep.web.wsgi:app", "--bind", "0.0.0.0:8050", "--worker-class", "gthread", "--workers", "2", "--threads", "8", "--no-control-socket"]

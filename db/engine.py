@@ -9,6 +9,11 @@
 - :func:`upgrade`, :func:`downgrade`, :func:`current_revision`, :func:`head_revision` -
   programmatic Alembic (no alembic.ini; the scripts are found next to this file).
 
+Opening a database that is already at head costs one query (``SELECT version_num FROM
+alembic_version``) compared with the head read from the revision files themselves
+(:func:`shipped_revisions`); Alembic (~0.5 s of imports) is loaded only when an upgrade is
+needed, so a command on an up-to-date archive starts at once (issue 16).
+
 Two processes upgrading at once take turns: the whole upgrade runs in one transaction that
 first takes a lock - ``BEGIN IMMEDIATE`` on SQLite (the database write lock), a
 transaction-scoped advisory lock on PostgreSQL - and Alembic reads the current revision only
@@ -17,23 +22,26 @@ after it, so the second process finds the schema at head and does nothing.
 
 from __future__ import annotations
 
+import ast
+import functools
 import sqlite3
 import time
 import zlib
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from alembic import command
-from alembic.config import Config
-from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
-from sqlalchemy import Engine, create_engine, event, func, select
+from sqlalchemy import Engine, create_engine, event, func, select, text
 from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session, sessionmaker
 
 from gapsweep.settings import get_settings
 
+if TYPE_CHECKING:
+    from alembic.config import Config
+
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
+VERSIONS_DIR = MIGRATIONS_DIR / "versions"
 SQLITE_BUSY_TIMEOUT_S = 30.0
 #: advisory lock key of the schema upgrade on PostgreSQL (any fixed 64-bit number)
 _PG_MIGRATION_LOCK = zlib.crc32(b"gapsweep.db.migrations")
@@ -113,24 +121,75 @@ def make_engine(url: str | URL) -> Engine:
 
 def alembic_config() -> Config:
     """Alembic's configuration, built in code (no ini file at run time)."""
+    from alembic.config import Config
+
     cfg = Config()
     cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
     return cfg
 
 
+def _assigned(tree: ast.Module, name: str) -> Any:
+    """The literal a revision file assigns to ``name`` at module level (``x = ...`` or
+    ``x: T = ...``); KeyError when it assigns none."""
+    for node in tree.body:
+        if isinstance(node, ast.Assign):
+            targets, value = node.targets, node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            targets, value = [node.target], node.value
+        else:
+            continue
+        if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+            return ast.literal_eval(value)
+    raise KeyError(name)
+
+
+@functools.lru_cache(maxsize=1)
+def shipped_revisions() -> tuple[str, frozenset[str]]:
+    """``(head, every revision)`` this gapsweep ships, read from the revision files'
+    ``revision`` / ``down_revision`` assignments without importing Alembic (the same graph
+    Alembic walks: tests/db/test_schema_check.py compares the two). A history with more than
+    one head is refused here, as Alembic's ``upgrade head`` would refuse it."""
+    parents: dict[str, tuple[str, ...]] = {}
+    for path in sorted(VERSIONS_DIR.glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        try:
+            revision = _assigned(tree, "revision")
+        except KeyError:  # __init__.py, a helper module: not a revision
+            continue
+        down = _assigned(tree, "down_revision")
+        parents[revision] = tuple(down) if isinstance(down, (tuple, list)) else (
+            () if down is None else (down,))
+    referenced = {p for ps in parents.values() for p in ps}
+    heads = sorted(set(parents) - referenced)
+    if len(heads) != 1:
+        raise RuntimeError(f"the migrations in {VERSIONS_DIR} have heads {heads}: one expected")
+    return heads[0], frozenset(parents)
+
+
 def head_revision() -> str:
     """The newest revision this gapsweep ships."""
-    head = ScriptDirectory.from_config(alembic_config()).get_current_head()
-    assert head is not None
-    return head
+    return shipped_revisions()[0]
+
+
+def _stored_revision(engine: Engine) -> str | None:
+    """The revision in the database's ``alembic_version`` (None: never migrated, no table).
+    One query. A database at several heads (not gapsweep's linear history) reads as their
+    joined names, which match no shipped revision: refused as too new."""
+    with engine.connect() as conn:
+        try:
+            rows = conn.execute(text("SELECT version_num FROM alembic_version")).scalars().all()
+        except DBAPIError:  # no such table: an empty database
+            return None
+    if not rows:
+        return None
+    return rows[0] if len(rows) == 1 else ",".join(sorted(rows))
 
 
 def current_revision(url: str | URL) -> str | None:
     """The database's revision (None when it has never been migrated)."""
     engine = make_engine(url)
     try:
-        with engine.connect() as conn:
-            return MigrationContext.configure(conn).get_current_revision()
+        return _stored_revision(engine)
     finally:
         engine.dispose()
 
@@ -150,27 +209,35 @@ def _migrate(url: str | URL, run: Any) -> None:
 
 def upgrade(url: str | URL, revision: str = "head") -> None:
     """Migrate the database at ``url`` up to ``revision`` (default: head)."""
+    from alembic import command
+
     _migrate(url, lambda cfg: command.upgrade(cfg, revision))
 
 
 def downgrade(url: str | URL, revision: str) -> None:
     """Migrate the database at ``url`` down to ``revision`` ("base" removes every table)."""
+    from alembic import command
+
     _migrate(url, lambda cfg: command.downgrade(cfg, revision))
 
 
 def open_database(url: str | URL | None = None) -> sessionmaker[Session]:
     """A session factory for ``url`` (default: the settings' database), upgrading an empty
     or older database to head first. A database newer than this gapsweep raises
-    :class:`SchemaTooNewError` rather than being touched."""
+    :class:`SchemaTooNewError` rather than being touched. At head: one query, no Alembic."""
     url = get_settings().database_url if url is None else url
-    head = head_revision()
-    current = current_revision(url)
-    if current != head:
-        known = {s.revision for s in ScriptDirectory.from_config(alembic_config()).walk_revisions()}
-        if current is not None and current not in known:
-            raise SchemaTooNewError(
-                f"database revision {current!r} is unknown to this gapsweep (head {head!r}); "
-                "upgrade gapsweep"
-            )
-        upgrade(url)
-    return sessionmaker(make_engine(url), expire_on_commit=False)
+    head, known = shipped_revisions()
+    engine = make_engine(url)
+    try:
+        current = _stored_revision(engine)
+        if current != head:
+            if current is not None and current not in known:
+                raise SchemaTooNewError(
+                    f"database revision {current!r} is unknown to this gapsweep (head "
+                    f"{head!r}); upgrade gapsweep"
+                )
+            upgrade(url)  # under the migration lock, Alembic reads the revision again
+    except BaseException:
+        engine.dispose()
+        raise
+    return sessionmaker(engine, expire_on_commit=False)

@@ -27,7 +27,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from gapsweep.commands.exit_codes import EXIT_BAD_INPUT, EXIT_FAILED, CommandError
+from gapsweep.commands.exit_codes import (
+    EXIT_BAD_INPUT,
+    EXIT_FAILED,
+    CommandError,
+    UnknownIdError,
+)
 from gapsweep.commands.output import progress_printer
 
 URL_VARIABLE, TOKEN_VARIABLE = "GAPSWEEP_URL", "GAPSWEEP_TOKEN"
@@ -168,8 +173,6 @@ class RemoteArchive:
         return cls(ApiClient.from_env())
 
     def _with_id(self, study_id: int, method: str, path: str) -> Any:
-        from gapsweep.commands.studies import UnknownIdError
-
         try:
             return self.client.request(method, path, {} if method == "POST" else None)
         except NotFoundError:

@@ -23,6 +23,7 @@ variable, the value and what is allowed, before anything is opened.
 | ``GAPSWEEP_SOFT_TIME_LIMIT_S`` | ``soft_time_limit_s`` | 1500 s per chunk, then stopped |
 | ``GAPSWEEP_HARD_TIME_LIMIT_S`` | ``hard_time_limit_s`` | 1800 s per chunk, then killed |
 | ``GAPSWEEP_SESSION_S`` | ``session_s`` | 28 800 s (8 h) a web sign-in lasts |
+| ``GAPSWEEP_PROXY_HOPS`` | ``proxy_hops`` | 0: trusted proxies' ``X-Forwarded-*`` headers |
 | ``GAPSWEEP_LOGIN_WINDOW_S`` | ``login_window_s`` | 900 s: the sign-in limiter's window |
 
 The data folder is not created here (reading settings has no side effects); the database
@@ -69,6 +70,7 @@ class Settings:
     soft_time_limit_s: float = 1500.0
     hard_time_limit_s: float = 1800.0
     session_s: float = 28800.0
+    proxy_hops: int = 0
     login_window_s: float = 900.0
 
     def ensure_data_dir(self) -> Path:
@@ -100,6 +102,13 @@ def _read(
 def _positive_int(raw: str) -> int:
     value = int(raw)
     if value < 1:
+        raise ValueError(raw)
+    return value
+
+
+def _non_negative_int(raw: str) -> int:
+    value = int(raw)
+    if value < 0:
         raise ValueError(raw)
     return value
 
@@ -144,6 +153,8 @@ def get_settings(env: Mapping[str, str] | None = None) -> Settings:
         soft_time_limit_s=_seconds(env, "GAPSWEEP_SOFT_TIME_LIMIT_S", 1500.0),
         hard_time_limit_s=_seconds(env, "GAPSWEEP_HARD_TIME_LIMIT_S", 1800.0),
         session_s=_seconds(env, "GAPSWEEP_SESSION_S", 28800.0),
+        proxy_hops=_read(env, "GAPSWEEP_PROXY_HOPS", _non_negative_int, 0,
+                         "an integer >= 0 (reverse proxies in front of the web app)"),
         login_window_s=_seconds(env, "GAPSWEEP_LOGIN_WINDOW_S", 900.0),
     )
 

@@ -2,7 +2,9 @@
 "kernels compiling" banner, and the JSON API blueprint on the same Flask server.
 
     app = create_app(get_settings())
-    app.server.run(host="127.0.0.1", port=8050)
+    waitress.serve(app.server, host="127.0.0.1", port=8050)   # what `gapsweep serve` does
+
+A production WSGI server takes :mod:`gapsweep.web.wsgi`'s ``app`` instead.
 
 Every database access happens on the server (page layouts and callbacks call ``gapsweep.db``
 functions through :mod:`.context`); nothing here imports the solver's compiled kernels
@@ -18,10 +20,12 @@ import dash
 import dash_bootstrap_components as dbc
 import flask
 from dash import Input, Output, dcc, html
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 from . import auth, context, figure_downloads, ids
 from .api import install_api
 from .kernels import workers_ready
+from .liveness import install_liveness
 
 PAGES_FOLDER = Path(__file__).parent / "pages"
 # The Bootstrap theme (Bootswatch Flatly) is served from web/assets, not a CDN: the app works
@@ -101,6 +105,18 @@ def shell() -> html.Div:
     )
 
 
+def trust_proxies(server: flask.Flask, hops: int) -> None:
+    """Behind ``hops`` reverse proxies (``GAPSWEEP_PROXY_HOPS``; 0: none, the headers are
+    ignored), take the client's address, scheme, host and port from the last ``hops``
+    ``X-Forwarded-*`` values, so that behind a TLS proxy ``request.is_secure`` holds and the
+    session cookie is ``Secure``, the same-origin check compares the public host, and the
+    sign-in limiter counts the client's address, not the proxy's. Trusting more hops than
+    there are proxies lets a client forge these headers, hence no default."""
+    if hops > 0:
+        server.wsgi_app = ProxyFix(server.wsgi_app, x_for=hops, x_proto=hops, x_host=hops,
+                                   x_port=hops)
+
+
 def create_app(settings: Any = None, *, require_accounts: bool = False) -> dash.Dash:
     """The web app over the archive ``settings`` names (``get_settings()`` when None).
 
@@ -123,8 +139,10 @@ def create_app(settings: Any = None, *, require_accounts: bool = False) -> dash.
     )
     context.install(app.server, settings, open_database(settings.database_url))
     auth.install_auth(app.server, require_accounts=require_accounts)
+    install_liveness(app.server)
     install_api(app.server)
     figure_downloads.install(app)
+    trust_proxies(app.server, settings.proxy_hops)
     app.layout = shell
 
     @app.callback(

@@ -9,7 +9,10 @@ Every request of the Flask server behind the Dash app passes :func:`_authenticat
   a user or the expiry (``GAPSWEEP_SESSION_S``) end it at once in every web process.
 - neither: with accounts off (no user exists and ``serve`` was not given ``--auth``) the
   request is :data:`~gapsweep.accounts.roles.LOCAL`; with accounts on, pages redirect to
-  ``/login`` and everything else (API, Dash's ``/_dash-*`` routes) is a 401.
+  ``/login`` and everything else (API, Dash's ``/_dash-*`` routes) is a 401. An open page
+  whose session ends turns its callbacks' 401 into a visit to ``/login?next=<the page>``
+  (``web/assets/session_expiry.js``).
+- ``GET /api/health/live`` needs nothing (:mod:`.liveness`: no data in it).
 
 State-changing requests (POST, PUT, PATCH, DELETE) are refused (403) when they come from
 another site (an ``Origin`` that is not this host - this protects the no-accounts mode too),
@@ -38,6 +41,7 @@ from gapsweep.db import accounts
 from gapsweep.db.models import utcnow
 
 from . import context
+from .liveness import LIVE_PATH
 
 SESSION_COOKIE = "gapsweep_session"
 CSRF_COOKIE = "_csrf_token"  # the cookie name Dash's renderer reads (csrf_token_name)
@@ -120,6 +124,8 @@ def _bearer() -> str | None:
 
 def _authenticate() -> flask.Response | None:
     g.principal = None
+    if request.path == LIVE_PATH and request.method in ("GET", "HEAD"):
+        return None  # public: the liveness answer carries no data (web/liveness.py)
     if request.method in UNSAFE_METHODS and not _same_origin():
         return _deny(403, "cross-site request refused")
     return _identify() or _check_body()

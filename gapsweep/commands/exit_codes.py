@@ -1,4 +1,5 @@
-"""Exit codes of every command (design.md 4.5): scripts branch on them."""
+"""Exit codes of every command (design.md 4.5): scripts branch on them; and the errors the
+commands end with on purpose, local or remote (:mod:`gapsweep.remote` raises them too)."""
 
 EXIT_OK = 0
 EXIT_FAILED = 1  # a case failed (or, for study commands, was cancelled)
@@ -13,3 +14,7 @@ class CommandError(Exception):
     def __init__(self, message: str, code: int = EXIT_BAD_INPUT) -> None:
         self.code = code
         super().__init__(message)
+
+
+class UnknownIdError(Exception):
+    """An id that names no (undeleted) study: exit 2, from the database or the server's 404."""

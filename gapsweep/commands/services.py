@@ -2,10 +2,11 @@
 
     gapsweep worker [--concurrency N]      a Celery worker on the configured broker
     gapsweep workers [--json]              the workers that answer
-    gapsweep serve [--host H] [--port P] [--workers N] [--auth]
-                                           the web app (+ local workers, embedded); a host
-                                           other than loopback needs accounts (users exist,
-                                           or GAPSWEEP_ADMIN_PASSWORD creates the first admin)
+    gapsweep serve [--host H] [--port P] [--workers N] [--threads T] [--auth]
+                                           the web app (+ local workers, embedded) on
+                                           waitress; a host other than loopback needs
+                                           accounts (users exist, or GAPSWEEP_ADMIN_PASSWORD
+                                           creates the first admin)
     gapsweep db upgrade                    migrate the database to the current schema
 """
 
@@ -127,27 +128,49 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from gapsweep.db.engine import open_database
     from gapsweep.web.app import create_app
 
+    from .termination import received_signal, stop_cleanly_on_sigterm
+
     _accounts_gate(args, open_database(settings.database_url))
+    stop_cleanly_on_sigterm()  # the web server's threads and the local workers stop cleanly
     local = None
     if not settings.broker_url:
         from gapsweep.workers.local_workers import LocalWorkers
 
-        from .termination import stop_cleanly_on_sigterm
-
-        stop_cleanly_on_sigterm()
         local = LocalWorkers(settings, args.workers).start()
     try:
         app = create_app(settings, require_accounts=args.auth)
+        listening = waitress_server(app.server, args.host, args.port, args.threads)
         url = f"http://{args.host}:{args.port}/"
         workers = (f"{local.concurrency} local worker process(es)" if local
                    else f"workers on {settings.broker_url}")
         print(f"gapsweep serve: open {url}  ({workers}, database {settings.database_url}); "
               "Ctrl-C stops it", flush=True)
-        app.run(host=args.host, port=args.port, debug=False)
+        listening.run()  # until SIGTERM or Ctrl-C
     finally:
         if local is not None:
             local.stop()
-    return EXIT_OK
+    signum = received_signal()
+    if signum is None:  # waitress returns on Ctrl-C too (it swallows KeyboardInterrupt)
+        print("interrupted", file=sys.stderr)
+        return 130
+    return 128 + signum
+
+
+def waitress_server(server, host: str, port: int, threads: int):
+    """``server`` (a WSGI app) on waitress, listening on ``host:port``; its ``run()`` serves
+    until SIGTERM or Ctrl-C. A port that cannot be had exits 1 naming it.
+
+    Waitress, not Flask's development server (which says it is one) nor gunicorn (Unix only,
+    a master process of its own that would own SIGTERM and the local workers' shutdown):
+    pure Python, one process with ``threads`` request threads, on every platform the
+    embedded default runs on; benchmarks/wsgi_servers.py measures the three."""
+    from waitress import create_server
+
+    try:
+        return create_server(server, host=host, port=port, threads=threads, ident="gapsweep")
+    except OSError as exc:  # the port is taken, the address is not this machine's ...
+        raise CommandError(f"serve --host {host} --port {port}: cannot listen there "
+                           f"({exc.strerror or exc})", EXIT_FAILED) from None
 
 
 def cmd_db_upgrade(args: argparse.Namespace) -> int:
@@ -175,6 +198,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8050)
     serve.add_argument("--workers", type=int, default=None, help="local worker processes")
+    serve.add_argument("--threads", type=int, default=8,
+                       help="request threads of the web server (default 8)")
     serve.add_argument("--auth", action="store_true",
                        help="require a sign-in even before the first user exists")
     serve.set_defaults(func=cmd_serve)

@@ -15,16 +15,18 @@ import math
 import subprocess
 import sys
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from gapsweep.core.api import MODELS, get_model
 from gapsweep.core.errors import InputError
-from gapsweep.core.jit import JIT_DISABLED, kernels_cached, prune_stale_caches
 from gapsweep.core.parameters import describe, ideal_ignored
-from gapsweep.core.result import CaseResult
-from gapsweep.study.analysis import HEADLINE_METRICS
 
 from .exit_codes import EXIT_FAILED
+
+if TYPE_CHECKING:
+    from gapsweep.core.result import CaseResult
+
+# The solver (numpy, numba), the study layer (scipy) are imported by the commands that run,
+# not here: `gapsweep --help` and the archive commands import this module too (issue 16).
 
 # units shown next to metrics in the human-readable output: the first pattern found in the
 # metric's name wins (relative figures first, so "energy_drift" is not read as metres)
@@ -53,8 +55,14 @@ UNITS = (
 COMPILE_TIME = "1 min"
 COMPILE_TIME_ONE_PROCESS = "1.5 min"
 
-# the sweep table's columns: the headline metrics (design.md 4.1)
-HEADLINE = HEADLINE_METRICS
+
+def headline() -> tuple[str, ...]:
+    """The sweep table's columns: the headline metrics (design.md 4.5), the study layer's."""
+    from gapsweep.study.analysis import HEADLINE_METRICS
+
+    return tuple(HEADLINE_METRICS)
+
+
 # the parameters an ideal-joint run ignores (the core's registry; the study's twins use it too)
 JOINT_ONLY = ideal_ignored()
 
@@ -117,6 +125,8 @@ def _progress(done: int, total: int) -> None:
 
 
 def _warm_notice() -> None:
+    from gapsweep.core.jit import kernels_cached
+
     if not kernels_cached():
         print(
             "note: compiling the solver kernels for this machine (first run only, about "
@@ -128,6 +138,8 @@ def _warm_notice() -> None:
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
+    from gapsweep.core.api import get_model
+
     model = get_model(args.model)
     base = dict(_parse_assignment(s, "--set") for s in args.set or [])
     if args.ideal:
@@ -159,7 +171,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     results = model.run_many(cases, threads=args.threads, progress=show)
     if args.json:
         print(json.dumps([r.summary() for r in results]))
-    elif not any(k in r.metrics for r in results for k in HEADLINE):
+    elif not any(k in r.metrics for r in results for k in headline()):
         for r in results:  # a model without the headline metrics (the cantilever): blocks
             _print_human(r)
             print()
@@ -212,11 +224,12 @@ def _print_sweep(
 ) -> None:
     """One row per case (its swept parameters, status, the headline metrics), then a summary:
     the case with the largest peak and the ideal joint's peak for reference."""
-    head = ["case", *names, "status", *HEADLINE]
-    units = ["", *("" for _ in names), "", *(f"[{_unit(k)}]" if _unit(k) else "" for k in HEADLINE)]
+    metrics = headline()
+    head = ["case", *names, "status", *metrics]
+    units = ["", *("" for _ in names), "", *(f"[{_unit(k)}]" if _unit(k) else "" for k in metrics)]
     rows = [
         [str(i + 1), *(_param(r.params.get(n)) for n in names), r.status,
-         *(_cell(r.metrics.get(k)) for k in HEADLINE)]
+         *(_cell(r.metrics.get(k)) for k in metrics)]
         for i, r in enumerate(results)
     ]  # fmt: skip
     widths = [max(len(row[j]) for row in [head, units, *rows]) for j in range(len(head))]
@@ -250,7 +263,10 @@ def cmd_warmup(args: argparse.Namespace) -> int:
     """Compile the kernels in two processes (:mod:`gapsweep.core.warm`): a helper compiles the
     RK stage kernel and the flexible models while this one compiles the stepping loop's other
     callees; then each model's tiny case runs here, loading what the two cached."""
+    from gapsweep.core.api import MODELS, get_model
+    from gapsweep.core.jit import JIT_DISABLED, kernels_cached, prune_stale_caches
     from gapsweep.core.warm import compile_part, run_tiny  # numba: imported on use
+
     notice = f"Compiling and caching the solver kernels (about {COMPILE_TIME} on 2 cores)..."
     print(notice, flush=True)
     names = args.models or list(MODELS)
@@ -291,6 +307,8 @@ def cmd_params(args: argparse.Namespace) -> int:
     """The model's parameters from the core's registry: name, default, unit, kind and what
     the solver allows; ``--json``: a list of ``{"name", "kind", "label", "unit", "default",
     "allowed"}`` (an infinite default as null)."""
+    from gapsweep.core.api import get_model
+
     get_model(args.model)  # an unknown model: exit 2 with the list
     rows = describe(args.model)
     if args.json:
@@ -321,7 +339,8 @@ def _param_cell(value: Any) -> str:
 def register(sub: argparse._SubParsersAction) -> None:
     """Add ``simulate``, ``warmup`` and ``params`` to the top-level parser."""
     sim = sub.add_parser("simulate", help="run one case, or a grid with --sweep")
-    sim.add_argument("--model", default="slider-crank", help=", ".join(MODELS))
+    sim.add_argument("--model", default="slider-crank", help="a model name (`gapsweep params "
+                     "--model NAME` lists its parameters)")
     sim.add_argument("--set", action="append", metavar="NAME=VALUE", help="override a parameter")
     sim.add_argument(
         "--sweep",

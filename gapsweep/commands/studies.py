@@ -3,6 +3,7 @@
     gapsweep study validate FILE          case count and estimated time, or the errors
     gapsweep run FILE                     create, run to the end, summary table
     gapsweep submit FILE / wait ID        create and enqueue / follow to the end
+    (FILE or --example NAME, a study file that ships with gapsweep: `gapsweep examples`)
     gapsweep studies | show ID | export ID --format csv|parquet|json
     gapsweep cancel ID | retry ID | delete ID | purge
 
@@ -25,11 +26,19 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
+from gapsweep import remote
 from gapsweep.settings import Settings, get_settings
-from gapsweep.study.errors import SpecError
 
 from .actor import cli_actor
-from .exit_codes import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, EXIT_TIMEOUT
+from .examples import example_file
+from .exit_codes import (
+    EXIT_BAD_INPUT,
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_TIMEOUT,
+    CommandError,
+    UnknownIdError,
+)
 from .output import print_errors, print_json, progress_printer, study_table
 
 HEADLINE = (
@@ -40,10 +49,6 @@ HEADLINE = (
     "impacts",
     "peak_slider_accel_steady",
 )
-
-
-class UnknownIdError(Exception):
-    """An id that names no (undeleted) study."""
 
 
 def _sessions(settings: Settings):
@@ -58,10 +63,18 @@ def _load(path: str):
     return load_spec_file(path)
 
 
+def _study_file(args: argparse.Namespace) -> str:
+    """FILE, or the shipped study file ``--example NAME`` names (exactly one of them)."""
+    if (args.file is None) == (args.example is None):
+        raise CommandError("give one of a study FILE or --example NAME (`gapsweep examples` "
+                           "lists the names)")
+    return args.file if args.example is None else str(example_file(args.example))
+
+
 def cmd_validate(args: argparse.Namespace) -> int:
     from gapsweep.study.designs import estimate_seconds, plan_study
 
-    spec = _load(args.file)
+    spec = _load(_study_file(args))
     plan = plan_study(spec)
     n = len(plan.cases)
     estimate = estimate_seconds(spec, n + len(plan.twins))
@@ -254,22 +267,22 @@ class LocalArchive:
 def archive():
     """The one place local or remote is decided: a server's API when ``GAPSWEEP_URL`` is
     set (:mod:`gapsweep.remote`), else the configured database."""
-    from gapsweep import remote
-
     if remote.configured():
         return remote.RemoteArchive.from_env()
     return LocalArchive(get_settings())
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    path = _study_file(args)  # a wrong FILE / --example is refused before anything opens
     arch = archive()
-    study_id = arch.run(args.file, concurrency=args.concurrency, quiet=args.quiet)
+    study_id = arch.run(path, concurrency=args.concurrency, quiet=args.quiet)
     return _finish(arch.detail(study_id), args)
 
 
 def cmd_submit(args: argparse.Namespace) -> int:
+    path = _study_file(args)
     arch = archive()
-    summary = _summary(arch.detail(arch.submit(args.file)))
+    summary = _summary(arch.detail(arch.submit(path)))
     if args.json:
         print_json(summary)
     else:
@@ -366,15 +379,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     study = sub.add_parser("study", help="study files")
     study_sub = study.add_subparsers(dest="study_command", required=True)
     val = study_sub.add_parser("validate", help="check a study file: case count, estimated time")
-    val.add_argument("file")
     val.add_argument("--json", action="store_true")
     val.set_defaults(func=cmd_validate)
 
     run = sub.add_parser("run", help="create a study and run it to completion")
-    run.add_argument("file")
     run.add_argument("--concurrency", type=int, default=None, help="local worker processes")
     submit = sub.add_parser("submit", help="create a study, enqueue it, return its id")
-    submit.add_argument("file")
+    for p in (val, run, submit):
+        p.add_argument("file", nargs="?", default=None, help="a .toml or .json study file")
+        p.add_argument("--example", default=None, metavar="NAME",
+                       help="a study file that ships with gapsweep (`gapsweep examples`)")
     wait = sub.add_parser("wait", help="follow a study to the end")
     wait.add_argument("id", type=int)
     wait.add_argument("--timeout", type=float, default=None, metavar="S")
@@ -415,13 +429,18 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def handle_errors(args: argparse.Namespace, exc: Exception) -> int | None:
-    """Exit code for the errors these commands raise on purpose (None: not ours)."""
-    if isinstance(exc, SpecError):
+    """Exit code for the errors these commands raise on purpose (None: not ours).
+
+    The error classes are looked up among the modules already imported: an exception of a
+    module that was never imported cannot have been raised, and importing the study layer
+    (scipy) or the database layer (SQLAlchemy) here would cost every command that fails."""
+    spec_errors = sys.modules.get("gapsweep.study.errors")
+    if spec_errors is not None and isinstance(exc, spec_errors.SpecError):
         print_errors(exc.errors, as_json=getattr(args, "json", False))
         return EXIT_BAD_INPUT
-    from gapsweep.db.lifecycle import StudyNotFoundError
-
-    if isinstance(exc, (UnknownIdError, StudyNotFoundError)):
+    lifecycle = sys.modules.get("gapsweep.db.lifecycle")
+    not_found = (UnknownIdError,) + ((lifecycle.StudyNotFoundError,) if lifecycle else ())
+    if isinstance(exc, not_found):
         study_id = exc.args[0] if isinstance(exc, UnknownIdError) else exc.study_id
         print(f"error: no study with id {study_id}", file=sys.stderr)
         if getattr(args, "json", False):

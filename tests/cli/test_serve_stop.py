@@ -1,4 +1,6 @@
-"""``gapsweep serve`` stopped by SIGTERM or Ctrl-C takes its local workers with it."""
+"""``gapsweep serve`` stopped by SIGTERM or Ctrl-C takes its local workers with it, and exits
+128 + 15 / 130; it serves on waitress, not Flask's development server (no such warning, no
+Werkzeug ``Server`` header)."""
 
 import contextlib
 import json
@@ -30,10 +32,12 @@ def test_stopping_serve_stops_its_workers(tmp_path, sig):
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("GAPSWEEP_")}
     env["GAPSWEEP_DATA"] = str(tmp_path)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "gapsweep", "serve", "--port", str(port), "--workers", "1"],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-    )
+    log = tmp_path / "serve.log"
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "gapsweep", "serve", "--port", str(port), "--workers", "1"],
+            env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+        )
     marks = tmp_path / "workers"
     try:
         deadline = time.monotonic() + 120
@@ -45,8 +49,12 @@ def test_stopping_serve_stops_its_workers(tmp_path, sig):
         assert workers, "no local worker became ready within 120 s"
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/health", timeout=10) as r:
             assert json.loads(r.read())["database"] == "ok"
+            assert r.headers["Server"] == "gapsweep"  # waitress's ident; Werkzeug names itself
         os.kill(proc.pid, sig)  # the serve process alone, as a service manager or Ctrl-C does
-        assert proc.wait(40) != 0 or sig == signal.SIGINT
+        assert proc.wait(40) == (128 + signal.SIGTERM if sig == signal.SIGTERM else 130)
+        output = log.read_text(errors="replace")
+        assert "gapsweep serve: open http://127.0.0.1:" in output
+        assert "development server" not in output and "Traceback" not in output, output
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline and any(_alive(p) for p in workers):
             time.sleep(0.2)

@@ -5,9 +5,10 @@ with its service's ``environment``, the compose host names mapped to this machin
 ``postgres`` URL (user/password gapsweep:gapsweep) becomes a fresh test database on the
 local server (user postgres), ``redis`` a private redis-server on a free port, ``/data`` a
 temporary folder, and web's published port 8050 a free one. Proven: migrate exits 0 and
-creates the schema, the worker runs a submitted study to done; web (on 0.0.0.0, which needs
-accounts) creates its first admin from the ``GAPSWEEP_ADMIN_PASSWORD`` the file requires,
-answers ``GET /api/health`` 401 without credentials and 200 with the admin's token.
+creates the schema, the worker runs a submitted study to done; web (gunicorn on the WSGI
+entry, 0.0.0.0, sign-in required) creates its first admin from the ``GAPSWEEP_ADMIN_PASSWORD``
+the file requires, answers ``GET /api/health`` 401 without credentials and 200 with the
+admin's token, and its healthcheck's ``GET /api/health/live`` 200 without any.
 """
 
 from __future__ import annotations
@@ -110,10 +111,11 @@ def _local_env(service: dict, *, database_url: str, redis_url: str, data: Path,
     return env
 
 
-def _argv(command: list[str]) -> list[str]:
-    # the image's `gapsweep` is the installed console script: this venv's
-    assert command[0] == "gapsweep"
-    return [str(Path(sys.executable).with_name("gapsweep")), *command[1:]]
+def _argv(command: list[str], given: dict[str, str] | None = None) -> list[str]:
+    # the image's `gapsweep` and `gunicorn` are installed console scripts: this venv's
+    assert command[0] in ("gapsweep", "gunicorn")
+    return [str(Path(sys.executable).with_name(command[0])),
+            *(_expand(str(word), given or {}) for word in command[1:])]
 
 
 def test_compose_commands_run_against_local_services(tmp_path, procs: Procs):
@@ -172,16 +174,20 @@ def test_compose_commands_run_against_local_services(tmp_path, procs: Procs):
         finally:
             sessions.kw["bind"].dispose()
 
-        # web: its command with the published port swapped for a free one
+        # web: gunicorn on the WSGI entry, its bind's published port swapped for a free one
         command = list(services["web"]["command"])
-        assert command[command.index("--host") + 1] == "0.0.0.0"
+        assert command[:2] == ["gunicorn", "gapsweep.web.wsgi:app"]
+        assert command[command.index("--bind") + 1] == "0.0.0.0:8050"
         port = free_port()
-        command[command.index("--port") + 1] = str(port)
-        web = procs.start("compose-web", _argv(command), env("web"))
+        command[command.index("--bind") + 1] = f"0.0.0.0:{port}"
+        argv = _argv(command, given)
+        assert argv[argv.index("--workers") + 1] == "2"  # the file's defaults, expanded
+        assert argv[argv.index("--threads") + 1] == "8"
+        web = procs.start("compose-web", argv, env("web"))
 
-        def health(token: str | None = None):
+        def health(token: str | None = None, path: str = "/api/health"):
             assert web.alive(), web.tail()
-            request = urllib.request.Request(f"http://127.0.0.1:{port}/api/health")
+            request = urllib.request.Request(f"http://127.0.0.1:{port}{path}")
             if token:
                 request.add_header("Authorization", f"Bearer {token}")
             try:
@@ -194,6 +200,10 @@ def test_compose_commands_run_against_local_services(tmp_path, procs: Procs):
 
         # 0.0.0.0 is served only with accounts: web created its admin from the password
         anonymous, _ = wait_for("GET /api/health", health, 60.0, 0.2)
+        # the compose healthcheck's URL answers without credentials, and says nothing more
+        live = health(path="/api/health/live")
+        healthcheck = services["web"]["healthcheck"]["test"]
+        assert any("/api/health/live" in str(word) for word in healthcheck)
         engine = create_engine(database_url)
         try:
             with engine.connect() as c:
@@ -215,7 +225,10 @@ def test_compose_commands_run_against_local_services(tmp_path, procs: Procs):
               f"total {time.monotonic() - t0:.1f} s")
         assert final["done"] == 9 and results == (9, 9)
         assert anonymous == 401
+        assert live == (200, {"status": "live"})
         assert status == 200 and body["database"] == "ok"
+        # gunicorn booted the file's two worker processes; one of them made the admin (above)
+        assert web.tail(400).count("Booting worker") == 2, web.tail()
         # (health lists the ready marks in its own data folder: here web and worker share
         # one; the compose file gives each container its own /data, so there it is empty)
     finally:
