@@ -19,7 +19,6 @@ dash.register_page(__name__, path_template="/cases/<case_id>", name="Case",
 case_rerun.register_callbacks()
 
 
-
 def _table(table_id: str, rows: list[dict], columns: list[str]) -> dash_table.DataTable:
     return dash_table.DataTable(
         id=table_id, data=rows, columns=[{"id": c, "name": c} for c in columns],

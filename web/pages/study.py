@@ -35,8 +35,6 @@ TAB_CASES, TAB_TRENDS, TAB_SENSITIVITY = "cases", "trends", "sensitivity"
 TAB_SPECTRA, TAB_CONVERGENCE, TAB_PARALLEL = "spectra", "convergence", "parallel"
 
 
-
-
 def parse_id(value: Any) -> int | None:
     """A study id from the path or the page's store (the browser's to send: anything)."""
     try:
