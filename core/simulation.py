@@ -35,6 +35,8 @@ def build_mechanism(case: SliderCrankCase, *, driven: bool | None = None) -> Mec
     """The mechanism a case describes (SI units from here on)."""
     contact = ContactModel(
         law=case.contact_law,
+        stiffness_model=case.stiffness_model,
+        axial_length=case.axial_length_mm * 1e-3,
         restitution=case.restitution,
         exponent=case.exponent,
         stiffness=case.stiffness if case.stiffness > 0.0 else None,
