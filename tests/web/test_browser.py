@@ -12,20 +12,15 @@ installs it (``apt-get install -y chromium``).
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import re
-import signal
-import subprocess
-import sys
 import time
 import urllib.error
 import urllib.request
 from pathlib import Path
 
 import pytest
-from browsers import CHROMIUM_ARGS, free_port, need_chromium
+from browsers import launch_browser, need_chromium, open_page, serve_env, served
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "tests" / "artifacts"
@@ -63,77 +58,20 @@ def server(tmp_path_factory):
     """``gapsweep serve`` in its own session (killed as a group at the end); its base URL."""
     chromium = need_chromium()
     data = tmp_path_factory.mktemp("gapsweep-data")
-    port = free_port()
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if k not in ("GAPSWEEP_DATABASE_URL", "GAPSWEEP_BROKER_URL")
-    }
-    env["GAPSWEEP_DATA"] = str(data)
-    log = open(data / "serve.log", "wb")  # noqa: SIM115 - open for the server's lifetime
-    cmd = [sys.executable, "-m", "gapsweep", "serve", "--port", str(port), "--workers", "1"]
-    proc = subprocess.Popen(
-        cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + START_S
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(
-                    f"gapsweep serve exited ({proc.returncode}):\n"
-                    + (data / "serve.log").read_text(errors="replace")[-3000:]
-                )
-            try:
-                if _get(base + "/api/health", timeout=2)[0] == 200:
-                    break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail(f"gapsweep serve not up after {START_S} s")
-            time.sleep(0.5)
-        yield {"base": base, "chromium": chromium, "log": data / "serve.log"}
-    finally:
-        try:
-            os.killpg(proc.pid, signal.SIGTERM)
-            proc.wait(timeout=20)
-        except (ProcessLookupError, subprocess.TimeoutExpired):
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=10)
-        log.close()
+    env = serve_env(data, without=("GAPSWEEP_DATABASE_URL", "GAPSWEEP_BROKER_URL"))
+    with served(env, data, ready=lambda base: _get(base + "/api/health", timeout=2)[0] == 200,
+                start_s=START_S) as srv:
+        yield {"base": srv.base, "chromium": chromium, "log": srv.log}
 
 
 @pytest.fixture(scope="module")
 def browser(server):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=server["chromium"], args=CHROMIUM_ARGS)
-        yield b
-        b.close()
-
-
-class Console:
-    """Console errors and uncaught page errors of one browser page."""
-
-    def __init__(self, page):
-        self.errors: list[str] = []
-        page.on(
-            "console",
-            lambda m: self.errors.append(f"{m.type}: {m.text}") if m.type == "error" else None,
-        )
-        page.on("pageerror", lambda e: self.errors.append(f"pageerror: {e}"))
+    yield from launch_browser(server["chromium"])
 
 
 @pytest.fixture
 def page(browser):
-    context = browser.new_context(viewport={"width": 1280, "height": 800})
-    pg = context.new_page()
-    pg.set_default_timeout(UI_MS)
-    pg.console = Console(pg)
-    yield pg
-    context.close()
+    yield from open_page(browser, UI_MS)
 
 
 def shot(page, name: str) -> None:
@@ -187,7 +125,7 @@ def test_bad_clearance_shows_the_message_and_submits_nothing(server, page):
     assert page.url.endswith("/studies/new")
     assert _get(server["base"] + "/api/studies")[1]["total"] == before
     shot(page, "new-study-bad-clearance")
-    assert page.console.errors == []
+    assert page.errors == []
 
 
 def test_preset_study_from_the_form_to_trends_and_a_case_orbit(server, page):
@@ -252,7 +190,7 @@ def test_preset_study_from_the_form_to_trends_and_a_case_orbit(server, page):
     page.goto(server["base"] + "/")
     page.wait_for_selector(f"#archive-table a[href='/studies/{study_id}']")
     shot(page, "archive")
-    assert page.console.errors == []
+    assert page.errors == []
 
 
 def test_cancel_a_running_study(server, page):
@@ -283,7 +221,7 @@ def test_cancel_a_running_study(server, page):
         time.sleep(1)
     assert counts["cancelled"] > 0 and counts["done"] < 2000
     assert counts["done"] + counts["failed"] + counts["cancelled"] == 2000
-    assert page.console.errors == []
+    assert page.errors == []
 
 
 def test_every_page_without_console_errors(server, page):
@@ -301,6 +239,6 @@ def test_every_page_without_console_errors(server, page):
         width = page.evaluate("() => document.documentElement.scrollWidth")
         if width > 1280:
             too_wide[path] = width
-    assert page.console.errors == []
+    assert page.errors == []
     assert too_wide == {}
     assert _get(server["base"] + "/api/health")[1]["database"] == "ok"

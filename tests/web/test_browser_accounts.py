@@ -19,19 +19,18 @@ Skipped when chromium is missing, except with ``CI=true`` (then it fails).
 
 from __future__ import annotations
 
-import contextlib
-import json
-import os
-import signal
-import subprocess
-import sys
-import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 import pytest
-from browsers import CHROMIUM_ARGS, free_port, need_chromium
+from browsers import (
+    api_request,
+    gapsweep_cli,
+    launch_browser,
+    need_chromium,
+    open_page,
+    serve_env,
+    served,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "tests" / "artifacts"
@@ -45,52 +44,15 @@ XSS_TAGS = ["<script>window.__xss=3</script>", "<b>bold</b>"]
 pytestmark = pytest.mark.timeout(300)
 
 
-def _request(url: str, *, token: str | None = None, cookie: str | None = None,
-             body: dict | None = None) -> tuple[int, dict]:
-    headers = {"Content-Type": "application/json"}
-    if token:
-        headers["Authorization"] = f"Bearer {token}"
-    if cookie:
-        headers["Cookie"] = cookie
-    data = None if body is None else json.dumps(body).encode()
-    req = urllib.request.Request(url, data=data, headers=headers,
-                                 method="GET" if body is None else "POST")
-    try:
-        with urllib.request.urlopen(req, timeout=10) as r:
-            return r.status, json.loads(r.read())
-    except urllib.error.HTTPError as exc:
-        return exc.code, json.loads(exc.read() or b"{}")
-
-
-def _gapsweep(env: dict, *args: str, stdin: str = "") -> str:
-    done = subprocess.run([sys.executable, "-m", "gapsweep", *args], cwd=ROOT, env=env,
-                          input=stdin, capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, (args, done.stdout, done.stderr)
-    return done.stdout
-
-
 def _make_accounts(env: dict) -> dict[str, str]:
     """``gapsweep user add`` for each user (the password on stdin), and an API token each
     (``gapsweep user token``, which prints it alone on stdout)."""
     tokens = {}
     for name, role in ROLES.items():
-        _gapsweep(env, "user", "add", name, "--role", role, stdin=PASSWORDS[name] + "\n")
-        tokens[name] = _gapsweep(env, "user", "token", name).strip()
+        gapsweep_cli(env, "user", "add", name, "--role", role, stdin=PASSWORDS[name] + "\n")
+        tokens[name] = gapsweep_cli(env, "user", "token", name).strip()
         assert tokens[name].startswith("gsw_"), tokens[name]
     return tokens
-
-
-def _stop(proc: subprocess.Popen) -> None:
-    """The serve process group: SIGTERM, then SIGKILL if it does not go within 20 s."""
-    try:
-        os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait(timeout=20)
-    except ProcessLookupError:
-        pass
-    except subprocess.TimeoutExpired:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=10)
 
 
 @pytest.fixture(scope="module")
@@ -99,59 +61,27 @@ def server(tmp_path_factory):
     whatever happened); its base URL and the users' tokens."""
     chromium = need_chromium()
     data = tmp_path_factory.mktemp("gapsweep-accounts")
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("GAPSWEEP_DATABASE_URL", "GAPSWEEP_ADMIN_PASSWORD", "GAPSWEEP_TOKEN")}
-    env["GAPSWEEP_DATA"] = str(data)
-    env["GAPSWEEP_BROKER_URL"] = "memory://"  # no worker: the cases stay queued
+    env = serve_env(data, without=("GAPSWEEP_DATABASE_URL", "GAPSWEEP_ADMIN_PASSWORD",
+                                   "GAPSWEEP_TOKEN"),
+                    GAPSWEEP_BROKER_URL="memory://")  # no worker: the cases stay queued
     tokens = _make_accounts(env)
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
-    log = open(data / "serve.log", "wb")  # noqa: SIM115 - open for the server's lifetime
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "gapsweep", "serve", "--host", "127.0.0.1", "--port", str(port),
-         "--workers", "1"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    try:
-        deadline = time.monotonic() + START_S
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"gapsweep serve exited ({proc.returncode}):\n"
-                            + (data / "serve.log").read_text(errors="replace")[-3000:])
-            with contextlib.suppress(OSError):
-                if _request(base + "/api/health", token=tokens["eve"])[0] == 200:
-                    break
-            if time.monotonic() > deadline:
-                pytest.fail(f"gapsweep serve not up after {START_S} s")
-            time.sleep(0.3)
-        yield {"base": base, "chromium": chromium, "tokens": tokens, "log": data / "serve.log"}
-    finally:
-        _stop(proc)
-        log.close()
+
+    def ready(base: str) -> bool:
+        return api_request(base + "/api/health", token=tokens["eve"])[0] == 200
+
+    with served(env, data, ready=ready, start_s=START_S, poll_s=0.3) as srv:
+        yield {"base": srv.base, "chromium": chromium, "tokens": tokens, "log": srv.log}
 
 
 @pytest.fixture(scope="module")
 def browser(server):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=server["chromium"], args=CHROMIUM_ARGS,
-                              timeout=UI_MS)
-        yield b
-        b.close()
+    yield from launch_browser(server["chromium"], timeout=UI_MS)
 
 
 @pytest.fixture
 def page(browser):
     """A fresh browser context (no cookies) and its page; its console errors collected."""
-    context = browser.new_context(viewport={"width": 1280, "height": 800})
-    pg = context.new_page()
-    pg.set_default_timeout(UI_MS)
-    pg.set_default_navigation_timeout(UI_MS)
-    pg.errors = []
-    pg.on("console", lambda m: pg.errors.append(m.text) if m.type == "error" else None)
-    pg.on("pageerror", lambda e: pg.errors.append(f"pageerror: {e}"))
-    yield pg
-    context.close()
+    yield from open_page(browser, UI_MS)
 
 
 @pytest.fixture(scope="module")
@@ -160,8 +90,8 @@ def markup_study(server) -> int:
     API with her token."""
     spec = {"name": XSS, "description": XSS, "tags": XSS_TAGS, "ideal_twin": False,
             "series": "none", "axes": {"clearance_mm": {"values": [0.05, 0.1]}}}
-    status, body = _request(server["base"] + "/api/studies", token=server["tokens"]["eve"],
-                            body=spec)
+    status, body = api_request(server["base"] + "/api/studies", token=server["tokens"]["eve"],
+                               body=spec)
     assert status == 201, body
     return body["id"]
 
@@ -210,8 +140,8 @@ NOTHING_RAN = {"flag": "undefined", "img": 0, "script": 0, "bold": 0}
 
 
 def cases(server, study_id: int) -> list[tuple[int, str]]:
-    status, detail = _request(f"{server['base']}/api/studies/{study_id}",
-                              token=server["tokens"]["eve"])
+    status, detail = api_request(f"{server['base']}/api/studies/{study_id}",
+                                 token=server["tokens"]["eve"])
     assert status == 200, detail
     return [(c["id"], c["status"]) for c in detail["cases"] + detail.get("twins", [])]
 
@@ -295,12 +225,12 @@ def test_sign_out_returns_to_sign_in_and_the_old_cookie_opens_nothing(server, pa
     old = session_cookie(page)
     assert old is not None
     cookie = f"gapsweep_session={old['value']}"
-    assert _request(server["base"] + "/api/studies", cookie=cookie)[0] == 200
+    assert api_request(server["base"] + "/api/studies", cookie=cookie)[0] == 200
     page.click("#nav-sign-out")
     page.wait_for_url(server["base"] + "/login")
     assert page.is_visible("#sign-in")
     assert session_cookie(page) is None
-    status, body = _request(server["base"] + "/api/studies", cookie=cookie)
+    status, body = api_request(server["base"] + "/api/studies", cookie=cookie)
     assert status == 401
     assert body == {"error": "sign in first (or send Authorization: Bearer <token>)"}
     page.goto(server["base"] + "/")
@@ -314,8 +244,8 @@ def test_sign_out_returns_to_sign_in_and_the_old_cookie_opens_nothing(server, pa
 def editor_study(server) -> int:
     spec = {"name": "Editor's sweep", "ideal_twin": True, "series": "none",
             "axes": {"clearance_mm": {"values": [0.02, 0.05, 0.1]}}}
-    status, body = _request(server["base"] + "/api/studies", token=server["tokens"]["eve"],
-                            body=spec)
+    status, body = api_request(server["base"] + "/api/studies", token=server["tokens"]["eve"],
+                               body=spec)
     assert status == 201, body
     return body["id"]
 
@@ -356,8 +286,8 @@ def test_a_viewer_pressing_delete_on_the_archive_deletes_nothing(server, page, e
     assert message.inner_text() == (f"Deleted 0 studies. Not deleted: viewer 'vic' may not "
                                     f"delete study {editor_study} (owned by eve).")
     shot(page, "accounts-viewer-delete")
-    status, detail = _request(f"{server['base']}/api/studies/{editor_study}",
-                              token=server["tokens"]["vic"])
+    status, detail = api_request(f"{server['base']}/api/studies/{editor_study}",
+                                 token=server["tokens"]["vic"])
     assert status == 200 and detail["id"] == editor_study  # still there, for a viewer too
     assert cases(server, editor_study) == before
     assert page.errors == []

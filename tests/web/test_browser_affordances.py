@@ -23,22 +23,23 @@ except with ``CI=true`` (then it fails).
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import io
 import json
-import os
 import re
-import signal
-import subprocess
-import sys
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 import pytest
-from browsers import CHROMIUM_ARGS, free_port, need_chromium
+from browsers import (
+    api_request,
+    gapsweep_cli,
+    launch_browser,
+    need_chromium,
+    new_page,
+    serve_env,
+    served,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "tests" / "artifacts"
@@ -66,27 +67,6 @@ SPEC = {
 pytestmark = pytest.mark.timeout(600)
 
 
-def _request(url: str, *, token: str | None = None, body: dict | None = None):
-    headers = {"Content-Type": "application/json"}
-    if token:
-        headers["Authorization"] = f"Bearer {token}"
-    data = None if body is None else json.dumps(body).encode()
-    req = urllib.request.Request(url, data=data, headers=headers,
-                                 method="GET" if body is None else "POST")
-    try:
-        with urllib.request.urlopen(req, timeout=10) as r:
-            return r.status, json.loads(r.read())
-    except urllib.error.HTTPError as exc:
-        return exc.code, json.loads(exc.read() or b"{}")
-
-
-def _gapsweep(env: dict, *args: str, stdin: str = "") -> str:
-    done = subprocess.run([sys.executable, "-m", "gapsweep", *args], cwd=ROOT, env=env,
-                          input=stdin, capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, (args, done.stdout, done.stderr)
-    return done.stdout
-
-
 def make_accounts(env: dict) -> dict[str, str]:
     """The users of :data:`ROLES` and a token each, written to the data folder's database
     through the repository functions (in-process: six CLI starts cost ~20 s on a loaded
@@ -110,63 +90,32 @@ def make_accounts(env: dict) -> dict[str, str]:
     return tokens
 
 
-def _stop(proc: subprocess.Popen) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait(timeout=20)
-    except ProcessLookupError:
-        pass
-    except subprocess.TimeoutExpired:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=10)
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     """``gapsweep serve`` with accounts on and its local worker; the 9-case study run to the
     end (submitted by eve's token); tokens, env (for the CLI) and the study's API detail."""
     chromium = need_chromium()
     data = tmp_path_factory.mktemp("gapsweep-affordances")
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("GAPSWEEP_DATABASE_URL", "GAPSWEEP_BROKER_URL",
-                        "GAPSWEEP_ADMIN_PASSWORD", "GAPSWEEP_TOKEN", "GAPSWEEP_URL")}
-    env["GAPSWEEP_DATA"] = str(data)
+    env = serve_env(data, without=("GAPSWEEP_DATABASE_URL", "GAPSWEEP_BROKER_URL",
+                                   "GAPSWEEP_ADMIN_PASSWORD", "GAPSWEEP_TOKEN", "GAPSWEEP_URL"))
     tokens = make_accounts(env)
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
-    log = open(data / "serve.log", "wb")  # noqa: SIM115 - open for the server's lifetime
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "gapsweep", "serve", "--host", "127.0.0.1", "--port", str(port),
-         "--workers", "1"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    try:
-        deadline = time.monotonic() + START_S
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"gapsweep serve exited ({proc.returncode}):\n"
-                            + (data / "serve.log").read_text(errors="replace")[-3000:])
-            with contextlib.suppress(OSError):
-                if _request(base + "/api/health", token=tokens["ada"])[0] == 200:
-                    break
-            if time.monotonic() > deadline:
-                pytest.fail(f"gapsweep serve not up after {START_S} s")
-            time.sleep(0.3)
-        status, body = _request(base + "/api/studies", token=tokens["eve"], body=SPEC)
+
+    def ready(base: str) -> bool:
+        return api_request(base + "/api/health", token=tokens["ada"])[0] == 200
+
+    with served(env, data, ready=ready, start_s=START_S, poll_s=0.3) as srv:
+        status, body = api_request(srv.base + "/api/studies", token=tokens["eve"], body=SPEC)
         assert status == 201, body
         study_id = body["id"]
-        detail = wait_done(base, study_id, tokens["eve"])
-        yield {"base": base, "chromium": chromium, "tokens": tokens, "env": env,
-               "study": detail, "log": data / "serve.log"}
-    finally:
-        _stop(proc)
-        log.close()
+        detail = wait_done(srv.base, study_id, tokens["eve"])
+        yield {"base": srv.base, "chromium": chromium, "tokens": tokens, "env": env,
+               "study": detail, "log": srv.log}
 
 
 def wait_done(base: str, study_id: int, token: str, timeout_s: float = STUDY_S) -> dict:
     deadline = time.monotonic() + timeout_s
     while True:
-        detail = _request(f"{base}/api/studies/{study_id}", token=token)[1]
+        detail = api_request(f"{base}/api/studies/{study_id}", token=token)[1]
         if detail.get("status") in ("done", "cancelled"):
             return detail
         assert time.monotonic() < deadline, f"study {study_id} not done: {detail.get('counts')}"
@@ -175,30 +124,19 @@ def wait_done(base: str, study_id: int, token: str, timeout_s: float = STUDY_S) 
 
 @pytest.fixture(scope="module")
 def browser(server):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=server["chromium"], args=CHROMIUM_ARGS,
-                              timeout=UI_MS)
-        yield b
-        b.close()
+    yield from launch_browser(server["chromium"], timeout=UI_MS)
 
 
 def signed_in(browser, server, name: str):
     """A new browser page signed in as ``name`` through /login; and its console errors."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900},
-                                  accept_downloads=True)
-    page = context.new_page()
-    page.set_default_timeout(UI_MS)
-    errors: list[str] = []
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.on("pageerror", lambda e: errors.append(f"pageerror: {e}"))
+    page = new_page(browser, UI_MS, viewport={"width": 1280, "height": 900},
+                    accept_downloads=True)
     page.goto(server["base"] + "/login")
     page.fill("#name", name)
     page.fill("#password", PASSWORDS[name])
     page.click("#sign-in")
     page.wait_for_selector("#nav-user")
-    return page, errors
+    return page, page.errors
 
 
 def shot(page, name: str) -> None:
@@ -219,7 +157,7 @@ def download(page, selector: str) -> tuple[str, bytes]:
 
 
 def audit(server) -> list[dict]:
-    return _request(server["base"] + "/api/audit", token=server["tokens"]["ada"])[1]["items"]
+    return api_request(server["base"] + "/api/audit", token=server["tokens"]["ada"])[1]["items"]
 
 
 # --- the tests -----------------------------------------------------------------------------
@@ -258,8 +196,8 @@ def test_owner_edits_notes_and_tags_with_the_audit_row(server, browser):
         "Edited in the browser: chatter above 0.08 mm"
     assert "reviewed" in page.inner_text("#study-tags")
     shot(page, "notes-edited")
-    detail = _request(f"{server['base']}/api/studies/{study['id']}",
-                      token=server["tokens"]["vic"])[1]
+    detail = api_request(f"{server['base']}/api/studies/{study['id']}",
+                         token=server["tokens"]["vic"])[1]
     assert detail["description"] == "Edited in the browser: chatter above 0.08 mm"
     assert detail["tags"] == ["browser", "reviewed"]
     row = next(e for e in audit(server) if e["action"] == "study.tag")
@@ -380,7 +318,7 @@ def test_admin_adds_a_user_and_a_viewer_is_refused(server, browser):
     page.wait_for_selector("#users-message:has-text('User newbie added (editor).')")
     page.wait_for_selector("#users-table td:has-text('newbie')")
     shot(page, "users-added")
-    users = json.loads(_gapsweep(server["env"], "user", "list", "--json"))["users"]
+    users = json.loads(gapsweep_cli(server["env"], "user", "list", "--json"))["users"]
     assert {u["name"]: u["role"] for u in users}["newbie"] == "editor"
     row = next(e for e in audit(server) if e["action"] == "user.add")
     assert (row["actor"], row["target"], row["detail"]["role"]) == (
@@ -405,11 +343,11 @@ def test_rerun_a_case_with_a_tighter_tolerance(server, browser):
     rerun_id = int(page.url.rsplit("=", 1)[1])
     page.wait_for_selector("#case-rerun-result-table", timeout=STUDY_S * 1000)
     shot(page, "rerun")
-    rerun = next(c for c in _request(f"{server['base']}/api/studies?limit=50",
-                                     token=server["tokens"]["eve"])[1]["items"]
+    rerun = next(c for c in api_request(f"{server['base']}/api/studies?limit=50",
+                                        token=server["tokens"]["eve"])[1]["items"]
                  if c["name"].startswith(f"Rerun of case {case['id']}"))
-    detail = _request(f"{server['base']}/api/studies/{rerun['id']}",
-                      token=server["tokens"]["eve"])[1]
+    detail = api_request(f"{server['base']}/api/studies/{rerun['id']}",
+                         token=server["tokens"]["eve"])[1]
     assert [c["id"] for c in detail["cases"]] == [rerun_id] and detail["twins"] == []
     assert detail["cases"][0]["params"] == {**case["params"], "rtol": 1e-8}
     new = detail["cases"][0]["metrics"]
@@ -431,7 +369,7 @@ def test_progress_moves_the_grid_without_reloading_the_page(server, browser):
             "axes": {"clearance_mm": {"start": 0.02, "stop": 0.1, "count": 40},
                      "friction": {"start": 0.0, "stop": 0.1, "count": 50}}}
     eve = server["tokens"]["eve"]
-    status, body = _request(server["base"] + "/api/studies", token=eve, body=spec)
+    status, body = api_request(server["base"] + "/api/studies", token=eve, body=spec)
     assert status == 201, body
     study_id = body["id"]
     try:
@@ -444,13 +382,13 @@ def test_progress_moves_the_grid_without_reloading_the_page(server, browser):
         header.click()
         header.click()  # descending: the study's last cases first
         page.wait_for_selector(f"{grid} .ag-header-cell[col-id='case'][aria-sort='descending']")
-        last = max(c["id"] for c in _request(f"{server['base']}/api/studies/{study_id}",
-                                             token=eve)[1]["cases"])
+        last = max(c["id"] for c in api_request(f"{server['base']}/api/studies/{study_id}",
+                                                token=eve)[1]["cases"])
         row0 = f"{grid} .ag-row[row-index='0']"
         page.wait_for_selector(f"{row0} [col-id='case']:has-text('{last}')")
         assert page.inner_text(f"{row0} [col-id='status']").strip() == "queued"
-        assert _request(f"{server['base']}/api/studies/{study_id}/cancel", token=eve,
-                        body={})[0] == 200
+        assert api_request(f"{server['base']}/api/studies/{study_id}/cancel", token=eve,
+                           body={})[0] == 200
         page.wait_for_selector("#study-status:has-text('cancelled')", timeout=60_000)
         page.wait_for_selector(f"{row0} [col-id='status']:has-text('cancelled')",
                                timeout=30_000)
@@ -458,4 +396,4 @@ def test_progress_moves_the_grid_without_reloading_the_page(server, browser):
         shot(page, "progress-cancelled")
         assert errors == []
     finally:
-        _request(f"{server['base']}/api/studies/{study_id}/cancel", token=eve, body={})
+        api_request(f"{server['base']}/api/studies/{study_id}/cancel", token=eve, body={})

@@ -137,7 +137,7 @@ def test_finished_study_certificates_spectra_and_buttons(server, page):
     orders = [a for a in fig["annotations"] if a["name"] == "harmonic order"]
     assert [a["text"] for a in orders] == ["1×", "2×", "5×", "10×", "20×"]
     shot(page, "study-spectra-log")
-    assert page.console.errors == []
+    assert page.errors == []
 
 
 def test_cancel_and_retry_follow_the_progress(server, page):
@@ -176,4 +176,4 @@ def test_cancel_and_retry_follow_the_progress(server, page):
     page.wait_for_selector("#study-action-message:has-text('Queued 1 failed')")
     assert wait_status(page, {"done"}, 60) == "done"  # the poison fails again at once
     wait_buttons(page, (True, False))
-    assert page.console.errors == []
+    assert page.errors == []

@@ -12,20 +12,15 @@ group; skipped without chromium (failed with ``CI=true``), like tests/web/test_b
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import re
-import signal
-import subprocess
-import sys
 import time
 import urllib.error
 import urllib.request
 from pathlib import Path
 
 import pytest
-from browsers import CHROMIUM_ARGS, free_port, need_chromium
+from browsers import launch_browser, need_chromium, open_page, serve_env, served
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "tests" / "artifacts"
@@ -48,60 +43,20 @@ def _get(url: str) -> dict:
 def server(tmp_path_factory):
     chromium = need_chromium()
     data = tmp_path_factory.mktemp("gapsweep-designs")
-    port = free_port()
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("GAPSWEEP_DATABASE_URL", "GAPSWEEP_BROKER_URL")}
-    env["GAPSWEEP_DATA"] = str(data)
-    log = open(data / "serve.log", "wb")  # noqa: SIM115 - open for the server's lifetime
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "gapsweep", "serve", "--port", str(port), "--workers", "1"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + START_S
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"gapsweep serve exited ({proc.returncode}):\n"
-                            + (data / "serve.log").read_text(errors="replace")[-3000:])
-            with contextlib.suppress(OSError):
-                if _get(base + "/api/health").get("database") == "ok":
-                    break
-            if time.monotonic() > deadline:
-                pytest.fail(f"gapsweep serve not up after {START_S} s")
-            time.sleep(0.5)
-        yield {"base": base, "chromium": chromium}
-    finally:
-        try:
-            os.killpg(proc.pid, signal.SIGTERM)
-            proc.wait(timeout=20)
-        except (ProcessLookupError, subprocess.TimeoutExpired):
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=10)
-        log.close()
+    env = serve_env(data, without=("GAPSWEEP_DATABASE_URL", "GAPSWEEP_BROKER_URL"))
+    with served(env, data, start_s=START_S,
+                ready=lambda base: _get(base + "/api/health").get("database") == "ok") as srv:
+        yield {"base": srv.base, "chromium": chromium}
 
 
 @pytest.fixture(scope="module")
 def browser(server):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=server["chromium"], args=CHROMIUM_ARGS)
-        yield b
-        b.close()
+    yield from launch_browser(server["chromium"])
 
 
 @pytest.fixture
 def page(browser):
-    context = browser.new_context(viewport={"width": 1280, "height": 800})
-    pg = context.new_page()
-    pg.set_default_timeout(UI_MS)
-    errors: list[str] = []
-    pg.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    pg.on("pageerror", lambda e: errors.append(str(e)))
-    pg.errors = errors
-    yield pg
-    context.close()
+    yield from open_page(browser, UI_MS)
 
 
 def shot(page, name: str) -> None:

@@ -33,7 +33,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from browsers import CHROMIUM_ARGS, inside, need_chromium, overlap, plotly_figure
+from browsers import inside, launch_browser, need_chromium, open_page, overlap, plotly_figure
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "cli"))
 
@@ -146,25 +146,12 @@ def studies(server):
 
 @pytest.fixture(scope="module")
 def browser(server):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=server["chromium"], args=CHROMIUM_ARGS)
-        yield b
-        b.close()
+    yield from launch_browser(server["chromium"])
 
 
 @pytest.fixture
 def page(browser):
-    context = browser.new_context(viewport={"width": 1280, "height": 800})
-    pg = context.new_page()
-    pg.set_default_timeout(UI_MS)
-    errors: list[str] = []
-    pg.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    pg.on("pageerror", lambda e: errors.append(f"pageerror: {e}"))
-    yield pg
-    context.close()
-    assert errors == [], errors
+    yield from open_page(browser, UI_MS, no_errors_after=True)
 
 
 def shot(page, name: str) -> None:
