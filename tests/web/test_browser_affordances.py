@@ -365,7 +365,10 @@ def test_progress_moves_the_grid_without_reloading_the_page(server, browser):
     """The poll reads the counts only; when they move, the grid asks again for the block it
     shows. The last cases of a 2,000-case study (sorted by case, descending) are queued when
     the page opens; a cancel through the API turns them cancelled on the page, unreloaded."""
+    # t_end 0.3 s (12x the reference) so the module's worker is minutes from the last
+    # cases however slowly the page opens on a loaded machine: they are still queued
     spec = {"name": "Progress", "ideal_twin": False, "series": "none",
+            "base": {"t_end": 0.3},
             "axes": {"clearance_mm": {"start": 0.02, "stop": 0.1, "count": 40},
                      "friction": {"start": 0.0, "stop": 0.1, "count": 50}}}
     eve = server["tokens"]["eve"]
