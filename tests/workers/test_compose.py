@@ -191,7 +191,8 @@ def test_compose_commands_run_against_local_services(tmp_path, procs: Procs):
             if token:
                 request.add_header("Authorization", f"Bearer {token}")
             try:
-                with urllib.request.urlopen(request, timeout=2) as r:
+                # the detailed health probes the database and the broker: seconds under load
+                with urllib.request.urlopen(request, timeout=20) as r:
                     return r.status, json.loads(r.read())
             except urllib.error.HTTPError as exc:
                 return exc.code, json.loads(exc.read())

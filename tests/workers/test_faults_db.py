@@ -45,7 +45,9 @@ def test_postgres_connections_terminated_mid_study(redis_pg, procs, tmp_path):
     lease_s = float(FAST_ENV["GAPSWEEP_LEASE_S"])
     env = backend.env()
     start_worker(procs, env, concurrency=2)
-    study_id = submit(grid_60(tmp_path), env)
+    # cases of t_end 1.5 s (a chunk of 2 is ~1 s of solving): the outage below lands while the
+    # chunk seen running is still running (with 0.3 s cases it could finish in between)
+    study_id = submit(grid_60(tmp_path, t_end=1.5), env)
     admin = create_engine(ADMIN_URL, isolation_level="AUTOCOMMIT")
     quote = admin.dialect.identifier_preparer.quote
     try:
