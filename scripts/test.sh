@@ -6,12 +6,17 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-# Debian's Chromium for the browser tests (Playwright drives it; no browser download)
-if ! command -v chromium >/dev/null 2>&1; then
+# System programs the tests start: Debian's Chromium for the browser tests (Playwright drives
+# it; no browser download) and redis-server for the private brokers of the fault and compose
+# tests (the CI machines run one on 6379, but the binary is what the tests need)
+missing=()
+command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
+if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
   else
-    echo "note: chromium is not installed (apt-get install chromium); the browser tests will skip" >&2
+    echo "note: not installed: ${missing[*]} (apt-get install them); the tests that need them skip, or fail with CI=true" >&2
   fi
 fi
 .venv/bin/ruff check .
