@@ -21,6 +21,19 @@ from database_fixtures import create_postgres_database, drop_postgres_database  
 from processes import Procs, RedisServer, gapsweep_env  # noqa: E402
 
 
+class Recorder:
+    """A dispatcher that keeps what it is sent (an empty queue otherwise)."""
+
+    def __init__(self) -> None:
+        self.sent: list[list[int]] = []
+
+    def send(self, chunk: list[int]) -> None:
+        self.sent.append(chunk)
+
+    def pending_messages(self) -> int:
+        return 0
+
+
 def require_redis_server() -> None:
     if shutil.which("redis-server"):
         return

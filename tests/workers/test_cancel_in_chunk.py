@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 from gapsweep.db import leases, studies
-from gapsweep.db.engine import open_database
 from gapsweep.db.models import Case
 from gapsweep.study.spec import parse_spec
 from gapsweep.workers import case_runner
@@ -21,7 +20,7 @@ from sqlalchemy import select
 from gapsweep.settings import get_settings
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "db"))
-from database_fixtures import database_url  # noqa: E402, F401
+from database_fixtures import database_url, session_factory  # noqa: E402, F401
 
 SPEC = {"name": "cancel in a chunk", "ideal_twin": False, "series": "none",
         "base": {"t_end": 0.004},
@@ -29,12 +28,8 @@ SPEC = {"name": "cancel in a chunk", "ideal_twin": False, "series": "none",
 
 
 @pytest.fixture
-def sessions(database_url):  # noqa: F811
-    factory = open_database(database_url)
-    try:
-        yield factory
-    finally:
-        factory.kw["bind"].dispose()
+def sessions(session_factory):  # noqa: F811 - the database fixtures' sessions, by this name
+    return session_factory
 
 
 def rows(sessions, study_id: int) -> list:

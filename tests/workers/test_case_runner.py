@@ -5,6 +5,7 @@ Pieces of one case here (``CANCEL_CHECK_S`` 0, as for cases of 50 ms or more).""
 
 from __future__ import annotations
 
+from backends import Recorder
 from gapsweep.db import leases, studies
 from gapsweep.db.engine import open_database
 from gapsweep.study.spec import parse_spec
@@ -16,17 +17,6 @@ from gapsweep.settings import get_settings
 SPEC = {"name": "a crash in a chunk", "ideal_twin": False, "series": "none",
         "base": {"t_end": 0.004},
         "axes": {"clearance_mm": {"values": [0.02, 0.05, 0.1, 0.2]}}}
-
-
-class Recorder:
-    def __init__(self) -> None:
-        self.sent: list[list[int]] = []
-
-    def send(self, chunk: list[int]) -> None:
-        self.sent.append(chunk)
-
-    def pending_messages(self) -> int:
-        return 0
 
 
 def test_only_the_case_whose_call_raised_is_retried(tmp_path, monkeypatch):

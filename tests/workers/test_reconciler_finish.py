@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 from gapsweep.core.result import CaseResult
 from gapsweep.db import leases, studies
-from gapsweep.db.engine import open_database
 from gapsweep.db.models import utcnow
 from gapsweep.study.analysis import analyse
 from gapsweep.study.designs import plan_study
@@ -24,7 +23,8 @@ from gapsweep.workers.submit import create_study_rows
 from gapsweep.settings import get_settings
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "db"))
-from database_fixtures import database_url  # noqa: E402, F401
+from backends import Recorder  # noqa: E402
+from database_fixtures import database_url, session_factory  # noqa: E402, F401
 
 # one-at-a-time over two axes of three levels: the nominal and four moves (5 cases)
 SPEC = {"name": "reconciled", "design": "one-at-a-time", "ideal_twin": False, "series": "none",
@@ -39,26 +39,11 @@ def metrics_of(params: dict) -> dict[str, float]:
             "wall_time_s": 0.01}
 
 
-class Recorder:
-    """A dispatcher that keeps what it is sent (an empty queue otherwise)."""
-
-    def __init__(self) -> None:
-        self.sent: list[list[int]] = []
-
-    def send(self, chunk: list[int]) -> None:
-        self.sent.append(chunk)
-
-    def pending_messages(self) -> int:
-        return 0
 
 
 @pytest.fixture
-def sessions(database_url):  # noqa: F811
-    factory = open_database(database_url)
-    try:
-        yield factory
-    finally:
-        factory.kw["bind"].dispose()
+def sessions(session_factory):  # noqa: F811 - the database fixtures' sessions, by this name
+    return session_factory
 
 
 def all_but_last_done(sessions, *, lease_start) -> tuple[int, int]:
