@@ -24,7 +24,7 @@ from sqlalchemy import and_, func, insert, select
 from sqlalchemy.orm import Session
 
 from .lifecycle import live_study
-from .metrics import result_metrics
+from .metrics import case_entry
 from .models import CASE_STATUSES, Case, Result, Study, utcnow
 
 #: refinement slots per source case (the study layer uses 0..3; room for more)
@@ -127,17 +127,7 @@ def study_certificates(session: Session, study_id: int) -> list[dict[str, Any]]:
 def certificate_entry(case: Case, result: Result | None, source_ids: Mapping[int, int]) -> dict:
     """One certificate row as the API lists it (see :func:`study_certificates`)."""
     source_index, slot = decode_index(case.index)
-    return {
-        "id": case.id,
-        "source_id": source_ids.get(source_index),
-        "slot": slot,
-        "params": case.params,
-        "status": case.status,
-        "attempts": case.attempts,
-        "reason": case.reason,
-        "metrics": result_metrics(result),
-        "twin_id": case.twin_id,
-    }
+    return {**case_entry(case, result), "source_id": source_ids.get(source_index), "slot": slot}
 
 
 def certificate_progress(session: Session, study_id: int) -> dict[str, int]:

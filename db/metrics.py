@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from .models import INT_METRICS, METRIC_COLUMNS, Result
+from .models import INT_METRICS, METRIC_COLUMNS, Case, Result
 
 try:  # the study layer's definition, when present (one source of truth)
     from gapsweep.study.twins import deviations as _study_deviations
@@ -78,3 +78,17 @@ def deviations(metrics: Mapping[str, Any], twin_metrics: Mapping[str, Any]) -> d
 def iso(moment: datetime | None) -> str | None:
     """An ISO 8601 timestamp with its UTC offset (JSON-ready), or None."""
     return None if moment is None else moment.isoformat()
+
+
+def case_entry(case: Case, result: Result | None) -> dict[str, Any]:
+    """A case row as ``show --json`` and the API list it: ``{"id", "params", "status",
+    "attempts", "reason", "metrics", "twin_id"}``."""
+    return {
+        "id": case.id,
+        "params": case.params,
+        "status": case.status,
+        "attempts": case.attempts,
+        "reason": case.reason,
+        "metrics": result_metrics(result),
+        "twin_id": case.twin_id,
+    }

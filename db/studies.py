@@ -29,7 +29,7 @@ from .lifecycle import (
     set_analysis,
     soft_delete,
 )
-from .metrics import iso, plain, result_metrics
+from .metrics import case_entry, iso, plain
 from .models import CASE_STATUSES, Case, Result, Study, StudyTag, utcnow
 
 __all__ = [
@@ -303,15 +303,7 @@ def study_detail(session: Session, study_id: int) -> dict[str, Any] | None:
         if is_certificate(case.kind, case.index):
             certificate_rows.append((case, result))
             continue
-        entry = {
-            "id": case.id,
-            "params": case.params,
-            "status": case.status,
-            "attempts": case.attempts,
-            "reason": case.reason,
-            "metrics": result_metrics(result),
-            "twin_id": case.twin_id,
-        }
+        entry = case_entry(case, result)
         if case.kind == "twin":
             twin_metrics[case.id] = entry["metrics"]
             twins.append(entry)
