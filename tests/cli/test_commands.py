@@ -221,7 +221,7 @@ def test_a_sweep_over_speed_gives_an_ideal_reference_per_speed_and_fails_with_1(
     assert summary[0].startswith("case 1 failed: penetration exceeded its bound")
     assert summary[2] == "2 of 4 cases ok"
     assert summary[3].startswith("largest peak_slider_accel:") and "in case 4" in summary[3]
-    found = re.finditer(r": (\S+) m/s\^2 \(speed_rpm=(\d+)\)", out.stdout)
+    found = re.finditer(r": (\S+) m/s² \(speed_rpm=(\d+)\)", out.stdout)
     ideal = {m[2]: float(m[1]) for m in found}
     w3 = 3000 * 2 * math.pi / 60
     assert ideal["3000"] == pytest.approx(w3 * w3 * (R + R * R / L), rel=1e-4)
@@ -235,8 +235,8 @@ def test_single_case_output_is_the_block_and_json_unchanged():
     lines = out.stdout.splitlines()
     assert lines[0] == "model: slider-crank   status: ok"
     assert lines[1] == "parameters: clearance_mm=0.1, t_end=0.003"
-    assert re.fullmatch(r"  peak_slider_accel +\S+ m/s\^2", lines[2])
-    assert any(re.fullmatch(r"  max_penetration +\S+ m", ln) for ln in lines)
+    assert re.fullmatch(r"  peak_slider_accel +\S+ m/s²", lines[2])
+    assert any(re.fullmatch(r"  max_penetration +\S+ µm", ln) for ln in lines)
 
 
 def test_cantilever_output():
