@@ -11,7 +11,6 @@ from __future__ import annotations
 import base64
 import json
 import re
-import sys
 from typing import Any
 
 import dash
@@ -21,6 +20,7 @@ from dash import Input, Output, State, callback, dash_table, dcc, html, no_updat
 from gapsweep.accounts.roles import Action, may
 from gapsweep.core import metrics as metric_registry
 from gapsweep.study.errors import FieldError, SpecError
+from gapsweep.study.spec import tomllib  # the one Python 3.10 shim (tomli)
 from gapsweep.web import actions, context, ids, parameters
 from gapsweep.web.auth import principal
 from gapsweep.web.study_form import (
@@ -37,11 +37,6 @@ from gapsweep.web.study_form import (
     form_to_spec,
     spec_to_form,
 )
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10
-    import tomli as tomllib
 
 dash.register_page(__name__, path="/studies/new", name="New study",
                    title="gapsweep — new study", order=1)
