@@ -28,7 +28,7 @@ from sqlalchemy.orm import Session
 
 from gapsweep.settings import get_settings
 
-from .lifecycle import refresh_study_status
+from .lifecycle import refresh_study_status, requeue
 from .metrics import split_metrics
 from .models import Case, Result, Series, Study, UTCDateTime, utcnow
 from .series_codec import encode_series
@@ -136,13 +136,17 @@ def renew_leases(
     now: datetime | None = None,
 ) -> int:
     """Extend the leases ``holder`` still has on ``case_ids`` to now + ``lease_s``; returns
-    how many it still holds (a case requeued by the reconciler is no longer held)."""
+    how many it still holds. A lease that has expired is not held any more, requeued by the
+    reconciler yet or not: like :func:`complete_cases`, which refuses its result, a renewal
+    does not revive it - so a worker cut off for longer than a lease (a database outage)
+    loses its cases to the queue, whoever reaches the database first afterwards."""
     if not case_ids:
         return 0
     now = now or utcnow()
     return session.execute(
         update(Case)
-        .where(Case.id.in_(list(case_ids)), Case.status == "running", Case.lease_holder == holder)
+        .where(Case.id.in_(list(case_ids)), Case.status == "running", Case.lease_holder == holder,
+               Case.lease_expires > now)
         .values(lease_expires=now + timedelta(seconds=lease_s)),
         execution_options=_NO_SYNC,
     ).rowcount
@@ -332,20 +336,8 @@ def fail_case(
     else:
         study_id = _fail(session, (*held, Case.attempts >= limit), reason, now)
         if study_id is None:
-            study_id = session.scalar(
-                update(Case)
-                .where(*held)
-                .values(
-                    status="queued",
-                    reason=reason,
-                    lease_holder=None,
-                    lease_expires=None,
-                    queued_at=now,
-                    enqueued_at=None,
-                )
-                .returning(Case.study_id),
-                execution_options=_NO_SYNC,
-            )
+            study_id = next(iter(requeue(session, held, now=now, returning=Case.study_id,
+                                         reason=reason)), None)
     if study_id is None:
         return False
     refresh_study_status(session, study_id, now=now)
@@ -396,7 +388,7 @@ def expire_leases(
         .with_for_update(skip_locked=True, of=Case)
     ).all()
     expired = (Case.status == "running", Case.lease_expires < now)
-    requeue, study_ids = [], set()
+    lost, study_ids = [], set()
     for r in rows:
         if r.status == "cancelled" or r.deleted_at is not None:
             values: dict[str, Any] = {"status": "cancelled", "finished_at": now}
@@ -407,7 +399,7 @@ def expire_leases(
                 "reason": f"lease expired {r.attempts} times (worker lost)",
             }
         else:
-            requeue.append(r.id)
+            lost.append(r.id)
             continue
         n = session.execute(
             update(Case).where(Case.id == r.id, *expired).values(lease_expires=None, **values),
@@ -415,23 +407,7 @@ def expire_leases(
         ).rowcount
         if n:
             study_ids.add(r.study_id)
-    done = []
-    if requeue:
-        done = list(
-            session.scalars(
-                update(Case)
-                .where(Case.id.in_(requeue), *expired)
-                .values(
-                    status="queued",
-                    lease_holder=None,
-                    lease_expires=None,
-                    queued_at=now,
-                    enqueued_at=None,
-                )
-                .returning(Case.id),
-                execution_options=_NO_SYNC,
-            )
-        )
+    done = requeue(session, (Case.id.in_(lost), *expired), now=now) if lost else []
     finished = [
         study_id
         for study_id in sorted(study_ids)
