@@ -17,7 +17,7 @@ well within the lease length. No function commits (the caller does, see :mod:`.l
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -127,6 +127,14 @@ def claim_cases(
     return [by_id[i] for i in case_ids if i in by_id]
 
 
+def running_for(holder: str, case_ids: Iterable[int], *,
+                unexpired_at: datetime | None = None) -> tuple:
+    """The SQL conditions "``case_ids`` are running for ``holder``" (its claim stands);
+    with ``unexpired_at``, also "and its lease has not expired at that time"."""
+    held = (Case.id.in_(list(case_ids)), Case.status == "running", Case.lease_holder == holder)
+    return held if unexpired_at is None else (*held, Case.lease_expires > unexpired_at)
+
+
 def renew_leases(
     session: Session,
     *,
@@ -145,8 +153,7 @@ def renew_leases(
     now = now or utcnow()
     return session.execute(
         update(Case)
-        .where(Case.id.in_(list(case_ids)), Case.status == "running", Case.lease_holder == holder,
-               Case.lease_expires > now)
+        .where(*running_for(holder, case_ids, unexpired_at=now))
         .values(lease_expires=now + timedelta(seconds=lease_s)),
         execution_options=_NO_SYNC,
     ).rowcount
@@ -182,12 +189,7 @@ def release_cases(
     )
     rows = session.execute(
         update(Case)
-        .where(
-            Case.id.in_(list(case_ids)),
-            Case.status == "running",
-            Case.lease_holder == holder,
-            Case.study_id.in_(stopped),
-        )
+        .where(*running_for(holder, case_ids), Case.study_id.in_(stopped))
         .values(
             status="cancelled",
             attempts=Case.attempts - 1,
@@ -259,13 +261,8 @@ def complete_cases(
         walls = {cid: cols.get("wall_time_s") for cid, (cols, _) in good.items()}
         accepted = session.execute(
             update(Case)
-            .where(
-                Case.id.in_(list(good)),
-                Case.status == "running",
-                Case.lease_holder == holder,
-                Case.lease_expires > now,
-                ~exists().where(Result.case_id == Case.id),
-            )
+            .where(*running_for(holder, good, unexpired_at=now),
+                   ~exists().where(Result.case_id == Case.id))
             .values(
                 status="done",
                 lease_expires=None,
@@ -330,7 +327,7 @@ def fail_case(
     Returns False (nothing written) when the holder no longer holds the case."""
     now = now or utcnow()
     limit = get_settings().max_attempts if max_attempts is None else max_attempts
-    held = (Case.id == case_id, Case.status == "running", Case.lease_holder == holder)
+    held = running_for(holder, [case_id])
     if final:
         study_id = _fail(session, held, reason, now)
     else:
