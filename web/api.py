@@ -216,7 +216,7 @@ def change_study(study_id: int, verb: str) -> Any:
     change = actions.cancel if verb == "cancel" else actions.retry
     try:
         return jsonify(change(study_id, who=principal()))
-    except actions.StudyNotFoundError:
+    except actions.UnknownIdError:
         return _not_found("study", study_id)
     except actions.ForbiddenError as exc:
         return _error(403, str(exc))

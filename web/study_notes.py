@@ -59,7 +59,7 @@ def save(_n, study_id, description, tags_text):
     except (TypeError, ValueError) as exc:
         return no_update, no_update, dbc.Alert(str(exc), color="danger", className="py-2"), \
             no_update
-    except actions.StudyNotFoundError:
+    except actions.UnknownIdError:
         return no_update, no_update, dbc.Alert("This study no longer exists.",
                                                color="warning"), False
     except actions.ForbiddenError as exc:

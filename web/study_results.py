@@ -38,17 +38,9 @@ def analysis_of(detail: Mapping[str, Any]) -> dict[str, Any]:
     cases done so far (the analyses report what is still missing)."""
     if detail.get("analysis"):
         return dict(detail["analysis"])
-    from gapsweep.study.analysis import analyse
-    from gapsweep.study.designs import plan_study
-    from gapsweep.study.spec import parse_spec
+    from gapsweep.study.analysis import analyse_study
 
-    spec = parse_spec(detail["spec"])
-    plan = plan_study(spec)
-    metrics = [c["metrics"] if c["status"] == "done" else None for c in detail["cases"]]
-    try:
-        return analyse(spec, plan, metrics)
-    except Exception as exc:  # an analysis that cannot run yet must not break the page
-        return {"error": f"{type(exc).__name__}: {exc}"}
+    return analyse_study(detail)
 
 
 def trends(

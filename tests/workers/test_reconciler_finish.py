@@ -72,7 +72,7 @@ def test_reconciler_failing_the_last_case_stores_the_workers_analysis(sessions, 
         assert leases.fail_case(s, case_id=worker_last, holder="w2", reason="crashed",
                                 final=True)
         assert studies.refresh_study_status(s, worker_study) == "done"
-    finish_study(sessions, worker_study)
+    finish_study(sessions, worker_study, settings=settings, dispatcher=None)
 
     # the reconciler's: the last case's worker vanished, its lease expired long ago
     study_id, last = all_but_last_done(sessions, lease_start=utcnow() - timedelta(hours=1))

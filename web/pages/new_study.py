@@ -277,10 +277,10 @@ def _fmt_seconds(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h"
 
 
-def check_form(form: dict[str, Any]) -> tuple[dict[str, Any] | None, list[FieldError], str]:
-    """Validate and plan the form: (spec mapping or None, errors, a one-line summary).
-
-    The summary is the case count and the estimated solver time (on one core) when valid."""
+def plan_form(form: dict[str, Any]) -> tuple[Any, Any, list[FieldError], str]:
+    """Validate and plan the form once: (the StudySpec or None, its plan or None, errors,
+    a one-line summary). The summary is the case count and the estimated solver time (on
+    one core) when valid; a submit hands the spec and plan on as they are."""
     from gapsweep.study.designs import estimate_seconds, plan_study
     from gapsweep.study.spec import parse_spec
 
@@ -289,17 +289,23 @@ def check_form(form: dict[str, Any]) -> tuple[dict[str, Any] | None, list[FieldE
         spec = parse_spec(data)
         plan = plan_study(spec)
     except SpecError as exc:
-        return None, errors + exc.errors, "Not valid yet"
+        return None, None, errors + exc.errors, "Not valid yet"
     except RecursionError:  # a hand-made request's cell of lists in lists in lists ...
         too_deep = FieldError("form", "lists nested too deeply", "numbers, text or flat lists")
-        return None, [*errors, too_deep], "Not valid yet"
+        return None, None, [*errors, too_deep], "Not valid yet"
     if errors:
-        return None, errors, "Not valid yet"
+        return None, None, errors, "Not valid yet"
     n, twins = len(plan.cases), len(plan.twins)
     seconds = estimate_seconds(spec, n + twins)
     twin_text = f" + {twins} ideal twin{'s' if twins != 1 else ''}" if twins else ""
-    return (spec.to_dict(), [],
+    return (spec, plan, [],
             f"{n} cases{twin_text} · estimated solver time ≈ {_fmt_seconds(seconds)}")
+
+
+def check_form(form: dict[str, Any]) -> tuple[dict[str, Any] | None, list[FieldError], str]:
+    """Validate and plan the form: (spec mapping or None, errors, a one-line summary)."""
+    spec, _, errors, summary = plan_form(form)
+    return (None if spec is None else spec.to_dict()), errors, summary
 
 
 def error_list(errors: list[FieldError]) -> Any:
@@ -331,7 +337,7 @@ def notes_of(form: dict[str, Any]) -> Any:
 def validate(*values):
     """The case count or the errors, the notes, and the offending cells marked."""
     form = form_kwargs(values)
-    _, errors, summary = check_form(form)
+    _, _, errors, summary = plan_form(form)
     axes_cells, base_cells = error_cells(errors)
     return (html.Strong(summary), error_list(errors), bool(errors), notes_of(form),
             axes_cells, [BASE_VALUE_TINT, *base_cells])
@@ -381,11 +387,12 @@ def add_axis(_n, rows):
     prevent_initial_call=True,
 )
 def submit(_n, *values):
-    data, errors, _ = check_form(form_kwargs(values))
-    if data is None:
+    spec, plan, errors, _ = plan_form(form_kwargs(values))
+    if spec is None:
         return no_update, error_list(errors)
     try:
-        study_id = actions.submit(data, who=principal())
+        # the spec and plan the check made: a submit parses and plans once
+        study_id = actions.submit(spec, plan=plan, who=principal())
     except actions.ForbiddenError as exc:
         return no_update, dbc.Alert(f"Not allowed: {exc}.", color="danger")
     except SpecError as exc:
@@ -401,13 +408,13 @@ def submit(_n, *values):
     prevent_initial_call=True,
 )
 def download(_n, *values):
-    from gapsweep.study.spec import dumps_toml, parse_spec
+    from gapsweep.study.spec import dumps_toml
 
-    data, errors, _ = check_form(form_kwargs(values))
-    if data is None:
+    spec, _, errors, _ = plan_form(form_kwargs(values))
+    if spec is None:
         return no_update, error_list(errors)
-    slug = re.sub(r"[^A-Za-z0-9]+", "_", data["name"]).strip("_").lower() or "study"
-    return dcc.send_string(dumps_toml(parse_spec(data)), f"{slug}.toml"), None
+    slug = re.sub(r"[^A-Za-z0-9]+", "_", spec.name).strip("_").lower() or "study"
+    return dcc.send_string(dumps_toml(spec), f"{slug}.toml"), None
 
 
 def read_upload(contents: str, filename: str | None) -> tuple[dict[str, Any] | None, list]:

@@ -382,7 +382,7 @@ def act(_cancel, _retry, study_id):
         else:
             n = actions.retry(study_id, who=principal())["retried"]
             text = f"Queued {n} failed cases again."
-    except actions.StudyNotFoundError:
+    except actions.UnknownIdError:
         return gone
     except actions.ForbiddenError as exc:
         return dbc.Alert(f"Not allowed: {exc}.", color="danger"), no_update
