@@ -163,6 +163,29 @@ class LocalArchive(AccountOperations):
             self._live(session, study_id)
             return studies.export_rows(session, study_id)
 
+    def summary(self, study_id: int) -> dict[str, Any]:
+        """The study without its cases (id, name, model, status, counts, spec ...)."""
+        from gapsweep.db.study_summary import study_summary
+
+        with self.sessions() as session:
+            summary = study_summary(session, study_id)
+        if summary is None:
+            raise UnknownIdError(study_id)
+        return summary
+
+    def case_series(self, case_ids: list[int]) -> dict[int, dict[str, Any]]:
+        """{case id: {series name: array}} of those of ``case_ids`` with stored series
+        (policy ``preview`` or ``full``, done); the others are left out."""
+        from gapsweep.db.studies import case_series
+
+        out = {}
+        with self.sessions() as session:
+            for case_id in case_ids:
+                stored = case_series(session, case_id)
+                if stored:
+                    out[case_id] = stored
+        return out
+
     def cases(self, study_id: int) -> pd.DataFrame:
         """One row per design case, indexed by ``case_id``: parameters, status, metrics
         (the columns of ``gapsweep export``; SI units)."""

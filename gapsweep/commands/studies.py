@@ -4,7 +4,7 @@
     gapsweep run FILE                     create, run to the end, summary table
     gapsweep submit FILE / wait ID        create and enqueue / follow to the end
     (FILE or --example NAME, a study file that ships with gapsweep: `gapsweep examples`)
-    gapsweep studies | show ID | export ID --format csv|parquet|json
+    gapsweep studies | show ID | export ID --format csv|parquet|json|mat
     gapsweep cancel ID | retry ID | delete ID | purge
 
 With ``GAPSWEEP_URL`` set, ``run``, ``submit``, ``wait``, ``studies``, ``show``, ``cancel`` and
@@ -193,10 +193,15 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from .export import write_rows
+    from .export import write_mat, write_rows
 
-    columns, rows = archive().export_rows(args.id)
-    write_rows(columns, rows, args.format, args.output)
+    arch = archive()
+    columns, rows = arch.export_rows(args.id)
+    if args.format == "mat":
+        write_mat(args.output, arch.summary(args.id), columns, rows,
+                  arch.case_series([row["case_id"] for row in rows]))
+    else:
+        write_rows(columns, rows, args.format, args.output)
     return EXIT_OK
 
 
@@ -268,7 +273,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     exp = sub.add_parser("export", help="one row per case: parameters, status, metrics")
     exp.add_argument("id", type=int)
-    exp.add_argument("--format", choices=("csv", "parquet", "json"), default="csv")
+    exp.add_argument("--format", choices=("csv", "parquet", "json", "mat"), default="csv",
+                     help="mat: a MATLAB file with the stored series too (needs -o)")
     exp.add_argument("-o", "--output", default=None, help="file (stdout if omitted)")
     exp.set_defaults(func=cmd_export)
 
