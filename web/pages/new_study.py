@@ -8,10 +8,7 @@ the server and creates the study exactly as ``POST /api/studies`` does.
 
 from __future__ import annotations
 
-import base64
-import json
 import re
-import sys
 from typing import Any
 
 import dash
@@ -20,6 +17,7 @@ import flask
 from dash import Input, Output, State, callback, dash_table, dcc, html, no_update
 from gapsweep.accounts.roles import Action, may
 from gapsweep.study.errors import FieldError, SpecError
+from gapsweep.study.upload import MAX_UPLOAD_BYTES, read_upload
 from gapsweep.web import actions, context, ids, parameters
 from gapsweep.web.auth import principal
 from gapsweep.web.study_form import (
@@ -37,17 +35,11 @@ from gapsweep.web.study_form import (
     spec_to_form,
 )
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10
-    import tomli as tomllib
-
 dash.register_page(__name__, path="/studies/new", name="New study",
                    title="gapsweep — new study", order=1)
 
 DESIGNS = ("grid", "one-at-a-time", "latin-hypercube", "sobol", "morris", "convergence")
 SERIES = (("preview", "preview (default)"), ("full", "full"), ("none", "none"))
-MAX_UPLOAD_BYTES = 256 * 1024  # a study file is a few KB
 
 # the form's fields, in form_to_spec's keyword names
 FIELDS = (
@@ -411,58 +403,6 @@ def download(_n, *values):
         return no_update, error_list(errors)
     slug = re.sub(r"[^A-Za-z0-9]+", "_", spec.name).strip("_").lower() or "study"
     return dcc.send_string(dumps_toml(spec), f"{slug}.toml"), None
-
-
-def read_upload(contents: str, filename: str | None) -> tuple[dict[str, Any] | None, list]:
-    """An uploaded study file's mapping (even if it does not validate: the form shows why),
-    or None and the errors when it cannot be read at all."""
-    from gapsweep.study.spec import loads_spec, parse_spec
-
-    name = str(filename or "study.toml")
-    fmt = "json" if name.lower().endswith(".json") else "toml"
-    unreadable = [FieldError("file", name, "a UTF-8 .toml or .json study file")]
-    if not isinstance(contents, str):
-        return None, unreadable
-    # dcc.Upload's max_size is only the browser's check: a hand-made request is refused here,
-    # before anything is decoded (base64 holds 3 bytes in every 4 characters)
-    too_big = [FieldError("file", name, f"a study file of at most {MAX_UPLOAD_BYTES // 1024} KB")]
-    _, comma, payload = contents.partition(",")
-    if not comma:
-        return None, unreadable
-    if len(payload) > 4 * -(-MAX_UPLOAD_BYTES // 3):
-        return None, too_big
-    try:
-        raw = base64.b64decode(payload, validate=True)
-    except ValueError:
-        return None, unreadable
-    if len(raw) > MAX_UPLOAD_BYTES:
-        return None, too_big
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        return None, unreadable
-    too_deep = [FieldError("file", name, "a study file that does not nest this deeply")]
-    try:
-        data = tomllib.loads(text) if fmt == "toml" else json.loads(text)
-    except RecursionError:
-        return None, too_deep
-    except ValueError:
-        try:
-            loads_spec(text, fmt)
-        except SpecError as exc:
-            return None, exc.errors
-        except RecursionError:
-            return None, too_deep
-        return None, [FieldError("file", name, f"a {fmt.upper()} study file")]
-    if not isinstance(data, dict):
-        return None, [FieldError("file", type(data).__name__, "a table of the study's keys")]
-    try:
-        parse_spec(data)
-    except SpecError as exc:
-        return data, exc.errors
-    except RecursionError:
-        return None, too_deep
-    return data, []
 
 
 @callback(
