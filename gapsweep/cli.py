@@ -18,7 +18,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from gapsweep.archive.errors import RefusedError, UnavailableError
+from gapsweep.archive.errors import ForbiddenError, RefusedError, UnavailableError
 from gapsweep.core.errors import GapsweepError, InputError
 
 from .commands import examples, services, simulate, studies, users
@@ -51,7 +51,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CommandError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return exc.code
-    except RefusedError as exc:  # bad input, refused credentials, database-only commands
+    except (RefusedError, ForbiddenError) as exc:  # bad input, credentials, role, no API
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except UnavailableError as exc:  # the server cannot be reached: another time may work

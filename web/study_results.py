@@ -11,7 +11,7 @@ import dash_bootstrap_components as dbc
 import plotly.graph_objects as go
 from dash import dcc, html
 
-from . import context, ids, parameters
+from . import data, ids, parameters
 from . import study_view as view
 from .figure_downloads import GRAPH_CONFIG
 from .figures import convergence as convergence_figs
@@ -137,18 +137,7 @@ def _first_key(value: Any) -> tuple[int, Any]:
 
 def load_spectra(case_ids: list[int], signal: str) -> dict[int, dict[str, Any]]:
     """{case id: {"freq_hz", "amplitude"}} of the stored spectra (cases without are left out)."""
-    from gapsweep.db.studies import case_series
-
-    out = {}
-    with context.session() as s:
-        for case_id in case_ids:
-            try:
-                series = case_series(s, case_id, ["spectrum_freq_hz", f"spectrum_{signal}"])
-            except KeyError:
-                continue
-            out[case_id] = {"freq_hz": series["spectrum_freq_hz"],
-                            "amplitude": series[f"spectrum_{signal}"]}
-    return out
+    return data.spectra(case_ids, signal)
 
 
 def spectra(detail: Mapping[str, Any], signal: str, kind: str, log_x: bool = False) -> Any:

@@ -14,8 +14,9 @@ class RefusedError(ArchiveError, ValueError):
     changed (the CLI exits 2)."""
 
 
-class ForbiddenError(RefusedError, PermissionError):
-    """The principal's role does not allow the change (the message says who, what, whose)."""
+class ForbiddenError(ArchiveError, PermissionError):
+    """The principal's role does not allow the change (the message says who, what, whose;
+    nothing was changed; the CLI exits 2). Not a ValueError: a page tells the two apart."""
 
 
 class UnknownIdError(ArchiveError):

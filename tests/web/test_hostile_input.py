@@ -292,16 +292,19 @@ class Spy:
 @pytest.fixture
 def uploads(eve, monkeypatch):
     """The new-study module inside eve's request, with spies on what would decode and parse
-    an upload (the module's own base64, json and tomllib names only)."""
+    an upload (the upload reader's own base64, json and tomllib names only: study/upload.py
+    decodes what the page receives)."""
     import tomllib
+
+    import gapsweep.study.upload as reader
 
     with eve.archive.request(headers=eve.token):
         module = page("new_study")
         spies = SimpleNamespace(b64decode=Spy(base64.b64decode), json=Spy(json.loads),
                                 toml=Spy(tomllib.loads))
-        monkeypatch.setattr(module, "base64", SimpleNamespace(b64decode=spies.b64decode))
-        monkeypatch.setattr(module, "json", SimpleNamespace(loads=spies.json))
-        monkeypatch.setattr(module, "tomllib", SimpleNamespace(loads=spies.toml))
+        monkeypatch.setattr(reader, "base64", SimpleNamespace(b64decode=spies.b64decode))
+        monkeypatch.setattr(reader, "json", SimpleNamespace(loads=spies.json))
+        monkeypatch.setattr(reader, "tomllib", SimpleNamespace(loads=spies.toml))
         yield module, spies
 
 

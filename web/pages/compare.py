@@ -13,7 +13,7 @@ import dash
 import dash_bootstrap_components as dbc
 from dash import Input, Output, State, callback, dash_table, dcc, html
 from gapsweep.db.models import MAX_ID
-from gapsweep.web import case_view, context, figure_downloads, ids
+from gapsweep.web import case_view, data, figure_downloads, ids
 from gapsweep.web.figures.compare import compare_figures
 from gapsweep.web.figures.studies import studies_figure
 from gapsweep.web.study_results import GRAPH_CONFIG, note
@@ -102,10 +102,7 @@ def content(text: str | None) -> list[Any]:
 
 
 def load_studies(study_ids: Sequence[int]) -> list[dict[str, Any] | None]:
-    from gapsweep.db.studies import study_detail
-
-    with context.session() as s:
-        return [study_detail(s, i) if 0 < i <= MAX_ID else None for i in study_ids]
+    return data.study_details(list(study_ids))
 
 
 def studies_content(text: str | None) -> list[Any]:

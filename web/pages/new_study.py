@@ -18,7 +18,7 @@ from dash import Input, Output, State, callback, dash_table, dcc, html, no_updat
 from gapsweep.accounts.roles import Action, may
 from gapsweep.study.errors import FieldError, SpecError
 from gapsweep.study.upload import MAX_UPLOAD_BYTES, read_upload
-from gapsweep.web import actions, context, ids, parameters
+from gapsweep.web import actions, data, ids, parameters
 from gapsweep.web.auth import principal
 from gapsweep.web.study_form import (
     AXIS_COLUMNS,
@@ -113,25 +113,18 @@ def role_notice() -> Any:
 def clone_source(value: Any) -> tuple[dict[str, Any] | None, Any]:
     """The spec of study ``value`` (``/studies/new?from=<id>``) with its current notes and
     tags, and a notice saying so; (None, a warning) for an id that names no live study."""
-    from gapsweep.db.lifecycle import StudyNotFoundError, live_study
-    from gapsweep.db.models import MAX_ID
-
     try:
         study_id = int(str(value))
     except ValueError:
         study_id = None
-    if study_id is None or abs(study_id) > MAX_ID:
+    if study_id is None or abs(study_id) > data.MAX_ID:
         return None, dbc.Alert(f"from: {str(value)[:40]!r} — a study id; the form shows "
                                "the preset.", color="warning", id=ids.NEW_CLONE_NOTICE)
-    with context.session() as s:
-        try:
-            study = live_study(s, study_id)
-        except StudyNotFoundError:
-            return None, dbc.Alert(f"There is no study {study_id} to clone; the form shows "
-                                   "the preset.", color="warning", id=ids.NEW_CLONE_NOTICE)
-        spec = {**dict(study.spec), "description": study.description or "",
-                "tags": list(study.tags or [])}
-        name = study.name
+    source = data.study_spec(study_id)
+    if source is None:
+        return None, dbc.Alert(f"There is no study {study_id} to clone; the form shows "
+                               "the preset.", color="warning", id=ids.NEW_CLONE_NOTICE)
+    spec, name = source["spec"], source["name"]
     notice = dbc.Alert(["Cloned from ", dcc.Link(f"study {study_id}: {name}",
                                                  href=f"/studies/{study_id}"),
                         " — edit it and submit a new study."],

@@ -16,6 +16,7 @@ from gapsweep.web import (
     actions,
     case_grid,
     context,
+    data,
     figure_downloads,
     ids,
     study_notes,
@@ -51,8 +52,6 @@ def load_detail(study_id: int | None) -> dict[str, Any] | None:
     """The study's detail (``show --json``), memoised on its progress fingerprint: a tab
     switch or a figure option on a study whose cases did not move costs two small queries,
     not the whole detail (about 0.1 s for 1,000 cases)."""
-    from gapsweep.db.studies import study_detail
-
     study_id = parse_id(study_id)
     state = load_progress(study_id)
     if state is None:
@@ -61,8 +60,7 @@ def load_detail(study_id: int | None) -> dict[str, Any] | None:
     memo = context.current().memo
     if key in memo:
         return memo[key]
-    with context.session() as s:
-        detail = study_detail(s, study_id)
+    detail = data.study_detail(study_id)
     if detail is not None:
         stale = [k for k in list(memo) if k[0] == study_id]  # its earlier states
         oldest = list(memo)[: max(0, len(memo) - MEMO_SIZE + 1)]
@@ -108,26 +106,9 @@ def header(detail: dict[str, Any]) -> html.Div:
 
 
 def load_progress(study_id: int | None) -> dict[str, Any] | None:
-    """What the poll needs, cheaply: ``{"status", "counts", "started", "analysed",
-    "certificate_counts", "design", "finished", "retryable"}`` (a few small queries,
-    whatever the study's size); None for an unknown or deleted study."""
-    from gapsweep.db.certificates import certificate_progress
-    from gapsweep.db.lifecycle import StudyNotFoundError, live_study, retryable_count
-    from gapsweep.db.studies import study_progress
-
-    study_id = parse_id(study_id)
-    if study_id is None:
-        return None
-    with context.session() as s:
-        try:
-            study = live_study(s, study_id)
-        except StudyNotFoundError:
-            return None
-        return {"status": study.status, "counts": study_progress(s, study_id),
-                "started": study.started, "analysed": study.analysis is not None,
-                "certificate_counts": certificate_progress(s, study_id),
-                "design": study.design, "finished": study.finished,
-                "retryable": retryable_count(s, study_id)}
+    """What the poll needs, cheaply (:func:`gapsweep.web.data.study_state`); None for an
+    unknown or deleted study."""
+    return data.study_state(parse_id(study_id))
 
 
 def progress_state(state: dict[str, Any]) -> dict[str, Any]:
@@ -235,12 +216,7 @@ def metric_picker(cid: str) -> dcc.Dropdown:
 def load_summary(study_id: int | None) -> dict[str, Any] | None:
     """The study without its cases (the page's frame; the case grid pages them itself, the
     tabs read the detail when opened): fast whatever the study's size."""
-    from gapsweep.db.study_summary import study_summary
-
-    if study_id is None:
-        return None
-    with context.session() as s:
-        return study_summary(s, study_id)
+    return data.study_summary(study_id)
 
 
 def layout(study_id: str | None = None, **_query: Any) -> html.Div:
