@@ -18,7 +18,7 @@ import pytest
 from gapsweep.core.result import CaseResult
 from gapsweep.db import leases, studies
 from gapsweep.study.spec import parse_spec
-from gapsweep.web.study_form import PRESET
+from gapsweep.web.views.study_form import PRESET
 
 from gapsweep.settings import get_settings
 

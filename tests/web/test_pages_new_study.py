@@ -153,7 +153,7 @@ def test_add_axis_and_change_model(new_study):
 
 
 def axis_row(parameter, form="values", **cells):
-    from gapsweep.web.study_form import AXIS_COLUMNS
+    from gapsweep.web.views.study_form import AXIS_COLUMNS
 
     return {**{c: "" for c in AXIS_COLUMNS}, "parameter": parameter, "form": form, **cells}
 

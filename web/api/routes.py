@@ -32,8 +32,8 @@ from gapsweep.study.errors import SpecError
 from werkzeug.exceptions import HTTPException
 from werkzeug.routing import IntegerConverter
 
-from . import actions, context
-from .auth import principal
+from .. import actions, context
+from ..auth import principal
 from .kernels import local_workers, workers_ready
 
 MAX_BODY_BYTES = 1 << 20  # a study spec is a few KB; a Sobol spec with many axes stays far below

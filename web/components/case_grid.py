@@ -17,9 +17,9 @@ from typing import Any
 import dash_ag_grid as dag
 from dash import Input, Output, State, callback, clientside_callback, dcc
 
-from . import data, ids
-from . import study_view as view
-from .figures.labels import metric_label, metric_scale, parameter_label
+from .. import data, ids
+from ..figures.labels import metric_label, metric_scale, parameter_label
+from ..views import study_view as view
 
 BLOCK = 100  # rows per request
 

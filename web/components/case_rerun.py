@@ -19,9 +19,9 @@ from typing import Any
 import dash_bootstrap_components as dbc
 from dash import Input, Output, State, callback, dcc, html, no_update
 
-from . import actions, data, ids
-from .auth import principal
-from .figures.labels import metric_label
+from .. import actions, data, ids
+from ..auth import principal
+from ..figures.labels import metric_label
 
 #: the solver settings the form offers (each checked by the spec and the core as usual)
 SETTINGS = ("rtol", "integrator", "n_output", "event_location")
@@ -50,7 +50,7 @@ def rerun_spec(detail: Mapping[str, Any], settings: Mapping[str, Any],
     if detail.get("kind") != "case":
         raise ValueError(f"case: {detail.get('id')} is an ideal twin — rerun one of the "
                          "clearance cases that use it")
-    from .parameters import defaults
+    from ..views.parameters import defaults
 
     params = dict(detail.get("params") or {})
     ran_with = {**defaults(detail["model"]), **params}

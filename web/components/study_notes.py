@@ -11,9 +11,9 @@ import flask
 from dash import Input, Output, State, callback, html, no_update
 from gapsweep.accounts.roles import Action, may
 
-from . import actions, ids
-from .auth import principal
-from .study_form import tags_from_text
+from .. import actions, ids
+from ..auth import principal
+from ..views.study_form import tags_from_text
 
 
 def tag_badges(tags: list[str]) -> list[Any]:

@@ -12,7 +12,7 @@ from dash import Input, Output, State, callback, dash_table, dcc, html, no_updat
 from gapsweep.db.models import MAX_ID
 from gapsweep.web import actions, context, data, ids
 from gapsweep.web.auth import principal
-from gapsweep.web.parameters import model_names
+from gapsweep.web.views.parameters import model_names
 
 dash.register_page(__name__, path="/", name="Archive", title="gapsweep — archive", order=0)
 

@@ -18,9 +18,10 @@ from dash import Input, Output, State, callback, dash_table, dcc, html, no_updat
 from gapsweep.accounts.roles import Action, may
 from gapsweep.study.errors import FieldError, SpecError
 from gapsweep.study.upload import MAX_UPLOAD_BYTES, read_upload
-from gapsweep.web import actions, data, ids, parameters
+from gapsweep.web import actions, data, ids
 from gapsweep.web.auth import principal
-from gapsweep.web.study_form import (
+from gapsweep.web.views import parameters
+from gapsweep.web.views.study_form import (
     AXIS_COLUMNS,
     AXIS_FORMS,
     BASE_VALUE_TINT,

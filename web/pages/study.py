@@ -1,7 +1,7 @@
 """A study ``/studies/<study_id>``: live progress (polling the database), cancel and retry,
 and its results in tabs (cases, trends, sensitivity, spectra, convergence, parallel
 coordinates when it has more than two axes). Figures come from ``web/figures``; the data
-from ``gapsweep.db``; the shaping from :mod:`gapsweep.web.study_view`."""
+from ``gapsweep.db``; the shaping from :mod:`gapsweep.web.views.study_view`."""
 
 from __future__ import annotations
 
@@ -12,19 +12,12 @@ import dash
 import dash_bootstrap_components as dbc
 from dash import Input, Output, Patch, State, callback, dcc, html, no_update
 from gapsweep.db.models import MAX_ID
-from gapsweep.web import (
-    actions,
-    case_grid,
-    context,
-    data,
-    figure_downloads,
-    ids,
-    study_notes,
-    study_results,
-)
-from gapsweep.web import study_view as view
+from gapsweep.web import actions, context, data, ids
 from gapsweep.web.auth import principal
+from gapsweep.web.components import case_grid, figure_downloads, study_notes
 from gapsweep.web.figures.trends import TREND_METRICS
+from gapsweep.web.views import study_results
+from gapsweep.web.views import study_view as view
 
 dash.register_page(__name__, path_template="/studies/<study_id>", name="Study",
                    title="gapsweep — study")
@@ -158,7 +151,7 @@ def progress_card(detail: dict[str, Any]) -> dbc.Card:
 
 
 def cases_tab(detail: dict[str, Any]) -> html.Div:
-    """The case grid (web/case_grid.py: sorted, filtered and paged on the server)."""
+    """The case grid (web/components/case_grid.py: sorted, filtered and paged on the server)."""
     return html.Div([
         html.Div([
             dbc.Button("Compare selected", id=ids.STUDY_COMPARE_LINK, href="/compare",
@@ -172,7 +165,7 @@ def cases_tab(detail: dict[str, Any]) -> html.Div:
 
 def trends_tab(detail: dict[str, Any]) -> html.Div:
     """Metric, window, log y, and the x and grouping choices of the study's design (see
-    :func:`gapsweep.web.study_view.trend_choices`); a click on a point opens its case."""
+    :func:`gapsweep.web.views.study_view.trend_choices`); a click on a point opens its case."""
     from gapsweep.web.figures.labels import metric_label
 
     choice = view.trend_choices(detail)

@@ -7,8 +7,8 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from . import data
-from .figures.labels import metric_display, metric_label
+from .. import data
+from ..figures.labels import metric_display, metric_label
 from .parameters import label as parameter_label
 
 # the solver's own counters among a case's metrics (how hard the step control worked)

@@ -11,15 +11,16 @@ import dash_bootstrap_components as dbc
 import plotly.graph_objects as go
 from dash import dcc, html
 
-from . import data, ids, parameters
+from .. import data, ids
+from ..components.figure_downloads import GRAPH_CONFIG
+from ..figures import convergence as convergence_figs
+from ..figures import parallel as parallel_figs
+from ..figures import sensitivity as sensitivity_figs
+from ..figures import spectra as spectra_figs
+from ..figures import trends as trend_figs
+from ..figures.labels import level_name, metric_label
+from . import parameters
 from . import study_view as view
-from .figure_downloads import GRAPH_CONFIG
-from .figures import convergence as convergence_figs
-from .figures import parallel as parallel_figs
-from .figures import sensitivity as sensitivity_figs
-from .figures import spectra as spectra_figs
-from .figures import trends as trend_figs
-from .figures.labels import level_name, metric_label
 
 MAX_SPECTRA = 12  # overlaid spectra stay readable up to about this many lines
 

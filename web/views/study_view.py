@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from typing import Any
 
-from .figures.labels import parameter_label
+from ..figures.labels import parameter_label
 
 FINISHED = ("done", "cancelled")
 CASE_STATUSES = ("queued", "running", "done", "failed", "cancelled")
