@@ -59,8 +59,8 @@ def result_metrics(result: Result | None) -> dict[str, Any]:
 
 
 def deviations(metrics: Mapping[str, Any], twin_metrics: Mapping[str, Any]) -> dict[str, Any]:
-    """``deviation_*`` of a case from its twin (relative: m / m_twin - 1): the study
-    layer's one definition (:func:`gapsweep.study.twins.deviations`)."""
+    """``deviation_*`` of a case from its twin (relative: m / m_twin - 1), the study layer's
+    (:func:`gapsweep.study.twins.deviations`)."""
     return dict(_study_deviations(metrics, twin_metrics))
 
 

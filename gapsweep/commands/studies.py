@@ -24,20 +24,14 @@ import sys
 from typing import Any
 
 from gapsweep.archive.errors import UnknownIdError
+from gapsweep.core import metrics as metric_registry
 from gapsweep.settings import get_settings
 
 from .examples import example_file
 from .exit_codes import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, EXIT_TIMEOUT, CommandError
 from .output import print_errors, print_json, progress_printer, study_table
 
-HEADLINE = (
-    "peak_slider_accel",
-    "rms_slider_accel",
-    "peak_contact_force",
-    "max_penetration",
-    "impacts",
-    "peak_slider_accel_steady",
-)
+HEADLINE = metric_registry.headline()  # the table's columns (the metric registry's)
 
 
 def _load(path: str):

@@ -16,6 +16,7 @@ import dash_bootstrap_components as dbc
 import flask
 from dash import Input, Output, State, callback, dash_table, dcc, html, no_update
 from gapsweep.accounts.roles import Action, may
+from gapsweep.core import metrics as metric_registry
 from gapsweep.study.errors import FieldError, SpecError
 from gapsweep.study.upload import MAX_UPLOAD_BYTES, read_upload
 from gapsweep.web import actions, data, ids
@@ -68,9 +69,8 @@ def form_kwargs(values: tuple[Any, ...]) -> dict[str, Any]:
 
 
 def metric_options() -> list[str]:
-    from gapsweep.study.analysis import HEADLINE_METRICS
-
-    return list(HEADLINE_METRICS)
+    """The metrics a sensitivity design can rank by: the headline ones (metric registry)."""
+    return list(metric_registry.headline())
 
 
 def axis_dropdowns(model: str) -> dict[str, Any]:
