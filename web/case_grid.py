@@ -41,8 +41,10 @@ def column_defs(kinds: Mapping[str, str]) -> list[dict[str, Any]]:
     number = {"filter": "agNumberColumnFilter", "type": "numericColumn"}
     text = {"filter": "agTextColumnFilter"}
     cols: list[dict[str, Any]] = [
+        # links open in the same tab: the markdown renderer's default ("linkTarget" here
+        # would reach react-markdown, which warns on the console that it was removed)
         {"field": "case", "headerName": "Case", "cellRenderer": "markdown",
-         "linkTarget": "_self", "minWidth": 110, **number},
+         "minWidth": 110, **number},
         {"field": "status", "headerName": "Status", **text},
         {"field": "attempts", "headerName": "Attempts", **number},
         {"field": "reason", "headerName": "Reason", **text},

@@ -35,8 +35,9 @@ def test_layout_has_the_table_and_filters(archive_page):
 def test_pages_of_25_newest_first(archive_page):
     module, archive = archive_page
     study_ids = make_studies(archive, 30)
-    rows, page_count, total, _ = module.update_table(0, NEWEST_FIRST, None, None, None, None,
-                                                     0, None, [])
+    rows, page_count, total, _, empty = module.update_table(0, NEWEST_FIRST, None, None, None,
+                                                            None, 0, None, [])
+    assert empty is False
     assert page_count == 2 and total == "30 studies"
     assert [r["id"] for r in rows] == study_ids[::-1][:25]
     rows, *_ = module.update_table(1, NEWEST_FIRST, None, None, None, None, 0, None, [])
@@ -54,7 +55,7 @@ def test_sort_and_filters_run_in_the_database(archive_page):
     by_name = [{"column_id": "link", "direction": "asc"}]
     rows, *_ = module.update_table(0, by_name, None, None, None, None, 0, None, [])
     assert [r["id"] for r in rows] == study_ids
-    rows, _, total, _ = module.update_table(0, NEWEST_FIRST, None, "odd", None, None, 0, None,
+    rows, _, total, _, _ = module.update_table(0, NEWEST_FIRST, None, "odd", None, None, 0, None,
                                             [])
     assert total == "3 studies" and {r["id"] for r in rows} == set(study_ids[1::2])
     rows, *_ = module.update_table(0, NEWEST_FIRST, "run 03", None, None, None, 0, None, [])
@@ -73,7 +74,7 @@ def test_soft_delete_of_the_selected_rows(archive_page):
     assert module.confirm_delete(1, []) is False
     message, refresh = module.delete_selected(1, [0, 2], rows, 4)
     assert message == "Deleted 2 studies." and refresh == 5
-    rows, _, total, _ = module.update_table(0, NEWEST_FIRST, None, None, None, None, 5, None, [])
+    rows, _, total, *_ = module.update_table(0, NEWEST_FIRST, None, None, None, None, 5, None, [])
     assert total == "1 studies" and [r["id"] for r in rows] == [study_ids[1]]
 
 
@@ -110,3 +111,24 @@ def test_compare_two_studies_shows_both(archive_page):
     assert compare.open_case({"points": [{"x": 1}]}) is compare.dash.no_update
     assert "2 to 6 study ids" in texts(compare.layout(studies=str(a)))
     assert "no study with id 999999" in texts(compare.layout(studies=f"{a},999999"))
+
+
+def test_an_empty_archive_offers_the_example_study_as_its_first_step(archive_page):
+    """No study at all: the first step is shown, and its button submits the README's
+    example study (15 cases and one ideal twin, enqueued) and opens its page. A filter that
+    finds nothing is not an empty archive."""
+    module, archive = archive_page
+    assert ids.ARCHIVE_RUN_EXAMPLE in component_ids(module.layout())
+    *_, empty = module.update_table(0, NEWEST_FIRST, None, None, None, None, 0, None, [])
+    assert empty is True
+    path, message = module.run_example(1)
+    study_id = int(path.rsplit("/", 1)[1])
+    assert path == f"/studies/{study_id}" and message is None
+    assert len(archive.case_ids(study_id, "case")) == 15
+    assert len(archive.case_ids(study_id, "twin")) == 1
+    assert archive.sent == [archive.case_ids(study_id)]  # every case enqueued
+    *_, empty = module.update_table(0, NEWEST_FIRST, None, None, None, None, 0, None, [])
+    assert empty is False
+    *_, empty = module.update_table(0, NEWEST_FIRST, "no such study", None, None, None, 0,
+                                    None, [])
+    assert empty is False

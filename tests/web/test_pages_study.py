@@ -45,7 +45,9 @@ def test_poll_reports_progress_then_stops_when_done(study):
     cases = archive.case_ids(study_id, "case")
     archive.run(archive.case_ids(study_id, "twin") + cases[:6], fail={cases[5]})
     out = module.poll(1, study_id, None)
-    status, percent, label, animated, counts, eta, disabled, version, no_cancel, no_retry = out
+    (status, percent, label, animated, counts, eta, disabled, version, no_cancel, no_retry,
+     cancel_text, cancel_colour) = out
+    assert (cancel_text, cancel_colour) == ("Cancel", "danger")  # still an action open
     assert status == "running" and percent == pytest.approx(100 * 6 / 15)
     assert label == "6 / 15" and animated is True and disabled is False
     assert counts == "9 queued · 5 done · 1 failed"
@@ -120,10 +122,12 @@ def test_cancel_and_retry_buttons(study, monkeypatch):
     monkeypatch.setattr(module.context, "triggered_id", lambda: ids.STUDY_RETRY)
     message, _ = module.act(None, 1, study_id)
     assert "Queued 1 failed cases again" in texts(message) and sent == [[cases[0]]]
-    monkeypatch.setattr(module.context, "triggered_id", lambda: ids.STUDY_CANCEL)
+    assert "14 queued cases will not run" in module.ask_cancel(1, study_id)[1]  # + the retried
+    monkeypatch.setattr(module.context, "triggered_id", lambda: ids.STUDY_CANCEL_CONFIRM)
     message, _ = module.act(1, None, study_id)
     assert "Cancelled 15 queued cases" in texts(message)  # 13 cases + the retried + twin
-    assert module.poll(1, study_id, None)[0] == "cancelled"
+    polled = module.poll(1, study_id, None)
+    assert polled[0] == "cancelled" and polled[-2:] == ("Cancelled", "secondary")
 
 
 def test_compare_link_needs_two_to_six_cases(study):

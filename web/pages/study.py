@@ -154,6 +154,21 @@ def retryable(state: dict[str, Any]) -> int:
     return int(state["counts"].get("failed") or 0) + twins
 
 
+def cancel_look(status: str) -> tuple[str, str]:
+    """The Cancel button's (text, colour): red while it can still cancel, grey and saying
+    so once the study is cancelled (a red button there reads as an action still open)."""
+    return ("Cancelled", "secondary") if status == "cancelled" else ("Cancel", "danger")
+
+
+def cancel_question(state: dict[str, Any] | None) -> str:
+    """What the confirmation asks before a cancel, with what it stops."""
+    c = (state or {}).get("counts") or {}
+    queued, running = int(c.get("queued") or 0), int(c.get("running") or 0)
+    return (f"Cancel this study? Its {queued} queued cases will not run; the {running} "
+            "running ones finish their chunk. Cancelled cases do not run again (Retry runs failed "
+            "cases; Clone makes a new study).")
+
+
 def progress_card(detail: dict[str, Any]) -> dbc.Card:
     now = progress_state(detail)
     return dbc.Card(dbc.CardBody([
@@ -164,8 +179,10 @@ def progress_card(detail: dict[str, Any]) -> dbc.Card:
                                  label=now["label"], striped=True, animated=now["animated"],
                                  style={"height": "1.4rem"}), className="pt-1"),
             dbc.Col([
-                dbc.Button("Cancel", id=ids.STUDY_CANCEL, color="danger", outline=True,
+                dbc.Button(cancel_look(now["status"])[0], id=ids.STUDY_CANCEL,
+                           color=cancel_look(now["status"])[1], outline=True,
                            size="sm", className="me-2", disabled=now["finished"]),
+                dcc.ConfirmDialog(id=ids.STUDY_CANCEL_CONFIRM),
                 dbc.Button("Retry failed", id=ids.STUDY_RETRY, color="warning", outline=True,
                            size="sm", disabled=now["no_retry"]),
             ], width="auto"),
@@ -346,6 +363,8 @@ def keep_polling(state: dict[str, Any], now: datetime | None = None) -> bool:
     Output(ids.STUDY_VERSION, "data"),
     Output(ids.STUDY_CANCEL, "disabled"),
     Output(ids.STUDY_RETRY, "disabled"),
+    Output(ids.STUDY_CANCEL, "children"),
+    Output(ids.STUDY_CANCEL, "color"),
     Input(ids.STUDY_POLL, "n_intervals"),
     State(ids.STUDY_ID_STORE, "data"),
     State(ids.STUDY_VERSION, "data"),
@@ -356,16 +375,30 @@ def poll(_n, study_id, version):
     grid ask again for its rows and the open figure redraw."""
     state = load_progress(study_id)
     if state is None:
-        return ("deleted", 0, "", False, "", "", True, version, True, True)
+        return ("deleted", 0, "", False, "", "", True, version, True, True, "Cancel", "danger")
     now, current = progress_state(state), fingerprint(state)
     return (now["status"], now["percent"], now["label"], now["animated"], now["counts"],
-            now["eta"], not keep_polling(state), current, now["finished"], now["no_retry"])
+            now["eta"], not keep_polling(state), current, now["finished"], now["no_retry"],
+            *cancel_look(now["status"]))
+
+
+@callback(
+    Output(ids.STUDY_CANCEL_CONFIRM, "displayed"),
+    Output(ids.STUDY_CANCEL_CONFIRM, "message"),
+    Input(ids.STUDY_CANCEL, "n_clicks"),
+    State(ids.STUDY_ID_STORE, "data"),
+    prevent_initial_call=True,
+)
+def ask_cancel(_n, study_id):
+    """A cancel cannot be undone: the button asks first (the dialog's OK cancels)."""
+    study_id = parse_id(study_id)
+    return True, cancel_question(load_progress(study_id) if study_id is not None else None)
 
 
 @callback(
     Output(ids.STUDY_ACTION_MESSAGE, "children"),
     Output(ids.STUDY_POLL, "disabled", allow_duplicate=True),
-    Input(ids.STUDY_CANCEL, "n_clicks"),
+    Input(ids.STUDY_CANCEL_CONFIRM, "submit_n_clicks"),
     Input(ids.STUDY_RETRY, "n_clicks"),
     State(ids.STUDY_ID_STORE, "data"),
     prevent_initial_call=True,
@@ -376,7 +409,7 @@ def act(_cancel, _retry, study_id):
     if study_id is None:
         return gone
     try:
-        if context.triggered_id() == ids.STUDY_CANCEL:
+        if context.triggered_id() == ids.STUDY_CANCEL_CONFIRM:
             n = actions.cancel(study_id, who=principal())["cancelled"]
             text = f"Cancelled {n} queued cases; running ones finish their chunk."
         else:
