@@ -15,6 +15,7 @@ from dash import Input, Output, State, callback, dash_table, dcc, html
 from gapsweep.db.models import MAX_ID
 from gapsweep.web import case_view, context, figure_downloads, ids
 from gapsweep.web.figures.compare import compare_figures
+from gapsweep.web.figures.labels import metric_display
 from gapsweep.web.figures.studies import studies_figure
 from gapsweep.web.study_results import GRAPH_CONFIG, note
 from gapsweep.web.study_view import (
@@ -34,19 +35,30 @@ def _number(value: Any) -> bool:
             and math.isfinite(value))
 
 
+def readable(value: float, *, sign: bool = False, digits: int = 4) -> str:
+    """``value`` to ``digits`` significant digits, without an exponent where a person reads
+    it plainly (1e-4 to 1e7): ``74613.2`` -> ``74610``, ``1.8123e-5`` -> ``1.812e-05``."""
+    rounded = float(f"{value:.{digits}g}")
+    if rounded == 0 or 1e-4 <= abs(rounded) < 1e7:
+        text = f"{rounded:f}".rstrip("0").rstrip(".")
+    else:
+        text = f"{rounded:.{digits}g}"
+    return ("+" if sign and rounded >= 0 else "") + text
+
+
 def difference(values: Sequence[Any]) -> str:
-    """The difference column of one row: two cases -> ``B − A`` (and its percent of A);
-    more -> ``spread max − min``; ``same`` when every value is equal; ``""`` for text that
-    differs or a missing value."""
+    """The difference column of one row, in the row's own unit (the values as shown): two
+    cases -> ``B − A`` (and its percent of A); more -> ``spread max − min``; ``same`` when
+    every value is equal; ``""`` for text that differs or a missing value."""
     if len({repr(v) for v in values}) == 1:
         return "same"
     if not all(_number(v) for v in values):
         return ""
     if len(values) == 2:
         a, b = values
-        text = f"{b - a:+.4g}"
+        text = readable(b - a, sign=True)
         return text + (f" ({100 * (b - a) / abs(a):+.1f} %)" if a else "")
-    return f"spread {max(values) - min(values):.4g}"
+    return f"spread {readable(max(values) - min(values))}"
 
 
 def case_table(cases: Sequence[Mapping[str, Any]]) -> tuple[list[dict], list[dict]]:
@@ -63,7 +75,9 @@ def case_table(cases: Sequence[Mapping[str, Any]]) -> tuple[list[dict], list[dic
         names.update(dict.fromkeys(c.get("params") or {}))
     raw = [[(c.get("params") or {}).get(n) for c in cases] for n in names]
     raw.append([c.get("status") for c in cases])
-    raw += [[(c.get("metrics") or {}).get(m) for c in cases] for m in TABLE_METRICS]
+    # metrics in the unit their row shows (the registry's: max_penetration in µm)
+    raw += [[metric_display(m, (c.get("metrics") or {}).get(m)) for c in cases]
+            for m in TABLE_METRICS]
     out = [{"name": "open", DIFFERENCE: "",
             **{str(c["id"]): f"[case {c['id']}](/cases/{c['id']})" for c in cases}}]
     out += [{**row, DIFFERENCE: difference(values)}
