@@ -10,6 +10,7 @@ from typing import Any
 import dash_bootstrap_components as dbc
 import plotly.graph_objects as go
 from dash import dcc, html
+from gapsweep.core import metrics as metric_registry
 
 from . import context, ids, parameters
 from . import study_view as view
@@ -53,12 +54,13 @@ def analysis_of(detail: Mapping[str, Any]) -> dict[str, Any]:
 
 def trends(
     detail: Mapping[str, Any], *, metric: str, x_axis: str, group_axis: str | None,
-    steady: bool, log_y: bool,
+    steady: bool, log_y: bool, limit: float | None = None,
 ) -> go.Figure:
     """The design's trends figure (see :mod:`.figures.trends`). ``x_axis``: an axis, or
     for one-at-a-time :data:`~.study_view.ALL_FACTORS`; ``group_axis``: an axis, None or
     :data:`~.study_view.NO_GROUP`. An axis the study does not have falls back to the
-    design's default (the browser sends the choice)."""
+    design's default (the browser sends the choice). ``limit``: a horizontal reference
+    line in the metric's shown unit, with where each line crosses it (grid lines only)."""
     axes = view.axes_of(detail)
     design = view.design_of(detail)
     defaults = view.trend_choices(detail)
@@ -67,8 +69,13 @@ def trends(
     if group_axis not in axes or group_axis == x_axis:
         group_axis = None
     common = {"twin_metrics": view.single_twin_metrics(detail), "steady": steady,
-              "log_y": log_y}
+              "log_y": log_y, "limit": limit}
     cases = detail["cases"]
+    if metric.startswith(metric_registry.RATIO):
+        # each case over its own twin; the ideal joint's ratio is 1 by definition
+        key = trend_figs.metric_key(metric, steady)
+        cases = view.with_ratio(cases, detail.get("twins"), key)
+        common["twin_metrics"] = {key: 1.0}
     if design == "one-at-a-time":
         shown = axes if x_axis == view.ALL_FACTORS else [x_axis]
         return trend_figs.one_at_a_time_figure(

@@ -352,3 +352,13 @@ def test_parallel_coordinates_one_dimension_per_axis_plus_the_metric():
     assert list(dims[2].ticktext) == ["hertz", "lankarani-nikravesh"]
     assert list(dims[3].values) == [0.0, 1000.0, 2000.0] == list(trace.line.color)
     assert "1 of 4 cases skipped" in fig.layout.title.text
+
+
+def test_crossings_of_a_limit_interpolate_and_count_a_touch_once():
+    from gapsweep.web.figures.trends import crossings
+
+    assert crossings([0, 1, 2], [0, 10, 0], 5) == [0.5, 1.5]  # up and down again
+    assert crossings([0, 1, 2], [0, 5, 10], 5) == [1.0]  # through a point on the limit
+    assert crossings([0, 1], [5, 5], 5) == [0.0, 1.0]  # along the limit: its ends
+    assert crossings([0, 1, 2], [1, 2, 3], 5) == []  # never reaches it
+    assert crossings(["a", "b"], [0, 10], 5) == []  # text x: no crossing to speak of

@@ -83,7 +83,7 @@ def test_poll_reports_progress_then_stops_when_done(study):
 def test_trends_figure_has_three_lines_of_five_and_the_baseline(study):
     module, archive, study_id = study
     archive.run(archive.case_ids(study_id))
-    fig = module.trends("trends", None, "peak_slider_accel", "whole", [], *AXES, SHAPE,
+    fig = module.trends("trends", None, "peak_slider_accel", "whole", [], *AXES, None, SHAPE,
                          study_id)
     lines = [t for t in fig.data if t.name != "ideal joint"]
     assert [len(t.x) for t in lines] == [5, 5, 5]
@@ -96,14 +96,60 @@ def test_trends_figure_has_three_lines_of_five_and_the_baseline(study):
     assert baseline.name == "ideal joint"
     assert set(baseline.y) == {fake_metrics({"ideal": True})["peak_slider_accel"]}
     assert fig.layout.xaxis.title.text == "Clearance [mm]"
-    steady = module.trends("trends", None, "peak_slider_accel", "steady", ["log"], *AXES,
+    steady = module.trends("trends", None, "peak_slider_accel", "steady", ["log"], *AXES, None,
                            SHAPE, study_id)
     assert steady.layout.yaxis.type == "log"
     assert steady.data[0].y[0] == pytest.approx(fake_metrics(
         {"clearance_mm": 0.02, "stiffness_scale": 0.7})["peak_slider_accel_steady"])
     # another tab open: nothing computed
-    assert module.trends("cases", None, "peak_slider_accel", "whole", [], *AXES, SHAPE,
+    assert module.trends("cases", None, "peak_slider_accel", "whole", [], *AXES, None, SHAPE,
                          study_id) is module.no_update
+
+
+def test_trends_of_the_ratio_to_the_ideal_joint_with_a_limit_and_its_crossings(study):
+    """"At what clearance does the peak double?": peak / ideal per case (the fake metrics
+    give (1 + 100 c) k over a twin of 1000), the ideal joint at 1, a limit line, and each
+    line's crossing of it, where (1 + 100 c) k = limit."""
+    module, archive, study_id = study
+    archive.run(archive.case_ids(study_id))
+    assert "ratio_to_ideal_peak_slider_accel" in module.TREND_METRICS
+    assert {"impacts", "contact_time_fraction"} <= set(module.TREND_METRICS)
+    limit = 5.0
+    fig = module.trends("trends", None, "ratio_to_ideal_peak_slider_accel", "whole", [],
+                        *AXES, limit, SHAPE, study_id)
+    assert fig.layout.yaxis.title.text == "Peak slider acceleration / ideal joint [–]"
+    lines = [t for t in fig.data if t.mode == "lines+markers"]
+    for k, line in zip(STIFFNESS, lines, strict=True):
+        assert list(line.y) == pytest.approx([(1 + 100 * c) * k for c in CLEARANCES])
+    assert set(fig.data[len(lines)].y) == {1.0}  # the ideal joint
+    (hline,) = fig.layout.shapes
+    assert hline.y0 == hline.y1 == limit
+    marks = [t for t in fig.data if t.mode == "markers"]
+    assert len(marks) == 3
+    for k, mark in zip(STIFFNESS, marks, strict=True):
+        (x,) = mark.x
+        assert x == pytest.approx((limit / k - 1) / 100, rel=1e-12)
+        assert mark.name.endswith(f"crosses at clearance_mm = {x:.4g}")
+
+
+def test_the_grouping_follows_x(study):
+    module, _, _ = study
+    shape = {"design": "grid", "axes": list(AXES)}
+    # x set to the grouped axis: the lines are now one per clearance, and the control says so
+    assert module.follow_x("stiffness_scale", "stiffness_scale", shape) == "clearance_mm"
+    assert module.follow_x("clearance_mm", "stiffness_scale", shape) is module.no_update
+
+
+def test_the_header_shows_what_was_fixed_and_what_varied(archive):
+    from archive_fixtures import preset
+
+    with archive.request():
+        spec = preset()
+        spec["name"], spec["base"]["friction"] = "clone with friction", 0.1
+        layout = page("study").layout(study_id=str(archive.create(spec)))
+    assert texts(find(layout, ids.STUDY_BASE)) == "speed_rpm [rpm] = 5000 · friction = 0.1"
+    assert texts(find(layout, ids.STUDY_AXES)) == (
+        "clearance_mm [mm]: 0.02, 0.035, 0.05, 0.08, 0.1 · stiffness_scale: 1 ± 30 % (3 levels)")
 
 
 def test_cancel_and_retry_buttons(study, monkeypatch):
@@ -262,8 +308,8 @@ def test_layout_shows_progress_and_log_y_is_a_patch(study, monkeypatch):
     assert find(layout, ids.STUDY_COUNTS).children == "12 queued · 3 done"
     assert find(layout, ids.STUDY_POLL).disabled is False
     monkeypatch.setattr(module.context, "triggered_id", lambda: ids.TRENDS_LOG_Y)
-    patch = module.trends("trends", None, "peak_slider_accel", "whole", ["log"], *AXES, SHAPE,
-                          study_id)
+    patch = module.trends("trends", None, "peak_slider_accel", "whole", ["log"], *AXES, None,
+                          SHAPE, study_id)
     assert isinstance(patch, module.Patch)
     assert patch.to_plotly_json()["operations"] == [
         {"operation": "Assign", "location": ["layout", "yaxis", "type"], "params": {

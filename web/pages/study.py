@@ -5,6 +5,7 @@ from ``gapsweep.db``; the shaping from :mod:`gapsweep.web.study_view`."""
 
 from __future__ import annotations
 
+import math
 from datetime import datetime, timezone
 from typing import Any
 
@@ -88,6 +89,7 @@ def header(detail: dict[str, Any]) -> html.Div:
         html.Div([html.Span(badges), html.Span(study_notes.tag_badges(notes["tags"]),
                                                id=ids.STUDY_TAGS)], className="mb-1"),
         html.P(notes["description"], id=ids.STUDY_DESCRIPTION, className="text-muted mb-2"),
+        settings_card(spec),
         html.P(f"Owner: {view.owner_text(detail.get('owner'), principal().via != 'local')}",
                id=ids.STUDY_OWNER, className="small text-muted mb-2"),
         study_notes.editor(study_id, notes),
@@ -104,6 +106,19 @@ def header(detail: dict[str, Any]) -> html.Div:
                        target="_blank", size="sm", color="secondary", outline=True),
             dcc.Download(id=ids.STUDY_DOWNLOAD),
         ], className="mb-3"),
+    ])
+
+
+def settings_card(spec: dict[str, Any]) -> html.Div:
+    """What the study held fixed (its base parameters; everything else at the model's
+    defaults, listed on each case's page) and what it varied (its axes), at the top."""
+    base, axes = view.setting_lines(spec)
+    return html.Div([
+        html.Div([html.Strong("Fixed: "),
+                  html.Span(" · ".join(base) or "every parameter at the model's default",
+                            id=ids.STUDY_BASE)], className="small"),
+        html.Div([html.Strong("Varied: "), html.Span(" · ".join(axes), id=ids.STUDY_AXES)],
+                 className="small mb-2"),
     ])
 
 
@@ -221,7 +236,9 @@ def trends_tab(detail: dict[str, Any]) -> html.Div:
                 {"label": "whole run", "value": "whole"},
                 {"label": "steady (last revolution)", "value": "steady"}]), md=4),
             dbc.Col(dbc.Checklist(id=ids.TRENDS_LOG_Y, value=[], switch=True,
-                                  options=[{"label": "log y", "value": "log"}]), md=2),
+                                  options=[{"label": "log y", "value": "log"}]), md=1),
+            dbc.Col(dbc.Input(id=ids.TRENDS_LIMIT, type="number", step="any", debounce=True,
+                              placeholder="limit (the metric's unit)", size="sm"), md=3),
         ], className="my-2 g-2", align="center"),
         dbc.Row([
             dbc.Col(dbc.Label("x", className="mb-0 small text-muted"), width="auto"),
@@ -233,7 +250,8 @@ def trends_tab(detail: dict[str, Any]) -> html.Div:
                                  options=choice["group_options"]), md=4,
                     style={} if choice["group_shown"] else {"display": "none"}),
         ], className="mb-1 g-2", align="center"),
-        dcc.Store(id=ids.TRENDS_AXES, data={"design": view.design_of(detail)}),
+        dcc.Store(id=ids.TRENDS_AXES, data={"design": view.design_of(detail),
+                                            "axes": view.axes_of(detail)}),
         html.Div("Click a point to open its case.", className="text-muted small"),
         dcc.Graph(id=ids.TRENDS_GRAPH, config=study_results.GRAPH_CONFIG),
         figure_downloads.tools(ids.TRENDS_GRAPH, "trends"),
@@ -446,10 +464,11 @@ def download_spec(_n, study_id):
     Input(ids.TRENDS_LOG_Y, "value"),
     Input(ids.TRENDS_X, "value"),
     Input(ids.TRENDS_GROUP, "value"),
+    Input(ids.TRENDS_LIMIT, "value"),
     State(ids.TRENDS_AXES, "data"),
     State(ids.STUDY_ID_STORE, "data"),
 )
-def trends(tab, _version, metric, window, log_y, x_axis, group_axis, shape, study_id):
+def trends(tab, _version, metric, window, log_y, x_axis, group_axis, limit, shape, study_id):
     if tab != TAB_TRENDS or not x_axis:
         return no_update
     panels = isinstance(shape, dict) and shape.get("design") == "one-at-a-time"
@@ -462,9 +481,27 @@ def trends(tab, _version, metric, window, log_y, x_axis, group_axis, shape, stud
     detail = load_detail(study_id)
     if detail is None:
         return no_update
+    limit = float(limit) if isinstance(limit, (int, float)) and not isinstance(limit, bool) \
+        and math.isfinite(limit) else None
     return study_results.trends(detail, metric=metric, x_axis=x_axis,
                                 group_axis=group_axis, steady=window == "steady",
-                                log_y="log" in (log_y or []))
+                                log_y="log" in (log_y or []), limit=limit)
+
+
+@callback(
+    Output(ids.TRENDS_GROUP, "value"),
+    Input(ids.TRENDS_X, "value"),
+    State(ids.TRENDS_GROUP, "value"),
+    State(ids.TRENDS_AXES, "data"),
+    prevent_initial_call=True,
+)
+def follow_x(x_axis, group_axis, shape):
+    """The grouping control shows what is drawn: x set to the grouped axis moves the
+    grouping to another axis (the figure would otherwise draw one line per that axis while
+    the control still named x's)."""
+    axes = (shape or {}).get("axes") or [] if isinstance(shape, dict) else []
+    chosen = view.group_for(axes, x_axis, group_axis)
+    return no_update if chosen == group_axis else chosen
 
 
 @callback(
