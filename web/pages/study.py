@@ -215,6 +215,10 @@ def cases_tab(detail: dict[str, Any]) -> html.Div:
             dbc.Button("Compare selected", id=ids.STUDY_COMPARE_LINK, href="/compare",
                        disabled=True, size="sm", color="primary", outline=True),
             dbc.FormText(" tick 2–6 cases", className="ms-2"),
+            dbc.Checklist(id=ids.STUDY_CASE_GRID_MORE, value=[], switch=True, inline=True,
+                          className="ms-4 d-inline-block", options=[
+                              {"label": "more columns: attempts, reason, time",
+                               "value": "more"}]),
         ], className="my-2"),
         case_grid.grid(detail),
         *case_grid.stores(detail),
