@@ -272,10 +272,12 @@ def _percent(x: Any) -> str:
 
 
 def certificate_table(report: Mapping[str, Any], names: Mapping[Any, str]) -> dbc.Table:
-    """One row per refinement: source, refinement, run, peak, its change, the maximum
-    penetration's change, the ladder's verdict."""
+    """One row per refinement: source, refinement, run, peak, its change from the step
+    before (the verdict's reference: K × 4 against K × 2), the maximum penetration's, the
+    ladder's verdict."""
     head = ["Source", "Refinement", "Run", metric_label("peak_slider_accel"),
-            "Change of the peak", "Change of max. penetration", "Verdict"]
+            "Change of the peak from the step before", "Change of max. penetration",
+            "Verdict"]
     rows = []
     for source in report["sources"]:
         for ladder in source["ladders"]:
@@ -287,8 +289,8 @@ def certificate_table(report: Mapping[str, Any], names: Mapping[Any, str]) -> db
                     html.Td(dcc.Link(str(step["case_id"]), href=f"/cases/{step['case_id']}")
                             if step.get("case_id") else ""),
                     html.Td("" if peak is None else f"{peak:.6g}"),
-                    html.Td(_percent(step["changes"].get("peak_slider_accel"))),
-                    html.Td(_percent(step["changes"].get("max_penetration"))),
+                    html.Td(_percent(step["step_changes"].get("peak_slider_accel"))),
+                    html.Td(_percent(step["step_changes"].get("max_penetration"))),
                     html.Td(ladder["verdict"] if k == len(ladder["steps"]) - 2 else
                             step.get("status") if step.get("status") != "done" else ""),
                 ]))
