@@ -214,3 +214,32 @@ def group_for(axes: Sequence[str], x_axis: str | None, group: str | None) -> str
     if group in axes and group != x_axis:
         return str(group)
     return next((a for a in axes if a != x_axis), NO_GROUP)
+
+
+def differing_settings(specs: Sequence[Mapping[str, Any]]) -> list[dict[str, str]]:
+    """The parameters whose setting differs between studies ``specs``: one row each,
+    ``{"parameter": "friction", "0": "0.1", "1": "default", ...}`` keyed by the study's
+    position - a base value, ``varied: <levels>`` for an axis, ``default`` for neither;
+    the model and design too when they differ. Parameters set alike in all are left out."""
+    def setting(spec: Mapping[str, Any], name: str) -> str:
+        if name in (spec.get("axes") or {}):
+            return f"varied: {_axis_text(spec['axes'][name])}"
+        if name in (spec.get("base") or {}):
+            return format_value(spec["base"][name])
+        return "default"
+
+    names: dict[str, None] = {}
+    for spec in specs:
+        names.update(dict.fromkeys(spec.get("base") or {}))
+        names.update(dict.fromkeys(spec.get("axes") or {}))
+    rows = []
+    for key in ("model", "design"):
+        values = [str(spec.get(key, "grid" if key == "design" else "slider-crank"))
+                  for spec in specs]
+        if len(set(values)) > 1:
+            rows.append({"parameter": key, **{str(i): v for i, v in enumerate(values)}})
+    for name in names:
+        values = [setting(spec, name) for spec in specs]
+        if len(set(values)) > 1:
+            rows.append({"parameter": plabel(name), **{str(i): v for i, v in enumerate(values)}})
+    return rows

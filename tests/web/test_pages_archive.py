@@ -111,6 +111,45 @@ def test_compare_two_studies_shows_both(archive_page):
     assert compare.open_case({"points": [{"x": 1}]}) is compare.dash.no_update
     assert "2 to 6 study ids" in texts(compare.layout(studies=str(a)))
     assert "no study with id 999999" in texts(compare.layout(studies=f"{a},999999"))
+    # another metric: the same cases, that metric's values
+    from archive_fixtures import fake_metrics
+
+    redrawn = compare.studies_metric("impacts", [a, b])
+    (line,) = [t for t in redrawn.data if t.name.startswith(f"study {a}")]
+    by_id = {c["id"]: c for c in archive_cases(archive, a)}
+    assert [y for y in line.y] == [fake_metrics(by_id[c[0]]["params"])["impacts"]
+                                   for c in line.customdata]
+    assert redrawn.layout.yaxis.title.text == "Impacts [count]"
+    assert compare.studies_metric("no_such_metric", [a, b]) is compare.dash.no_update
+
+
+def archive_cases(archive, study_id):
+    from gapsweep.db.models import Case
+    from sqlalchemy import select
+
+    with archive.sessions() as s:
+        return [{"id": c.id, "params": dict(c.params)} for c in s.scalars(
+            select(Case).where(Case.study_id == study_id, Case.kind == "case"))]
+
+
+def test_compare_studies_lists_what_differs_first(archive_page):
+    """A clone with friction 0.1 against its source: the table of what differs has that
+    row (and not the parameters set alike), above the studies' table."""
+    from archive_fixtures import preset
+
+    _, archive = archive_page
+    source = archive.create(preset())
+    clone = preset()
+    clone["base"]["friction"] = 0.1
+    clone["axes"]["stiffness_scale"] = {"values": [1.0]}
+    other = archive.create(clone)
+    layout = page("compare").layout(studies=f"{source},{other}")
+    differ = find(layout, ids.COMPARE_STUDIES_DIFFER)
+    assert [c["name"] for c in differ.columns] == ["Parameter", f"Study {source}",
+                                                   f"Study {other}"]
+    assert differ.data == [
+        {"parameter": "stiffness_scale", "0": "varied: 1 ± 30 % (3 levels)", "1": "varied: 1"},
+        {"parameter": "friction", "0": "default", "1": "0.1"}]
 
 
 def test_an_empty_archive_offers_the_example_study_as_its_first_step(archive_page):

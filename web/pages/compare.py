@@ -15,19 +15,24 @@ from dash import Input, Output, State, callback, dash_table, dcc, html
 from gapsweep.db.models import MAX_ID
 from gapsweep.web import case_view, context, figure_downloads, ids
 from gapsweep.web.figures.compare import compare_figures
-from gapsweep.web.figures.labels import metric_display
+from gapsweep.web.figures.labels import metric_display, metric_label
 from gapsweep.web.figures.studies import studies_figure
+from gapsweep.web.figures.trends import TREND_METRICS as _TRENDS
 from gapsweep.web.study_results import GRAPH_CONFIG, note
 from gapsweep.web.study_view import (
     TABLE_METRICS,
     axes_of,
     clicked_case,
+    differing_settings,
     single_twin_metrics,
 )
 
 dash.register_page(__name__, path="/compare", name="Compare", title="gapsweep — compare")
 
 DIFFERENCE = "difference"
+# the metrics a studies' comparison offers: the trends' own (a ratio to the ideal joint needs
+# each case's twin, which this figure does not pair)
+STUDY_METRICS = tuple(m for m in _TRENDS if not m.startswith("ratio_to_ideal_"))
 
 
 def _number(value: Any) -> bool:
@@ -137,6 +142,7 @@ def studies_content(text: str | None) -> list[Any]:
                                .get("axes", {})),
              "done": f"{d['counts'].get('done', 0)} / {d['counts'].get('total', 0)}"}
             for d in details]
+    differ = view_differing(details)
     table = dash_table.DataTable(
         id=ids.COMPARE_STUDIES, data=rows, markdown_options={"link_target": "_self"},
         columns=[{"id": "study", "name": "Study", "presentation": "markdown"},
@@ -144,9 +150,50 @@ def studies_content(text: str | None) -> list[Any]:
                    ("name", "model", "design", "axes", "done")]],
         style_cell={"textAlign": "left", "fontSize": "0.85rem", "padding": "3px 6px"},
         style_header={"fontWeight": "bold"})
-    return [table, dcc.Graph(id=ids.COMPARE_STUDIES_GRAPH, figure=studies_figure(
-        details, [axes_of(d) for d in details], [single_twin_metrics(d) for d in details]),
-                             config=GRAPH_CONFIG, className="my-3")]
+    picker = dbc.Row([
+        dbc.Col(dbc.Label("Metric", className="mb-0 small text-muted"), width="auto"),
+        dbc.Col(dcc.Dropdown(id=ids.COMPARE_STUDIES_METRIC, value=STUDY_METRICS[0],
+                             clearable=False, options=[{"label": metric_label(m), "value": m}
+                                                       for m in STUDY_METRICS]), md=5),
+    ], className="my-2 g-2", align="center")
+    return [differ, table, picker, dcc.Store(id=ids.COMPARE_STUDIES_IDS, data=study_ids),
+            dcc.Graph(id=ids.COMPARE_STUDIES_GRAPH, figure=studies_graph(details, STUDY_METRICS[0]),
+                      config=GRAPH_CONFIG, className="my-3")]
+
+
+def studies_graph(details: Sequence[Mapping[str, Any]], metric: str) -> Any:
+    return studies_figure(details, [axes_of(d) for d in details],
+                          [single_twin_metrics(d) for d in details], metric=metric)
+
+
+def view_differing(details: Sequence[Mapping[str, Any]]) -> Any:
+    """The table of the parameters set differently in the studies, first: what the
+    comparison is about (a clone with friction 0.1 against its source shows that row)."""
+    rows = differing_settings([d.get("spec") or {} for d in details])
+    if not rows:
+        return note("The studies set every parameter alike.")
+    return html.Div([html.H5("What differs"), dash_table.DataTable(
+        id=ids.COMPARE_STUDIES_DIFFER, data=rows,
+        columns=[{"id": "parameter", "name": "Parameter"},
+                 *[{"id": str(i), "name": f"Study {d['id']}"} for i, d in enumerate(details)]],
+        style_cell={"textAlign": "left", "fontSize": "0.85rem", "padding": "3px 6px",
+                    "whiteSpace": "normal", "height": "auto"},
+        style_header={"fontWeight": "bold"})], className="mb-3")
+
+
+@callback(
+    Output(ids.COMPARE_STUDIES_GRAPH, "figure"),
+    Input(ids.COMPARE_STUDIES_METRIC, "value"),
+    State(ids.COMPARE_STUDIES_IDS, "data"),
+    prevent_initial_call=True,
+)
+def studies_metric(metric, study_ids):
+    """Another metric: the studies' figure redrawn (the studies read again)."""
+    ids_ = [i for i in study_ids or [] if isinstance(i, int) and not isinstance(i, bool)]
+    details = load_studies(ids_)
+    if not details or any(d is None for d in details) or metric not in STUDY_METRICS:
+        return dash.no_update
+    return studies_graph(details, metric)
 
 
 def layout(cases: str | None = None, studies: str | None = None, **_query: Any) -> html.Div:
