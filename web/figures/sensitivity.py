@@ -27,7 +27,6 @@ from .labels import (
     metric_parts,
     metric_scale,
     parameter_label,
-    parameter_parts,
     phrase,
     with_unit,
 )
@@ -99,6 +98,15 @@ def tornado_rows(analysis: Mapping[str, Any], metric: str | None = None) -> list
     return sorted((_tornado_row(r) for r in rows), key=swing, reverse=True)
 
 
+# one colour meaning on a one-at-a-time study's page: a factor's low level, its high level
+# (the tornado and the coefficients below it)
+SIDE_COLORS = {"low": color(0), "high": color(1)}
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
 def tornado_figure(
     analysis: Mapping[str, Any], metric: str = "peak_slider_accel", *, title: str | None = None
 ) -> go.Figure:
@@ -117,7 +125,7 @@ def tornado_figure(
     fig = new_figure(title or f"Tornado: {phrase(name)}", metric_label(metric), "Factor")
     axes = [str(r["axis"]) for r in rows]
     scale = metric_scale(metric)  # bars in the metric's shown unit (penetrations in µm)
-    for side, i in (("low", 0), ("high", 1)):
+    for side, _i in (("low", 0), ("high", 1)):
         nominal = [r["nominal_metric"] * scale for r in rows]
         value = [r[f"metric_{side}"] * scale for r in rows]
         fig.add_trace(
@@ -127,7 +135,7 @@ def tornado_figure(
                 base=[_gap(n) for n in nominal],
                 x=[_gap(v - n) for v, n in zip(value, nominal, strict=True)],
                 name=side,
-                marker_color=color(i),
+                marker_color=SIDE_COLORS[side],
                 text=[format_value(r.get(side)) for r in rows],
                 textposition="outside",
                 cliponaxis=False,
@@ -165,11 +173,13 @@ def coefficients_figure(
 
     ``analysis["coefficients"][metric]`` = ``{axis: [{"value", "coefficient"}, ...]}``, the
     coefficient being the relative change of the metric per relative change of the factor
-    (dimensionless). One bar trace per factor (axis order kept) named by its title
-    (``"Stiffness scale"``), x = the level's legend name (``"stiffness ×0.7"``,
-    ``"c = 0.02 mm"``).
+    (dimensionless). Two bar traces, ``low`` and ``high`` (a level below or above the
+    factor's nominal, ``analysis["nominal"]``), coloured as the tornado colours them
+    (:data:`SIDE_COLORS`: one colour meaning per page); x = the level's legend name
+    (``"stiffness ×0.7"``, ``"c = 0.02 mm"``) in factor order.
     """
     per_axis = (analysis.get("coefficients") or {}).get(metric, {})
+    nominal = analysis.get("nominal") or {}
     name, _ = metric_parts(metric)
     fig = new_figure(
         f"Normalised sensitivity: {phrase(name)}",
@@ -178,15 +188,20 @@ def coefficients_figure(
         subtitle="(Δm/m) / (Δx/x): the metric's relative change per relative change of the "
         "factor, from the nominal",
     )
-    for i, (axis, entries) in enumerate(per_axis.items()):
-        fig.add_trace(
-            go.Bar(
-                x=[level_name(str(axis), e.get("value")) for e in entries],
-                y=[_gap(_num(e.get("coefficient"))) for e in entries],
-                name=parameter_parts(str(axis))[0],
-                marker_color=color(i),
-            )
-        )
+    bars: dict[str, tuple[list[str], list[float]]] = {"low": ([], []), "high": ([], [])}
+    order = []
+    for axis, entries in per_axis.items():
+        for e in entries:
+            label = level_name(str(axis), e.get("value"))
+            order.append(label)
+            n = nominal.get(axis)
+            low = _number(e.get("value")) and _number(n) and e["value"] < n
+            x, y = bars["low" if low else "high"]
+            x.append(label)
+            y.append(_gap(_num(e.get("coefficient"))))
+    for side, (x, y) in bars.items():
+        fig.add_trace(go.Bar(x=x, y=y, name=f"{side} level", marker_color=SIDE_COLORS[side]))
+    fig.update_xaxes(categoryorder="array", categoryarray=order)
     fig.update_layout(legend={"orientation": "h", "y": -0.3, "x": 0})
     fig.update_xaxes(automargin=True)
     fig.update_yaxes(automargin=True)
