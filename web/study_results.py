@@ -108,9 +108,27 @@ def sensitivity(detail: Mapping[str, Any], metric: str) -> Any:
         return graph(figs.spearman_figure(analysis, metric), ids.SPEARMAN_GRAPH)
     if design == "grid" and analysis.get("tornado"):
         return graph(figs.tornado_figure(analysis, metric))
+    if design == "grid" and len(view.axes_of(detail)) >= 1:
+        anova = grid_anova_of(detail, metric)
+        if anova is not None:
+            return graph(figs.main_effects_figure(anova, metric))
     return note("Sensitivity views belong to the one-at-a-time, Latin-hypercube, Sobol and "
                 f"Morris designs; this study's design is {design} (its trends tab shows each "
                 "factor's effect).")
+
+
+def grid_anova_of(detail: Mapping[str, Any], metric: str) -> dict[str, Any] | None:
+    """:func:`gapsweep.study.anova.grid_anova` of ``metric`` over the grid's axes, from the
+    done cases with a number; None when there are fewer than two."""
+    from gapsweep.study.anova import grid_anova
+
+    axes = view.axes_of(detail)
+    rows = [(c["params"], v) for c in detail["cases"] if c.get("status") == "done"
+            and isinstance(v := (c.get("metrics") or {}).get(metric), (int, float))
+            and not isinstance(v, bool)]
+    if len(rows) < 2:
+        return None
+    return grid_anova({a: [p.get(a) for p, _ in rows] for a in axes}, [v for _, v in rows])
 
 
 def spectra_cases(detail: Mapping[str, Any], limit: int = MAX_SPECTRA) -> list[dict[str, Any]]:

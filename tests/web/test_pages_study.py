@@ -212,11 +212,34 @@ def test_spectra_tab_overlays_the_clearance_axis_at_the_nominal_stiffness(study)
         is module.no_update
 
 
+def test_a_grid_studys_sensitivity_is_its_main_effects_and_variance_shares(study):
+    """The fake metrics' peak 1000 (1 + 100 c) k is a product: each factor's main effect is
+    its level's mean, and the shares and the interaction follow from sums of squares worked
+    here (the grid is 5 x 3, balanced)."""
+    import numpy as np
+
+    module, archive, study_id = study
+    archive.run(archive.case_ids(study_id))
+    out = module.sensitivity("sensitivity", None, "peak_slider_accel", study_id)
+    (fig,) = [g.figure for g in [out, *out._traverse()] if hasattr(g, "figure")]
+    c, k = np.meshgrid(CLEARANCES, STIFFNESS, indexing="ij")
+    y = 1000 * (1 + 100 * c) * k
+    grand = y.mean()
+    ss_c = 3 * ((y.mean(axis=1) - grand) ** 2).sum()
+    ss_k = 5 * ((y.mean(axis=0) - grand) ** 2).sum()
+    total = ((y - grand) ** 2).sum()
+    clearance, stiffness, shares = fig.data
+    assert list(clearance.y) == pytest.approx(y.mean(axis=1))
+    assert list(stiffness.y) == pytest.approx(y.mean(axis=0))
+    assert list(shares.x) == ["Clearance", "Stiffness scale", "interactions"]
+    assert list(shares.y) == pytest.approx([ss_c / total, ss_k / total,
+                                            1 - (ss_c + ss_k) / total])
+    assert fig.layout.annotations[0].text == f"Clearance: {100 * ss_c / total:.3g} %"
+
+
 def test_other_tabs_explain_what_a_grid_study_shows(study):
     module, archive, study_id = study
     archive.run(archive.case_ids(study_id))
-    assert "one-at-a-time" in texts(module.sensitivity("sensitivity", None,
-                                                        "peak_slider_accel", study_id))
     # no certificate yet (they are queued by the worker that finishes the study)
     assert "No convergence certificate" in texts(module.convergence("convergence", None,
                                                                      study_id))
@@ -237,7 +260,7 @@ def test_convergence_tab_draws_the_certificates_and_their_verdict(study):
     out = module.convergence("convergence", None, study_id)
     with archive.sessions() as s:
         detail = study_detail(s, study_id)
-    (fig,) = [g.figure for g in out._traverse() if hasattr(g, "figure")]
+    (fig,) = [g.figure for g in [out, *out._traverse()] if hasattr(g, "figure")]
     assert list(fig.layout.xaxis.categoryarray) == [
         "as run", "rtol ÷ 10", "output step ÷ 2", "K × 2", "K × 4"]
     by_source = {}

@@ -27,10 +27,11 @@ from .labels import (
     metric_parts,
     metric_scale,
     parameter_label,
+    parameter_parts,
     phrase,
     with_unit,
 )
-from .style import BASELINE_COLOR, color, new_figure, vertical_markers
+from .style import BASELINE_COLOR, TEMPLATE, color, new_figure, title_text, vertical_markers
 
 
 def _factor_axis(fig: go.Figure, axes: Sequence[str], which: str = "y",
@@ -322,3 +323,48 @@ def spearman_figure(analysis: Mapping[str, Any], metric: str = "peak_slider_acce
 def factor_names(analysis: Mapping[str, Any], metric: str) -> Sequence[str]:
     """The factors an indices analysis (Sobol or Morris) reports for ``metric``."""
     return [str(a) for a in (analysis.get("indices") or {}).get(metric, {})]
+
+
+def main_effects_figure(anova: Mapping[str, Any], metric: str = "peak_slider_accel") -> go.Figure:
+    """A grid study's main effects (:func:`gapsweep.study.anova.grid_anova`): one panel per
+    factor, the metric's mean at each of its levels (over every other factor's levels) in
+    the metric's shown unit, the grand mean dashed; each panel's title gives the factor's
+    share of the variance. A last panel: the shares as bars, the interactions included."""
+    from plotly.subplots import make_subplots
+
+    effects = anova.get("main_effects") or {}
+    shares = anova.get("shares") or {}
+    scale = metric_scale(metric)
+    name, _ = metric_parts(metric)
+
+    def share_text(x: Any) -> str:
+        return "–" if x is None else f"{100 * x:.3g} %"
+
+    titles = [f"{parameter_parts(str(f))[0]}: {share_text(shares.get(f))}" for f in effects]
+    fig = make_subplots(rows=1, cols=len(effects) + 1,
+                        subplot_titles=[*titles, "Share of the variance"])
+    for i, (factor, points) in enumerate(effects.items(), start=1):
+        fig.add_trace(go.Scatter(
+            x=[format_value(level) if not _number(level) else level for level, _ in points],
+            y=[mean * scale for _, mean in points], mode="lines+markers",
+            name=parameter_parts(str(factor))[0], marker_color=color(i - 1),
+            showlegend=False), row=1, col=i)
+        fig.add_hline(y=anova["grand_mean"] * scale, line={"dash": "dash", "width": 1,
+                                                           "color": BASELINE_COLOR},
+                      row=1, col=i)
+        fig.update_xaxes(title_text=parameter_label(str(factor)), row=1, col=i)
+    fig.update_yaxes(title_text=f"Mean {phrase(metric_label(metric))}", row=1, col=1)
+    bars = [(parameter_parts(str(f))[0], shares.get(f)) for f in effects]
+    bars.append(("interactions", anova.get("interactions")))
+    fig.add_trace(go.Bar(x=[b[0] for b in bars], y=[_gap(_num(b[1])) for b in bars],
+                         marker_color=[*(color(i) for i in range(len(effects))), BASELINE_COLOR],
+                         showlegend=False, name="share"), row=1, col=len(effects) + 1)
+    fig.update_yaxes(title_text=with_unit("Share", DIMENSIONLESS), range=[0, 1],
+                     row=1, col=len(effects) + 1)
+    note_text = ("" if anova.get("balanced") else
+                 f" (unbalanced: {anova.get('n')} cases; the split is approximate)")
+    fig.update_layout(template=TEMPLATE, title={"text": title_text(
+        f"Main effects: {phrase(name)}",
+        "two-way analysis of variance on the grid: each factor's share, the rest is their "
+        "interaction" + note_text)})
+    return fig
