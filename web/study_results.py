@@ -4,7 +4,7 @@ read from the archive here."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import dash_bootstrap_components as dbc
@@ -184,8 +184,39 @@ def load_spectra(case_ids: list[int], signal: str) -> dict[int, dict[str, Any]]:
     return out
 
 
-def spectra(detail: Mapping[str, Any], signal: str, kind: str, log_x: bool = False) -> Any:
-    cases = spectra_cases(detail)
+def spectra_rule(detail: Mapping[str, Any], shown: int) -> str:
+    """Which cases the automatic choice draws, in words (the overlay once showed a subset
+    without saying so)."""
+    axes = view.axes_of(detail)
+    done = sum(c["status"] == "done" for c in detail["cases"])
+    design = view.design_of(detail)
+    if not axes:
+        how = "in design order"
+    elif design == "one-at-a-time" and len(axes) > 1:
+        how = f"along {axes[0]}, the other factors at their nominal"
+    elif design in trend_figs.SAMPLING_DESIGNS or len(axes) == 1:
+        how = f"spread evenly over {axes[0]}"
+    else:
+        how = f"along {axes[0]}, {', '.join(axes[1:])} at the middle level"
+    return (f"Showing {shown} of {done} done cases, {how} (at most {MAX_SPECTRA}); "
+            "choose others below.")
+
+
+def spectra_choices(detail: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The spectra's case picker: every done case, labelled by every varied factor."""
+    axes = view.axes_of(detail)
+    return [{"label": f"{c['id']}: {spectra_figs.case_label(c, axes)}", "value": c["id"]}
+            for c in detail["cases"] if c["status"] == "done"]
+
+
+def spectra(detail: Mapping[str, Any], signal: str, kind: str, log_x: bool = False,
+            log_y: bool = False, chosen: Sequence[int] | None = None) -> Any:
+    """The spectra tab: the cases ``chosen`` (ids; at most :data:`MAX_SPECTRA`) or the
+    automatic choice (:func:`spectra_cases`, said in words), labelled by every varied
+    factor; overlay (``log_y``: log amplitude) or waterfall (log colour)."""
+    picked = set(chosen or [])
+    cases = ([c for c in detail["cases"] if c["id"] in picked and c["status"] == "done"]
+             [:MAX_SPECTRA] if picked else spectra_cases(detail))
     stored = load_spectra([c["id"] for c in cases], signal)
     cases = [{**c, "spectrum": stored[c["id"]]} for c in cases if c["id"] in stored]
     if not cases:
@@ -197,9 +228,16 @@ def spectra(detail: Mapping[str, Any], signal: str, kind: str, log_x: bool = Fal
         return note(f"No stored spectra for the cases shown (series policy '{policy}').")
     axes = view.axes_of(detail)
     rpm = crank_speed(detail)
-    make = spectra_figs.waterfall_figure if kind == "waterfall" else spectra_figs.spectra_figure
-    return graph(make(cases, signal=signal, axis=axes[0] if axes else None, speed_rpm=rpm,
-                      log_x=log_x))
+    said = (f"Showing the {len(cases)} chosen cases." if picked
+            else spectra_rule(detail, len(cases)))
+    if kind == "waterfall":
+        fig = spectra_figs.waterfall_figure(cases, signal=signal, axis=axes[0] if axes else None,
+                                            speed_rpm=rpm, log_x=log_x)
+    else:
+        fig = spectra_figs.spectra_figure(cases, signal=signal, axis=axes or None,
+                                          speed_rpm=rpm, log_x=log_x, log_y=log_y)
+    return html.Div([html.Div(said, id=ids.SPECTRA_SHOWN, className="small text-muted"),
+                     graph(fig)])
 
 
 def crank_speed(detail: Mapping[str, Any]) -> float | None:

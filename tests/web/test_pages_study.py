@@ -194,22 +194,45 @@ def test_study_file_download(study):
     assert loads_spec(sent["content"], "toml").levels("stiffness_scale") == [0.7, 1.0, 1.3]
 
 
+def spectra_graph(out):
+    """The spectra tab's figure and the words saying which cases it shows."""
+    (graph,) = [g for g in out._traverse() if hasattr(g, "figure")]
+    (shown,) = [g for g in out._traverse() if getattr(g, "id", None) == ids.SPECTRA_SHOWN]
+    return graph.figure, shown.children
+
+
 def test_spectra_tab_overlays_the_clearance_axis_at_the_nominal_stiffness(study):
     module, archive, study_id = study
     archive.run(archive.case_ids(study_id))
-    graph = module.spectra("spectra", None, "slider_acceleration", "overlay", [], study_id)
-    traces = [t for t in graph.figure.data if len(t.x) == 101]
+    fig, said = spectra_graph(module.spectra("spectra", None, "slider_acceleration", "overlay",
+                                             [], [], [], study_id))
+    traces = [t for t in fig.data if len(t.x) == 101]
     assert len(traces) == 5  # clearance 0.02 ... 0.1 at stiffness 1.0
+    assert said.startswith("Showing 5 of 15 done cases, along clearance_mm, stiffness_scale "
+                           "at the middle level")
+    # each labelled by every varied factor
+    assert traces[0].name.startswith("c = 0.02 mm, stiffness ×1")
     peaks = sorted(float(max(t.y)) for t in traces)
     want = sorted(fake_metrics({"clearance_mm": c, "stiffness_scale": 1.0})["peak_slider_accel"]
                   for c in CLEARANCES)
     assert peaks == pytest.approx(want)
-    water = module.spectra("spectra", None, "slider_acceleration", "waterfall", [], study_id)
-    assert water.figure.data
-    log = module.spectra("spectra", None, "slider_acceleration", "overlay", ["log"], study_id)
-    assert log.figure.layout.xaxis.type == "log"
-    assert module.spectra("cases", None, "slider_acceleration", "overlay", [], study_id) \
-        is module.no_update
+    water, _ = spectra_graph(module.spectra("spectra", None, "slider_acceleration", "waterfall",
+                                            [], [], [], study_id))
+    assert water.data and water.data[0].colorbar.title.text.startswith("log10 amplitude")
+    log, _ = spectra_graph(module.spectra("spectra", None, "slider_acceleration", "overlay",
+                                          ["log"], ["log"], [], study_id))
+    assert log.layout.xaxis.type == "log" and log.layout.yaxis.type == "log"
+    assert module.spectra("cases", None, "slider_acceleration", "overlay", [], [], [],
+                          study_id) is module.no_update
+    # the person's choice: these cases, said so
+    options = module.spectra_choices("spectra", None, study_id)
+    assert len(options) == 15
+    chosen = [options[0]["value"], options[14]["value"]]
+    fig, said = spectra_graph(module.spectra("spectra", None, "slider_acceleration", "overlay",
+                                             [], [], chosen, study_id))
+    assert said == "Showing the 2 chosen cases."
+    assert [t.name.split(" · ")[0] for t in fig.data if len(t.x) == 101] == [
+        "c = 0.02 mm, stiffness ×0.7", "c = 0.1 mm, stiffness ×1.3"]
 
 
 def test_a_grid_studys_sensitivity_is_its_main_effects_and_variance_shares(study):

@@ -309,7 +309,11 @@ def layout(study_id: str | None = None, **_query: Any) -> html.Div:
                         width="auto"),
                 dbc.Col(dbc.Checklist(id=ids.SPECTRA_LOG_X, value=[], switch=True, options=[
                     {"label": "log x (the whole spectrum)", "value": "log"}]), width="auto"),
+                dbc.Col(dbc.Checklist(id=ids.SPECTRA_LOG_Y, value=[], switch=True, options=[
+                    {"label": "log y (overlay)", "value": "log"}]), width="auto"),
             ]),
+            dcc.Dropdown(id=ids.SPECTRA_CASES, multi=True, value=[], className="my-2",
+                         placeholder="cases to draw (empty: the automatic choice)"),
             html.Div(id=ids.SPECTRA_GRAPH),
             figure_downloads.tools(ids.SPECTRA_GRAPH, "spectra"),
         ]), label="Spectra", tab_id=TAB_SPECTRA),
@@ -548,12 +552,26 @@ def sensitivity(tab, _version, metric, study_id):
     Input(ids.SPECTRA_SIGNAL, "value"),
     Input(ids.SPECTRA_VIEW, "value"),
     Input(ids.SPECTRA_LOG_X, "value"),
+    Input(ids.SPECTRA_LOG_Y, "value"),
+    Input(ids.SPECTRA_CASES, "value"),
     State(ids.STUDY_ID_STORE, "data"),
 )
-def spectra(tab, _version, signal, kind, log_x, study_id):
+def spectra(tab, _version, signal, kind, log_x, log_y, chosen, study_id):
+    picked = [i for i in chosen or [] if isinstance(i, int) and not isinstance(i, bool)]
     return _when_open(tab, TAB_SPECTRA, study_id,
                       lambda d: study_results.spectra(
-                          d, signal, kind, isinstance(log_x, list) and "log" in log_x))
+                          d, signal, kind, isinstance(log_x, list) and "log" in log_x,
+                          isinstance(log_y, list) and "log" in log_y, picked))
+
+
+@callback(
+    Output(ids.SPECTRA_CASES, "options"),
+    Input(ids.STUDY_TABS, "active_tab"),
+    Input(ids.STUDY_VERSION, "data"),
+    State(ids.STUDY_ID_STORE, "data"),
+)
+def spectra_choices(tab, _version, study_id):
+    return _when_open(tab, TAB_SPECTRA, study_id, study_results.spectra_choices)
 
 
 @callback(
