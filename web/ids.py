@@ -128,7 +128,8 @@ ARCHIVE_RUN_EXAMPLE = "archive-run-example"
 ARCHIVE_EXAMPLE_MESSAGE = "archive-example-message"
 ARCHIVE_EXAMPLE_REDIRECT = "archive-example-redirect"
 
-# figure downloads (web/figure_downloads.py): pattern-matching ids {"type": ..., "graph": id}
+# figure downloads (web/components/figure_downloads.py): pattern-matching ids
+# {"type": ..., "graph": id}
 FIGURE_DOWNLOAD = "figure-download"
 FIGURE_DOWNLOAD_DONE = "figure-download-done"
 FIGURE_DOWNLOAD_NAME = "figure-download-name"

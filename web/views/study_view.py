@@ -9,7 +9,7 @@ from typing import Any
 
 from gapsweep.core import metrics as metric_registry
 
-from .figures.labels import format_value, parameter_label
+from ..figures.labels import format_value, parameter_label
 from .parameters import label as plabel
 
 FINISHED = ("done", "cancelled")
