@@ -19,8 +19,8 @@ from gapsweep.core import metrics as metric_registry
 from gapsweep.core.convergence import refinement_study
 from gapsweep.core.errors import InputError
 
-from .designs import StudyPlan, problem
-from .spec import StudySpec
+from .designs import StudyPlan, plan_study, problem
+from .spec import StudySpec, parse_spec
 
 HEADLINE_METRICS = metric_registry.headline()
 # Not a property of the case: the same case takes a different time on another run.
@@ -260,9 +260,6 @@ def analyse_study(detail: Mapping[str, Any]) -> dict[str, Any]:
 
     An analysis that cannot run gives ``{"error": "<type>: <message>"}`` instead of raising:
     it must neither lose the results nor break a page."""
-    from .designs import plan_study
-    from .spec import parse_spec
-
     try:
         spec = parse_spec(detail["spec"])
         plan = plan_study(spec)
