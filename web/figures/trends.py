@@ -230,8 +230,10 @@ LIMIT_NAME = "limit"
 
 def add_limit(fig: go.Figure, limit: float, key: str) -> None:
     """A horizontal reference line at ``limit`` (the metric's shown unit), labelled."""
+    unit = metric_parts(key)[1]
+    shown = "" if unit == metric_registry.DIMENSIONLESS else f" {unit}"
     fig.add_hline(y=limit, line={"color": "#dc3545", "dash": "dash", "width": 1},
-                  annotation_text=f"{LIMIT_NAME} {limit:g} {metric_parts(key)[1]}".rstrip(),
+                  annotation_text=f"{LIMIT_NAME} {limit:g}{shown}",
                   annotation_position="top left")
 
 

@@ -31,6 +31,7 @@ from gapsweep.study.errors import FieldError, SpecError
 from gapsweep.study.upload import MAX_UPLOAD_BYTES, read_upload
 from gapsweep.web import actions, data, ids
 from gapsweep.web.auth import principal
+from gapsweep.web.figures.labels import parameter_label
 from gapsweep.web.views import parameters
 from gapsweep.web.views.study_form import (
     AXIS_COLUMNS,
@@ -99,7 +100,7 @@ def axis_dropdowns(model: str) -> dict[str, Any]:
     ``friction``, not ``friction_law``), each with its label."""
     names = sorted(parameters.defaults(model))
     return {
-        "parameter": {"options": [{"label": f"{n} — {parameters.label(n)}", "value": n}
+        "parameter": {"options": [{"label": f"{n} — {parameter_label(n)}", "value": n}
                                   for n in names],
                       "clearable": False},
         "form": {"options": [{"label": f, "value": f} for f in AXIS_FORMS], "clearable": False},
@@ -207,10 +208,8 @@ def layout(**query: Any) -> html.Div:
                 editable=True,
                 row_deletable=True,
                 css=[{"selector": ".Select-menu-outer", "rule": "display: block !important"},
-                     # the open parameter list lies over the rows below it, whole
-                     {"selector": ".Select-menu-outer", "rule": "z-index: 1000 !important"},
-                     {"selector": ".dash-spreadsheet-container .dash-spreadsheet-inner",
-                      "rule": "overflow: visible !important"}],
+                     # the open parameter list lies over the rows below it
+                     {"selector": ".Select-menu-outer", "rule": "z-index: 1000 !important"}],
                 style_data_conditional=SELECTED_CELL,
                 style_cell={"textAlign": "left", "minWidth": "70px", "fontSize": "0.9rem"},
                 style_cell_conditional=[
@@ -218,7 +217,9 @@ def layout(**query: Any) -> html.Div:
                     {"if": {"column_id": "values"}, "minWidth": "220px"},
                     {"if": {"column_id": "form"}, "minWidth": "130px"},
                 ],
-                style_table={"overflow": "visible"},
+                # the table scrolls sideways in its card; the room under the rows keeps an
+                # open parameter list whole (it was cut to one option over the next row)
+                style_table={"overflowX": "auto", "minHeight": "330px"},
             ),
             dbc.Button("Add axis", id=ids.NEW_ADD_AXIS, size="sm", color="secondary",
                        outline=True, className="mt-2"),
