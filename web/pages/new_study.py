@@ -217,9 +217,7 @@ def layout(**query: Any) -> html.Div:
                     {"if": {"column_id": "values"}, "minWidth": "220px"},
                     {"if": {"column_id": "form"}, "minWidth": "130px"},
                 ],
-                # the table scrolls sideways in its card; the room under the rows keeps an
-                # open parameter list whole (it was cut to one option over the next row)
-                style_table={"overflowX": "auto", "minHeight": "330px"},
+                style_table={"overflowX": "auto"},
             ),
             dbc.Button("Add axis", id=ids.NEW_ADD_AXIS, size="sm", color="secondary",
                        outline=True, className="mt-2"),
