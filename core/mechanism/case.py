@@ -97,7 +97,14 @@ class MechanismCase:
                                  + ", ".join(allowed))
         resolved = with_overrides(table, dotted)
         case = cls(mechanism=resolved, **kwargs)
-        case.validate()
+        try:
+            case.validate()
+        except InputError as exc:
+            # a refused value the case set: name it as the case did (variables.rod_mm)
+            path = exc.field.removeprefix("mechanism.")
+            if path in dotted:
+                raise InputError(path, dotted[path], exc.allowed, exc.detail) from None
+            raise
         return case
 
     @property
