@@ -68,8 +68,11 @@ def svg(s: Shapes, *, width: int = 800) -> str:
         out.append(f'<polyline class="body" data-body="{escape(name)}" fill="none" '
                    f'stroke="{colour}" stroke-width="5" stroke-linejoin="round" '
                    f'points="{" ".join(p(x, y) for x, y in pts)}"/>')
+    placed: dict[tuple[int, int], int] = {}  # joints at one point: labels one under another
     for name, x, y, kind, clearance in s.joints:
         cx, cy = p(x, y).split(",")
+        spot = (round(float(cx)), round(float(cy)))
+        row = placed[spot] = placed.get(spot, -1) + 1
         if kind == "translational":
             out.append(f'<rect x="{float(cx) - 5:.2f}" y="{float(cy) - 5:.2f}" width="10" '
                        'height="10" fill="none" stroke="black"/>')
@@ -80,7 +83,8 @@ def svg(s: Shapes, *, width: int = 800) -> str:
             out.append(f'<circle cx="{cx}" cy="{cy}" r="9" fill="none" stroke="#d62728" '
                        'stroke-width="2"/>')
         label = escape(name + (" (clearance)" if clearance else ""))
-        out.append(f'<text x="{float(cx) + 8:.2f}" y="{float(cy) - 8:.2f}">{label}</text>')
+        out.append(f'<text x="{float(cx) + 8:.2f}" y="{float(cy) - 8 + 14 * row:.2f}">'
+                   f"{label}</text>")
     out.append("</svg>")
     return "\n".join(out)
 
@@ -103,12 +107,15 @@ def png(s: Shapes, path: str, *, width: int = 800) -> None:
 
     for _, pts, colour in s.lines:
         draw.line([p(x, y) for x, y in pts], fill=colour, width=5, joint="curve")
+    placed: dict[tuple[int, int], int] = {}
     for name, x, y, _, clearance in s.joints:
         cx, cy = p(x, y)
+        spot = (round(cx), round(cy))
+        row = placed[spot] = placed.get(spot, -1) + 1
         draw.ellipse((cx - 4, cy - 4, cx + 4, cy + 4), fill="white", outline="black")
         if clearance:
             draw.ellipse((cx - 9, cy - 9, cx + 9, cy + 9), outline="#d62728", width=2)
-        draw.text((cx + 8, cy - 18), name, fill="black")
+        draw.text((cx + 8, cy - 18 + 14 * row), name, fill="black")
     img.save(path, format="PNG")
 
 
