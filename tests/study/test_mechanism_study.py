@@ -139,3 +139,21 @@ def test_cli_refuses_a_broken_mechanism_and_writes_nothing(tmp_path):
     assert report["clearance_joints"] == ["rocker_pin"]
     assert report["sweepable"]["variables.coupler_mm"] == "mm"
     assert report["driver"]["period_s"] == pytest.approx(0.1)
+
+
+def test_certificates_refine_every_clearance_joint_and_read_the_first_measure():
+    from gapsweep.study.certificates import REFINEMENTS, headline, plan_certificates
+
+    plan = plan_study(parse_spec(_study("two_clearance_slider_crank")))
+    cases = [{"params": p, "status": "done",
+              "metrics": {"peak_slider_accel": 1000.0 + i, "peak_contact_force": 1.0,
+                          "max_penetration": 1e-6}} for i, p in enumerate(plan.cases)]
+    assert headline("mechanism", cases) == "peak_slider_accel"
+    certs = plan_certificates("mechanism", "grid", cases)
+    assert {c.source_index for c in certs} == {3}  # the largest peak
+    assert {c.slot for c in certs} == {r.slot for r in REFINEMENTS}
+    k4 = next(c for c in certs if c.slot == 3)
+    assert k4.params["joints.crank_pin.stiffness_scale"] == 4.0
+    assert k4.params["joints.piston_pin.stiffness_scale"] == 4.0
+    four_bar = plan_study(parse_spec(_study("four_bar_crank_rocker"))).cases
+    assert headline("mechanism", [{"params": four_bar[0]}]) == "peak_rocker_alpha"
