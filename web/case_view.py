@@ -51,7 +51,14 @@ def _show(value: Any) -> str:
 
 
 def parameter_rows(params: Mapping[str, Any]) -> list[dict[str, str]]:
-    return [{"parameter": parameter_label(k), "value": _show(v)} for k, v in params.items()]
+    return [{"parameter": parameter_label(k), "value": _mechanism_name(v) if k == "mechanism"
+             else _show(v)} for k, v in params.items()]
+
+
+def _mechanism_name(table: Any) -> str:
+    """A described mechanism's table shown by its name (the whole table is the study's)."""
+    name = table.get("name", "mechanism") if isinstance(table, Mapping) else "mechanism"
+    return f"{name} (the study's [mechanism] table)"
 
 
 def metric_rows(metrics: Mapping[str, Any], *, counters: bool) -> list[dict[str, str]]:

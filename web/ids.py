@@ -162,3 +162,4 @@ COMPARE_STUDIES = "compare-studies"
 COMPARE_STUDIES_GRAPH = "compare-studies-graph"
 COMPARE_OPEN_CASE = "compare-open-case"
 CASE_METRICS = "case-metrics"
+CASE_ANIMATION = "case-mechanism-animation"  # a described mechanism's run, animated

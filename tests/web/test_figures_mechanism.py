@@ -53,7 +53,7 @@ def test_animation_frames_follow_the_driver_and_the_stored_orbits():
     assert len(fig.layout.sliders[0].steps) == len(fig.frames)
     for frame in fig.frames[:: max(1, len(fig.frames) // 7)]:
         time = float(frame.name)
-        i = int(np.argmin(np.abs(t - time)))
+        i = int(np.searchsorted(t, time, side="right")) - 1
         theta = spec.omega * time
         joints = next(d for d in frame.data if d.text is not None)
         x, y = _joint(fig, "crank_pin", joints)

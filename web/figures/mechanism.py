@@ -55,12 +55,15 @@ def mechanism_figure(spec: MechanismSpec, q: np.ndarray | None = None) -> go.Fig
     return fig
 
 
-def frame_times(t: np.ndarray, budget: int = FRAME_BUDGET) -> np.ndarray:
-    """Indices into ``t`` of at most ``budget`` evenly spread frames (first and last kept)."""
-    n = len(t)
-    if n <= budget:
-        return np.arange(n)
-    return np.unique(np.round(np.linspace(0, n - 1, budget)).astype(int))
+def frame_times(t_end: float, budget: int = FRAME_BUDGET) -> np.ndarray:
+    """``budget`` evenly spread frame times [s] over ``[0, t_end]`` (both ends kept)."""
+    return np.linspace(0.0, t_end, max(2, budget))
+
+
+def _time_base(series: Mapping[str, np.ndarray], name: str) -> np.ndarray:
+    """The time base of stored series ``name``: its own (preview) or the shared ``t``."""
+    t = series.get(f"t:{name}")
+    return np.asarray(series["t"] if t is None else t, dtype=float)
 
 
 def frame_positions(spec: MechanismSpec, times: np.ndarray) -> list[np.ndarray]:
@@ -87,47 +90,59 @@ def animation_figure(spec: MechanismSpec, series: Mapping[str, np.ndarray],
                      budget: int = FRAME_BUDGET) -> go.Figure:
     """The case's run as an animation (play, pause, a slider to scrub): the mechanism on the
     left, each clearance joint's journal orbit [µm] on the right with the clearance circle,
-    the orbit drawn up to the frame's time and the journal's position marked."""
-    t = np.asarray(series["t"], dtype=float)
-    idx = frame_times(t, budget)
+    the orbit drawn up to the frame's time and the journal's position marked. ``series``
+    as stored: one time base ``t`` or one per series (``t:<name>``, a preview)."""
     joints = [j.name for j in spec.clearance_joints]
+    orbits = {}
+    for name in joints:
+        x_name = f"eccentricity_x.{name}"
+        if x_name in series:
+            tj = _time_base(series, x_name)
+            orbits[name] = (tj, np.asarray(series[x_name]) * UM,
+                            np.asarray(series[f"eccentricity_y.{name}"]) * UM)
+        else:  # an ideal run: the journal stays centred
+            orbits[name] = (np.zeros(1), np.zeros(1), np.zeros(1))
+    ends = [float(np.asarray(v)[-1]) for k, v in series.items()
+            if (k == "t" or k.startswith("t:")) and np.asarray(v).size]
+    times = frame_times(max(ends) if ends else 2.0 * spec.period, budget)
     fig = make_subplots(rows=1, cols=2, column_widths=[0.62, 0.38],
                         subplot_titles=(spec.name, "Journal orbits (magnified)"))
-    qs = frame_positions(spec, t[idx])
+    qs = frame_positions(spec, times)
     base = _traces(spec, qs[0])
     for trace in base:
         fig.add_trace(trace, row=1, col=1)
-    orbits = {}
     for k, name in enumerate(joints):
         c_um = dict(spec.joint(name).contact)["clearance_mm"] * 1e3
-        ex = np.asarray(series.get(f"eccentricity_x.{name}", np.zeros_like(t))) * UM
-        ey = np.asarray(series.get(f"eccentricity_y.{name}", np.zeros_like(t))) * UM
-        orbits[name] = (ex, ey)
         circle = np.linspace(0, 2 * math.pi, 73)
         fig.add_trace(go.Scatter(x=c_um * np.cos(circle), y=c_um * np.sin(circle),
                                  mode="lines", line={"color": "grey", "dash": "dot"},
-                                 name=f"clearance {name}", legendgroup=name,
-                                 showlegend=k == 0), row=1, col=2)
+                                 name=f"clearance {name}", showlegend=k == 0), row=1, col=2)
     n_static = len(fig.data)
+
+    def upto(name: str, time: float) -> int:
+        return max(int(np.searchsorted(orbits[name][0], time, side="right")) - 1, 0)
+
     dynamic = []
     for name in joints:
-        ex, ey = orbits[name]
-        dynamic.append(go.Scatter(x=ex[: idx[0] + 1], y=ey[: idx[0] + 1], mode="lines",
+        _, ex, ey = orbits[name]
+        i = upto(name, times[0])
+        dynamic.append(go.Scatter(x=ex[: i + 1], y=ey[: i + 1], mode="lines",
                                   name=f"orbit {name}"))
-        dynamic.append(go.Scatter(x=ex[idx[0] : idx[0] + 1], y=ey[idx[0] : idx[0] + 1],
-                                  mode="markers", marker={"size": 9}, name=f"journal {name}"))
+        dynamic.append(go.Scatter(x=ex[i : i + 1], y=ey[i : i + 1], mode="markers",
+                                  marker={"size": 9}, name=f"journal {name}"))
     for trace in dynamic:
         fig.add_trace(trace, row=1, col=2)
     frames = []
     mech_ids = list(range(len(base)))
     orbit_ids = list(range(n_static, n_static + len(dynamic)))
-    for q, i in zip(qs, idx, strict=True):
+    for q, time in zip(qs, times, strict=True):
         data = _traces(spec, q)
         for name in joints:
-            ex, ey = orbits[name]
+            _, ex, ey = orbits[name]
+            i = upto(name, time)
             data.append(go.Scatter(x=ex[: i + 1], y=ey[: i + 1]))
             data.append(go.Scatter(x=ex[i : i + 1], y=ey[i : i + 1]))
-        frames.append(go.Frame(data=data, name=f"{t[i]:.6g}", traces=mech_ids + orbit_ids))
+        frames.append(go.Frame(data=data, name=f"{time:.9g}", traces=mech_ids + orbit_ids))
     fig.frames = frames
     fig.update_xaxes(title_text=with_unit("x", "mm"), row=1, col=1)
     fig.update_yaxes(title_text=with_unit("y", "mm"), scaleanchor="x", row=1, col=1)
@@ -143,9 +158,9 @@ def animation_figure(spec: MechanismSpec, series: Mapping[str, np.ndarray],
             "args": [None, {"frame": {"duration": 40, "redraw": True}, "fromcurrent": True}]}
     pause = {"label": "Pause", "method": "animate",
              "args": [[None], {"frame": {"duration": 0}, "mode": "immediate"}]}
-    steps = [{"label": f"{t[i] * 1e3:.1f}", "method": "animate",
-              "args": [[f"{t[i]:.6g}"], {"mode": "immediate", "frame": {"duration": 0}}]}
-             for i in idx]
+    steps = [{"label": f"{time * 1e3:.1f}", "method": "animate",
+              "args": [[f"{time:.9g}"], {"mode": "immediate", "frame": {"duration": 0}}]}
+             for time in times]
     fig.update_layout(
         updatemenus=[{"type": "buttons", "buttons": [play, pause], "x": 0, "y": -0.12,
                       "direction": "left"}],
