@@ -36,7 +36,7 @@ def main() -> int:
     ap.add_argument("--repeats", type=int, default=3)
     args = ap.parse_args()
     from gapsweep.core.api import run_cases
-    from gapsweep.core.mechanism.build import _kinematics_cached
+    from gapsweep.core.mechanism.build import _INITIAL, _KINEMATICS
 
     with open(ROOT / "examples" / "mechanism_reference_slider_crank.toml", "rb") as f:
         table = tomllib.load(f)["mechanism"]
@@ -46,7 +46,8 @@ def main() -> int:
 
     t0 = time.perf_counter()
     run_cases("slider-crank", built_in[:1], threads=1)
-    _kinematics_cached.cache_clear()
+    _KINEMATICS.clear()
+    _INITIAL.clear()
     t1 = time.perf_counter()
     run_cases("mechanism", mechanism[:1], threads=1)
     t2 = time.perf_counter()

@@ -10,7 +10,6 @@ that cannot turn it (a non-Grashof four-bar, a toggle), naming the angle and the
 
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import dataclass, replace
 
@@ -184,7 +183,27 @@ def _newton(topo, arrays, q, t, tol=1e-12, max_iter=30):
 
 def kinematics(spec: MechanismSpec) -> Kinematics:
     """Close, count and sweep the ideal mechanism of ``spec`` (cached on its geometry)."""
-    return _kinematics_cached(_geometry_only(spec))
+    key = _geometry_key(spec)
+    found = _KINEMATICS.get(key)
+    if found is None:
+        if len(_KINEMATICS) >= 256:
+            _KINEMATICS.clear()
+        found = _KINEMATICS[key] = _compute_kinematics(_geometry_only(spec))
+    return found
+
+
+_KINEMATICS: dict[tuple, Kinematics] = {}
+
+
+def _geometry_key(spec: MechanismSpec) -> tuple:
+    """What the ideal kinematics depend on, as a cheap hashable key (see _geometry_only)."""
+    return (
+        tuple((b.name, b.cm) for b in spec.bodies),
+        tuple((j.name, j.type, j.body_i, j.body_j, j.at, j.direction, j.clearance)
+              for j in spec.joints),
+        spec.driver_joint,
+        spec.speed_rpm > 0.0,
+    )
 
 
 def _geometry_only(spec: MechanismSpec) -> MechanismSpec:
@@ -206,11 +225,6 @@ def _geometry_only(spec: MechanismSpec) -> MechanismSpec:
 _DEFAULT_CONTACT = tuple(
     (k, getattr(SliderCrankCase(), k)) for k in ("clearance_mm", *CONTACT_KEYS)
 )
-
-
-@functools.lru_cache(maxsize=256)
-def _kinematics_cached(spec: MechanismSpec) -> Kinematics:
-    return _compute_kinematics(spec)
 
 
 def _compute_kinematics(spec: MechanismSpec) -> Kinematics:
@@ -298,7 +312,7 @@ def initial_state(spec: MechanismSpec, *, ideal: bool, initial: str) -> np.ndarr
         raise InputError("initial", initial, "one of " + ", ".join(STARTS))
     if initial == "centred" or ideal:  # beyond the geometry only the speed matters then
         initial = "centred"
-        key = (replace(_geometry_only(spec), speed_rpm=spec.speed_rpm), initial)
+        key = (_geometry_key(spec), spec.speed_rpm, initial)
     else:
         key = (spec, initial)
     y = _INITIAL.get(key)

@@ -107,8 +107,9 @@ class MechanismCase:
             raise
         return case
 
-    @property
+    @functools.cached_property
     def spec(self) -> MechanismSpec:
+        """The resolved table, read (cached on its text: a study's cases share it)."""
         return _parse(json.dumps(self.mechanism, sort_keys=True))
 
     def __getattr__(self, name: str) -> Any:

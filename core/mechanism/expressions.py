@@ -12,6 +12,7 @@ The text is bounded (:data:`MAX_LENGTH` characters, :data:`MAX_NODES` nodes) and
 from __future__ import annotations
 
 import ast
+import functools
 import math
 from collections.abc import Callable, Mapping
 
@@ -54,11 +55,9 @@ def evaluate(field: str, value: object, variables: Mapping[str, float]) -> float
     if len(value) > MAX_LENGTH:
         raise InputError(field, value[:40] + "...", f"an expression of at most {MAX_LENGTH} "
                          f"characters (this one has {len(value)})")
-    try:
-        tree = ast.parse(value.strip(), mode="eval")
-    except SyntaxError:
-        raise InputError(field, value, SYNTAX, "not a valid expression") from None
-    nodes = sum(1 for _ in ast.walk(tree))
+    tree, nodes = _parse(value.strip())
+    if tree is None:
+        raise InputError(field, value, SYNTAX, "not a valid expression")
     if nodes > MAX_NODES:
         raise InputError(field, value[:40] + "...", f"an expression of at most {MAX_NODES} terms")
     try:
@@ -70,6 +69,16 @@ def evaluate(field: str, value: object, variables: Mapping[str, float]) -> float
     if not math.isfinite(x):
         raise InputError(field, value, "an expression with a finite value")
     return x
+
+
+@functools.lru_cache(maxsize=4096)  # a study's cases share their expressions
+def _parse(text: str) -> tuple[ast.Expression | None, int]:
+    """The syntax tree of ``text`` (None if it is not an expression) and its node count."""
+    try:
+        tree = ast.parse(text, mode="eval")
+    except SyntaxError:
+        return None, 0
+    return tree, sum(1 for _ in ast.walk(tree))
 
 
 class _Evaluator:

@@ -13,7 +13,8 @@ their units, and :func:`with_overrides` applies values to them.
 
 from __future__ import annotations
 
-import copy
+import functools
+import json
 import math
 import re
 from collections.abc import Mapping
@@ -205,17 +206,22 @@ def _choice(field: str, value: Any, allowed: tuple[str, ...]) -> str:
 
 def _names_used(value: Any) -> set[str]:
     """Variable names an expression (or a pair of them) reads."""
-    import ast
-
     out: set[str] = set()
     for v in value if isinstance(value, (list, tuple)) else [value]:
         if isinstance(v, str):
-            try:
-                tree = ast.parse(v, mode="eval")
-            except SyntaxError:
-                continue
-            out |= {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+            out |= _names_in(v)
     return out - set(FUNCTIONS) - set(CONSTANTS)
+
+
+@functools.lru_cache(maxsize=4096)
+def _names_in(text: str) -> frozenset[str]:
+    import ast
+
+    try:
+        tree = ast.parse(text, mode="eval")
+    except SyntaxError:
+        return frozenset()
+    return frozenset(n.id for n in ast.walk(tree) if isinstance(n, ast.Name))
 
 
 class _Reader:
@@ -486,6 +492,12 @@ def parse_table(table: Mapping[str, Any]) -> MechanismSpec:
 
 def sweepable(table: Mapping[str, Any]) -> dict[str, str]:
     """Dotted path -> unit of every number a design may vary (the table must parse)."""
+    return dict(_sweepable(json.dumps(table, sort_keys=True)))
+
+
+@functools.lru_cache(maxsize=256)  # a study's cases share their table: read it once
+def _sweepable(text: str) -> tuple[tuple[str, str], ...]:
+    table = json.loads(text)
     spec = parse_table(table)
     out: dict[str, str] = {}
     for name, _ in spec.variables:
@@ -507,7 +519,7 @@ def sweepable(table: Mapping[str, Any]) -> dict[str, str]:
         for key in keys:
             if key in raw or key in ("scale", "damping_n_s_per_m", "free_length_mm"):
                 out[f"loads.{ld.name}.{key}"] = _UNITS.get(key, _unit_of(key))
-    return out
+    return tuple(out.items())
 
 
 def _unit_of(name: str) -> str:
@@ -528,7 +540,7 @@ def with_overrides(table: Mapping[str, Any], overrides: Mapping[str, Any]) -> di
     if not overrides:
         return dict(table)
     paths = sweepable(table)
-    out = copy.deepcopy(dict(table))
+    out = dict(table)  # the tables on each path are copied below: the rest is shared
     for path, value in overrides.items():
         if path not in paths:
             shown = ", ".join(list(paths)[:12]) + (" ..." if len(paths) > 12 else "")
