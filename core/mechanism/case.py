@@ -8,7 +8,9 @@ the solver and output names the slider-crank has (``t_end``, ``rtol``, ``ideal``
 :func:`solver.run_jobs` with the built-in models' batch.
 
 Metrics. The compiled loop follows one *probe* coordinate per run; a case runs one job per
-distinct measured coordinate (the first is the main run, whose series are stored) and, with
+distinct measured body coordinate (the first measure's is the main run, whose series are
+stored; a point moving with a body, or a magnitude, combines the body's x, y and angle runs
+on the output grid) and, with
 several clearance joints, one more per further joint with that joint first, whose series
 give its own metrics. Each measure ``m`` gets ``peak_m``, ``rms_m`` and ``peak_m_steady``:
 accelerations from the loop (every accepted step, peaks refined between steps), positions
@@ -33,6 +35,7 @@ import numpy as np
 
 from ..cases import _coerce
 from ..errors import InputError
+from ..model import Probe
 from ..result import CaseResult
 from ..solver import ROSENBROCK_CONTACT, Job, Progress, SolverOptions, run_jobs
 from .build import build_mechanism, initial_state, kinematics
@@ -197,7 +200,7 @@ class _Plan:
     case: MechanismCase
     params: dict[str, Any]
     jobs: tuple[Job, ...]
-    probe_job: tuple[int, ...]  # per measure: the job that carries its coordinate
+    probe_job: tuple[tuple[int, ...], ...]  # per measure: the jobs of its coordinates
     joint_job: tuple[int, ...]
 
 
@@ -209,15 +212,21 @@ def _plan(case: MechanismCase, params: dict[str, Any]) -> _Plan:
     seen: dict[tuple[str, int], int] = {}
     probe_job = []
     main = build_mechanism(spec, ideal=case.ideal, probe=0)
-    for k, m in enumerate(spec.measures):
-        key = (m.body, m.coordinate)
-        if key not in seen:
-            mech = main if not jobs else build_mechanism(spec, ideal=case.ideal, probe=k)
-            seen[key] = len(jobs)
-            jobs.append(Job(mech, y0, options, params, MODEL))
-        probe_job.append(seen[key])
-    if not jobs:
-        jobs.append(Job(main, y0, options, params, MODEL))
+    jobs.append(Job(main, y0, options, params, MODEL))  # the first measure's coordinate
+    if spec.measures:
+        seen[(spec.measures[0].body, spec.measures[0].coordinate)] = 0
+    for m in spec.measures:
+        # a direct measure needs its coordinate's run; a point or a magnitude the runs of
+        # the body's x and y (and angle for a point), combined on the output grid
+        coords = (m.coordinate,) if m.direct else ((0, 1, 2) if m.point != (0.0, 0.0)
+                                                   else (0, 1))
+        for coordinate in coords:
+            key = (m.body, coordinate)
+            if key not in seen:
+                mech = dataclasses.replace(main, probe=Probe(m.body, coordinate))
+                seen[key] = len(jobs)
+                jobs.append(Job(mech, y0, options, params, MODEL))
+        probe_job.append(tuple(seen[(m.body, c)] for c in coords))
     joint_job = [0] * len(spec.clearance_joints)
     if not case.ideal:
         for j in range(1, len(main.clearance_joints)):
@@ -291,11 +300,14 @@ def _merge(plan: _Plan, results: list[CaseResult]) -> CaseResult:
     options = plan.jobs[0].options
     t_s = options.t_steady
     series = main.series
-    for m, k in zip(spec.measures, plan.probe_job, strict=True):
-        r = results[k]
-        column = np.asarray(r.series[_SERIES_OF[m.quantity]])
+    for m, ks in zip(spec.measures, plan.probe_job, strict=True):
+        r = results[ks[0]]
+        if m.direct:
+            column = np.asarray(r.series[_SERIES_OF[m.quantity]])
+        else:
+            column = _combined(m, [results[k].series for k in ks])
         series[m.name] = column
-        if m.quantity == "acceleration":
+        if m.direct and m.quantity == "acceleration":
             metrics[f"peak_{m.name}"] = r.metrics["peak_slider_accel"]
             metrics[f"rms_{m.name}"] = r.metrics["rms_slider_accel"]
             metrics[f"peak_{m.name}_steady"] = r.metrics["peak_slider_accel_steady"]
@@ -317,6 +329,33 @@ def _merge(plan: _Plan, results: list[CaseResult]) -> CaseResult:
     if main.ok:
         main.metrics.update(_spectral(plan.jobs[0], main))
     return main
+
+
+def _combined(m, runs: list) -> np.ndarray:
+    """A point's or a magnitude's series from the body's x, y (and angle) runs: position
+    ``r + A s``, velocity ``v + w x (A s)``, acceleration ``a + alpha x (A s) - w^2 A s``."""
+    def get(k: int, level: int) -> np.ndarray:
+        return np.asarray(runs[k][("slider_position", "slider_velocity",
+                                   "slider_acceleration")[level]])
+
+    level = ("position", "velocity", "acceleration").index(m.quantity)
+    x, y = get(0, level), get(1, level)
+    if m.point != (0.0, 0.0):
+        phi, w = get(2, 0), get(2, 1)
+        sx = np.cos(phi) * m.point[0] - np.sin(phi) * m.point[1]  # A s
+        sy = np.sin(phi) * m.point[0] + np.cos(phi) * m.point[1]
+        if level == 0:
+            x, y = x + sx, y + sy
+        elif level == 1:
+            x, y = x - w * sy, y + w * sx
+        else:
+            alpha = get(2, 2)
+            x, y = x - alpha * sy - w * w * sx, y + alpha * sx - w * w * sy
+    if m.component == "x":
+        return x
+    if m.component == "y":
+        return y
+    return np.hypot(x, y)
 
 
 def _grid_metrics(name: str, t: np.ndarray, x: np.ndarray, t_s: float) -> dict[str, float]:

@@ -30,7 +30,7 @@ from .expressions import CONSTANTS, FUNCTIONS, evaluate
 JOINT_TYPES = ("revolute", "translational", "fixed")
 LOAD_TYPES = ("force", "torque", "spring")
 QUANTITIES = ("position", "velocity", "acceleration")
-COMPONENTS = ("x", "y", "angle")
+COMPONENTS = ("x", "y", "angle", "magnitude")
 MAX_ITEMS = 64  # bodies, joints, points, loads, measures, variables: each at most this many
 MAX_TABLE = 72  # knots of a periodic load table (assembly.N_TABLE)
 NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,39}$")
@@ -53,7 +53,7 @@ _LOAD_KEYS = {
     "spring": ("type", "bodies", "at", "stiffness_n_per_m", "damping_n_s_per_m",
                "free_length_mm"),
 }
-_MEASURE_KEYS = ("body", "quantity", "component")
+_MEASURE_KEYS = ("body", "quantity", "component", "point")
 # units of the sweepable names (the rest carry theirs in the suffix or in the registry)
 _UNITS = {"mass_kg": "kg", "inertia_kgm2": "kg m²", "speed_rpm": "rpm",
           "stiffness_n_per_m": "N/m", "damping_n_s_per_m": "N s/m", "free_length_mm": "mm",
@@ -112,14 +112,26 @@ class LoadSpec:
 
 @dataclass(frozen=True)
 class MeasureSpec:
+    """What a measure follows: the body's centre of mass, or ``point`` [m, in the body's
+    frame] moving with it; ``component`` x, y, angle or magnitude (of the 2-vector)."""
+
     name: str
     body: str
     quantity: str
     component: str
+    point: tuple[float, float] = (0.0, 0.0)
 
     @property
     def coordinate(self) -> int:
-        return COMPONENTS.index(self.component)
+        """The body coordinate the compiled loop can follow for it (x for a magnitude)."""
+        return {"x": 0, "y": 1, "angle": 2, "magnitude": 0}[self.component]
+
+    @property
+    def direct(self) -> bool:
+        """Whether the measure is one body coordinate itself (the loop's probe can follow
+        it, peaks refined between steps), not a combination read off the output grid."""
+        return self.component != "magnitude" and (self.point == (0.0, 0.0)
+                                                  or self.component == "angle")
 
 
 @dataclass(frozen=True)
@@ -478,7 +490,12 @@ class _Reader:
             quantity = _choice(f"{field}.quantity", t.get("quantity", "acceleration"),
                                QUANTITIES)
             component = _choice(f"{field}.component", t.get("component", "x"), COMPONENTS)
-            out.append(MeasureSpec(name, body, quantity, component))
+            point = (0.0, 0.0)
+            if "point" in t:
+                px, py = self.point(f"{field}.point", t["point"])
+                cm = self.bodies[body].cm
+                point = (px - cm[0], py - cm[1])  # the body's frame at the design position
+            out.append(MeasureSpec(name, body, quantity, component, point))
         return out
 
 

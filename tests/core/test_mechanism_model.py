@@ -104,3 +104,43 @@ def test_each_measure_gets_peak_rms_and_steady():
     assert ideal.metrics["rms_rocker_alpha"] == pytest.approx(
         math.sqrt(np.trapezoid(alpha**2, t) / t[-1]), rel=1e-3)
     assert ideal.metrics["peak_rocker_alpha"] == pytest.approx(np.abs(alpha).max(), rel=1e-3)
+
+
+def test_point_and_magnitude_measures_follow_the_closed_form():
+    # on the ideal crank-rocker: the crank pin A turns on a circle (|r| = a, |v| = a w,
+    # |acc| = a w^2), the rocker pin B's acceleration is c sqrt(alpha4^2 + w4^4) (Freudenstein)
+    m = table("four_bar_crank_rocker")
+    m["measures"] = {
+        "a_pos": {"body": "crank", "point": "A", "quantity": "position", "component": "magnitude"},
+        "a_vel": {"body": "crank", "point": "A", "quantity": "velocity", "component": "magnitude"},
+        "a_acc": {"body": "crank", "point": "A", "quantity": "acceleration",
+                  "component": "magnitude"},
+        "b_acc": {"body": "rocker", "point": "B", "quantity": "acceleration",
+                  "component": "magnitude"},
+        "b_x": {"body": "rocker", "point": "B", "quantity": "position", "component": "x"},
+    }
+    (r,) = run_cases("mechanism", [{"mechanism": m, "ideal": True}], threads=1)
+    assert r.ok, r.reason
+    a, b, c, d = 0.040, 0.120, 0.080, 0.100
+    w2 = 600 * 2 * math.pi / 60
+    assert np.allclose(r.series["a_pos"], a, rtol=1e-9)
+    assert np.allclose(r.series["a_vel"], a * w2, rtol=1e-6)  # dense output at rtol 1e-6
+    assert np.allclose(r.series["a_acc"], a * w2 * w2, rtol=1e-6)
+    t = np.asarray(r.series["t"])
+    for k in range(0, len(t), 97):
+        th = w2 * t[k]
+        k1, k2, k3 = d / a, d / c, (a * a - b * b + c * c + d * d) / (2 * a * c)
+        qa = math.cos(th) - k1 - k2 * math.cos(th) + k3
+        qb, qc = -2.0 * math.sin(th), k1 - (k2 + 1.0) * math.cos(th) + k3
+        t4 = 2.0 * math.atan2(-qb - math.sqrt(qb * qb - 4 * qa * qc), 2.0 * qa)
+        t3 = math.atan2(c * math.sin(t4) - a * math.sin(th),
+                        d + c * math.cos(t4) - a * math.cos(th))
+        w3 = a * w2 / b * math.sin(t4 - th) / math.sin(t3 - t4)
+        w4 = a * w2 / c * math.sin(th - t3) / math.sin(t4 - t3)
+        r1 = a * w2**2 * math.cos(th) + b * w3**2 * math.cos(t3) - c * w4**2 * math.cos(t4)
+        r2 = a * w2**2 * math.sin(th) + b * w3**2 * math.sin(t3) - c * w4**2 * math.sin(t4)
+        al4 = -(math.sin(t3) * r2 + math.cos(t3) * r1) / (c * math.sin(t3 - t4))
+        assert r.series["b_acc"][k] == pytest.approx(c * math.hypot(al4, w4 * w4), rel=1e-6)
+        # the output grid is the dense output of large steps (an ideal run): 0.1 um
+        assert r.series["b_x"][k] == pytest.approx(d + c * math.cos(t4), abs=1e-7)
+    assert r.metrics["peak_a_acc"] == pytest.approx(a * w2 * w2, rel=1e-6)
