@@ -56,6 +56,7 @@ FIELDS = (
     ("seed", ids.NEW_SEED, "value"),
     ("morris_levels", ids.NEW_MORRIS_LEVELS, "value"),
     ("metric", ids.NEW_METRIC, "value"),
+    ("mechanism", ids.NEW_MECHANISM, "data"),
     ("base_rows", ids.NEW_BASE_TABLE, "data"),
     ("axis_rows", ids.NEW_AXES_TABLE, "data"),
 )
@@ -73,13 +74,60 @@ def metric_options() -> list[str]:
     return list(metric_registry.headline())
 
 
-def axis_dropdowns(model: str) -> dict[str, Any]:
-    names = list(parameters.defaults(model))
+def axis_dropdowns(model: str, mechanism: dict | None = None) -> dict[str, Any]:
+    """The axes table's choices: the model's parameters, or a mechanism's sweepable names
+    with their units (design.md 4.7)."""
+    options = [{"label": parameters.label(n), "value": n} for n in parameters.defaults(model)]
+    if model == "mechanism":
+        options = [{"label": f"{n} [{u}]" if u else n, "value": n}
+                   for n, u in mechanism_names(mechanism).items()]
     return {
-        "parameter": {"options": [{"label": parameters.label(n), "value": n} for n in names],
-                      "clearable": False},
+        "parameter": {"options": options, "clearable": False},
         "form": {"options": [{"label": f, "value": f} for f in AXIS_FORMS], "clearable": False},
     }
+
+
+def mechanism_names(table: dict | None) -> dict[str, str]:
+    """A mechanism's sweepable names with units; {} while there is none or it is refused."""
+    from gapsweep.core.errors import InputError
+    from gapsweep.core.mechanism.case import sweepable_names
+
+    if not table:
+        return {}
+    try:
+        return sweepable_names(table)
+    except (InputError, TypeError, ValueError):
+        return {}
+
+
+def mechanism_library() -> dict[str, dict]:
+    """The mechanisms to pick from: the shipped examples' (name -> table)."""
+    import tomllib
+
+    from gapsweep.commands.examples import example_files
+
+    out = {}
+    for name, path in example_files().items():
+        with open(path, "rb") as f:
+            table = tomllib.load(f).get("mechanism")
+        if table:
+            out[f"{table.get('name', name)} (example)"] = table
+    return out
+
+
+def mechanism_drawing(table: dict | None) -> Any:
+    """The drawing of ``table`` at driver angle 0, or an empty figure with why not."""
+    import plotly.graph_objects as go
+    from gapsweep.core.errors import InputError
+    from gapsweep.core.mechanism.case import MechanismCase
+    from gapsweep.web.figures.mechanism import mechanism_figure
+
+    if not table:
+        return go.Figure(layout={"title": {"text": "No mechanism: pick one or upload a file"}})
+    try:
+        return mechanism_figure(MechanismCase.from_mapping({"mechanism": table}).spec)
+    except InputError as exc:
+        return go.Figure(layout={"title": {"text": f"Not drawn: {exc.field}"}})
 
 
 def _field(label: str, control: Any, help_text: str | None = None,
@@ -178,7 +226,7 @@ def layout(**query: Any) -> html.Div:
                           **({"presentation": "dropdown"} if c in ("parameter", "form") else {})}
                          for c in AXIS_COLUMNS],
                 data=form["axis_rows"],
-                dropdown=axis_dropdowns(form["model"]),
+                dropdown=axis_dropdowns(form["model"], form["mechanism"]),
                 editable=True,
                 row_deletable=True,
                 css=[{"selector": ".Select-menu-outer", "rule": "display: block !important"}],
@@ -241,12 +289,57 @@ def layout(**query: Any) -> html.Div:
         html.Div(id=ids.NEW_UPLOAD_MESSAGE, className="mt-2"),
         dcc.Location(id=ids.NEW_REDIRECT, refresh="callback-nav"),
     ]), style={"position": "sticky", "top": "1rem"})
+    library = mechanism_library()
+    mechanism = dbc.Card(dbc.CardBody([
+        html.H5("Mechanism"),
+        _field("Pick", dcc.Dropdown(id=ids.NEW_MECHANISM_LIBRARY, options=list(library),
+                                    placeholder="a shipped mechanism (or upload a study file)")),
+        dcc.Graph(id=ids.NEW_MECHANISM_DRAWING, figure=mechanism_drawing(form["mechanism"]),
+                  style={"height": "380px"}),
+    ]), id=ids.NEW_MECHANISM_CARD, className="mb-3",
+        style=_shown(form["model"] == "mechanism"))
     return html.Div([
         html.H3("New study"),
         notice,
         role_notice(),
-        dbc.Row([dbc.Col([general, axes, base], lg=8), dbc.Col(side, lg=4)]),
+        dcc.Store(id=ids.NEW_MECHANISM, data=form["mechanism"]),
+        dbc.Row([dbc.Col([general, mechanism, axes, base], lg=8), dbc.Col(side, lg=4)]),
     ])
+
+
+@callback(
+    Output(ids.NEW_MECHANISM, "data", allow_duplicate=True),
+    Input(ids.NEW_MECHANISM_LIBRARY, "value"),
+    prevent_initial_call=True,
+)
+def pick_mechanism(name):
+    """A shipped mechanism picked: it becomes the study's table."""
+    table = mechanism_library().get(name) if name else None
+    return table if table is not None else no_update
+
+
+@callback(
+    Output(ids.NEW_MECHANISM_CARD, "style", allow_duplicate=True),
+    Input(ids.NEW_MODEL, "value"),
+    prevent_initial_call=True,
+)
+def mechanism_card(model):
+    """The mechanism card shows for model = "mechanism" only."""
+    return _shown(model == "mechanism")
+
+
+@callback(
+    Output(ids.NEW_MECHANISM_DRAWING, "figure"),
+    Output(ids.NEW_AXES_TABLE, "dropdown", allow_duplicate=True),
+    Output(ids.NEW_MECHANISM_CARD, "style"),
+    Input(ids.NEW_MECHANISM, "data"),
+    State(ids.NEW_MODEL, "value"),
+    prevent_initial_call=True,
+)
+def show_mechanism(table, model):
+    """The mechanism drawn and its sweepable names offered on the axes, for its model."""
+    return (mechanism_drawing(table), axis_dropdowns(model, table),
+            _shown(model == "mechanism"))
 
 
 def _fmt_seconds(seconds: float) -> str:
@@ -341,14 +434,15 @@ def design_fields(design):
     Output(ids.NEW_AXES_TABLE, "dropdown"),
     Input(ids.NEW_MODEL, "value"),
     State(ids.NEW_BASE_TABLE, "data"),
+    State(ids.NEW_MECHANISM, "data"),
     prevent_initial_call=True,
 )
-def change_model(model, rows):
+def change_model(model, rows, mechanism=None):
     """Another model: its parameters (values typed for names it shares are kept)."""
     typed = {r["name"]: r.get("value", "") for r in rows or []}
     fresh = [{**r, "value": typed.get(r["name"], "")}
              for r in parameters.parameter_rows(model)]
-    return fresh, axis_dropdowns(model)
+    return fresh, axis_dropdowns(model, mechanism)
 
 
 @callback(
@@ -423,4 +517,5 @@ def upload(contents, filename):
         return (*[no_update] * len(FIELDS), error_list(errors), no_update)
     message = (error_list(errors) if errors
                else dbc.Alert(f"Loaded {filename}.", color="success", className="py-2"))
-    return (*[form[key] for key, _, _ in FIELDS], message, axis_dropdowns(model))
+    return (*[form[key] for key, _, _ in FIELDS], message,
+            axis_dropdowns(model, form["mechanism"]))
