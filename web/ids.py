@@ -168,3 +168,4 @@ NEW_MECHANISM = "new-mechanism"  # store: the study's [mechanism] table (model =
 NEW_MECHANISM_LIBRARY = "new-mechanism-library"  # dropdown: shipped and archived mechanisms
 NEW_MECHANISM_DRAWING = "new-mechanism-drawing"  # graph: the mechanism at driver angle 0
 NEW_MECHANISM_CARD = "new-mechanism-card"
+NEW_MECHANISM_VARIABLES = "new-mechanism-variables"  # table: the design variables, editable

@@ -21,7 +21,8 @@ FOUR_BAR = "Crank-rocker 100/40/120/80 (example)"
 def test_pick_draw_offer_and_submit_a_four_bar(new_study):
     module, archive = new_study
     assert FOUR_BAR in module.mechanism_library()
-    table = module.pick_mechanism(FOUR_BAR)
+    table, rows = module.pick_mechanism(FOUR_BAR)
+    assert {r["variable"]: (r["value"], r["unit"]) for r in rows}["coupler_mm"] == (120, "mm")
     figure, dropdown, style = module.show_mechanism(table, "mechanism")
     assert style == {}
     joints = figure.data[-1]
@@ -35,7 +36,9 @@ def test_pick_draw_offer_and_submit_a_four_bar(new_study):
     assert options["variables.coupler_mm"] == "variables.coupler_mm [mm]"
     assert options["driver.speed_rpm"] == "driver.speed_rpm [rpm]"
     # a coupler of another length: the drawing follows it
-    longer = {**table, "variables": {**table["variables"], "coupler_mm": 125}}
+    rows = [{**r, "value": "125"} if r["variable"] == "coupler_mm" else r for r in rows]
+    longer = module.edit_variables(1, rows, table)
+    assert longer["variables"]["coupler_mm"] == 125.0
     moved = module.show_mechanism(longer, "mechanism")[0].data[-1]
     assert moved.x[pin] != pytest.approx(joints.x[pin])
 

@@ -115,6 +115,31 @@ def mechanism_library() -> dict[str, dict]:
     return out
 
 
+def variable_rows(table: dict | None) -> list[dict[str, Any]]:
+    """The design variables of ``table`` as the variables table's rows (unit from the name)."""
+    from gapsweep.core.mechanism.table import _unit_of
+
+    return [{"variable": k, "value": v, "unit": _unit_of(k) or "–"}
+            for k, v in ((table or {}).get("variables") or {}).items()]
+
+
+def with_variables(table: dict | None, rows: list[dict[str, Any]] | None) -> dict | None:
+    """``table`` with its variables set from the table's rows (numbers where they parse,
+    an expression's text otherwise: the checks name what is wrong)."""
+    if not table:
+        return table
+    out = dict(table)
+    values = {}
+    for r in rows or []:
+        v = r.get("value")
+        try:
+            values[r["variable"]] = float(v)
+        except (TypeError, ValueError):
+            values[r["variable"]] = v
+    out["variables"] = {**(table.get("variables") or {}), **values}
+    return out
+
+
 def mechanism_drawing(table: dict | None) -> Any:
     """The drawing of ``table`` at driver angle 0, or an empty figure with why not."""
     import plotly.graph_objects as go
@@ -294,6 +319,12 @@ def layout(**query: Any) -> html.Div:
         html.H5("Mechanism"),
         _field("Pick", dcc.Dropdown(id=ids.NEW_MECHANISM_LIBRARY, options=list(library),
                                     placeholder="a shipped mechanism (or upload a study file)")),
+        dash_table.DataTable(
+            id=ids.NEW_MECHANISM_VARIABLES, data=variable_rows(form["mechanism"]),
+            columns=[{"id": "variable", "name": "Variable"},
+                     {"id": "value", "name": "Value", "editable": True},
+                     {"id": "unit", "name": "Unit"}],
+            style_cell={"textAlign": "left", "fontSize": "0.85rem"}),
         dcc.Graph(id=ids.NEW_MECHANISM_DRAWING, figure=mechanism_drawing(form["mechanism"]),
                   style={"height": "380px"}),
     ]), id=ids.NEW_MECHANISM_CARD, className="mb-3",
@@ -309,13 +340,28 @@ def layout(**query: Any) -> html.Div:
 
 @callback(
     Output(ids.NEW_MECHANISM, "data", allow_duplicate=True),
+    Output(ids.NEW_MECHANISM_VARIABLES, "data", allow_duplicate=True),
     Input(ids.NEW_MECHANISM_LIBRARY, "value"),
     prevent_initial_call=True,
 )
 def pick_mechanism(name):
-    """A shipped mechanism picked: it becomes the study's table."""
+    """A shipped mechanism picked: it becomes the study's table, its variables the rows."""
     table = mechanism_library().get(name) if name else None
-    return table if table is not None else no_update
+    if table is None:
+        return no_update, no_update
+    return table, variable_rows(table)
+
+
+@callback(
+    Output(ids.NEW_MECHANISM, "data", allow_duplicate=True),
+    Input(ids.NEW_MECHANISM_VARIABLES, "data_timestamp"),
+    State(ids.NEW_MECHANISM_VARIABLES, "data"),
+    State(ids.NEW_MECHANISM, "data"),
+    prevent_initial_call=True,
+)
+def edit_variables(_stamp, rows, table):
+    """A variable edited in the table: the mechanism takes it (and is redrawn)."""
+    return with_variables(table, rows) if table else no_update
 
 
 @callback(
@@ -497,6 +543,7 @@ def download(_n, *values):
     *FORM_OUTPUTS,
     Output(ids.NEW_UPLOAD_MESSAGE, "children"),
     Output(ids.NEW_AXES_TABLE, "dropdown", allow_duplicate=True),
+    Output(ids.NEW_MECHANISM_VARIABLES, "data", allow_duplicate=True),
     Input(ids.NEW_UPLOAD, "contents"),
     State(ids.NEW_UPLOAD, "filename"),
     prevent_initial_call=True,
@@ -504,7 +551,7 @@ def download(_n, *values):
 def upload(contents, filename):
     data, errors = read_upload(contents or "", filename)
     if data is None:
-        return (*[no_update] * len(FIELDS), error_list(errors), no_update)
+        return (*[no_update] * len(FIELDS), error_list(errors), no_update, no_update)
     model = data.get("model", "slider-crank")
     if model not in parameters.model_names():
         model = "slider-crank"
@@ -514,8 +561,8 @@ def upload(contents, filename):
         # a section of the wrong shape (axes a list, base a string, ...): the form cannot show
         # it, so it stays as it was and the file's errors say what is wrong
         errors = errors or [FieldError("file", filename, "a study file the form can show")]
-        return (*[no_update] * len(FIELDS), error_list(errors), no_update)
+        return (*[no_update] * len(FIELDS), error_list(errors), no_update, no_update)
     message = (error_list(errors) if errors
                else dbc.Alert(f"Loaded {filename}.", color="success", className="py-2"))
     return (*[form[key] for key, _, _ in FIELDS], message,
-            axis_dropdowns(model, form["mechanism"]))
+            axis_dropdowns(model, form["mechanism"]), variable_rows(form["mechanism"]))
