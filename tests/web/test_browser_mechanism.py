@@ -64,3 +64,47 @@ def test_the_animation_plays_the_run_and_its_orbit(server, page):
     assert len(frame["ox"]) == upto + 1
     assert frame["ox"][-1] == pytest.approx(stored["eccentricity_x.rocker_pin"][upto] * 1e6)
     assert frame["oy"][-1] == pytest.approx(stored["eccentricity_y.rocker_pin"][upto] * 1e6)
+
+
+def _choose(page, dropdown_id: str, option_text: str) -> None:
+    """Pick an option of a Dash dropdown (opened again if a click came before hydration)."""
+    option = page.locator(".dash-dropdown-option", has_text=option_text).first
+    for _ in range(3):
+        page.click(f"#{dropdown_id}")
+        try:
+            option.wait_for(state="visible", timeout=3000)
+            break
+        except Exception:  # noqa: BLE001 - playwright's TimeoutError: open it again
+            page.keyboard.press("Escape")
+    option.click()
+
+
+_PIN = """() => {
+  const el = document.querySelector('#new-mechanism-drawing .js-plotly-plot');
+  if (!el || !el._fullData) return null;
+  const joints = el._fullData.find(t => t.name === 'joints');
+  if (!joints) return null;
+  const k = Array.from(joints.text).indexOf('rocker_pin (clearance)');
+  return k < 0 ? null : [joints.x[k], joints.y[k]];
+}"""
+
+
+def test_pick_a_four_bar_and_edit_a_variable_redraws_it(server, page):
+    page.goto(server["base"] + "/studies/new")
+    _choose(page, "new-model", "mechanism")
+    _choose(page, "new-mechanism-library", "Crank-rocker")
+    page.wait_for_function(f"() => ({_PIN})() !== null")
+    before = page.evaluate(_PIN)
+    d, a, b, c = 100.0, 40.0, 120.0, 80.0
+    x = ((d - a) ** 2 + b * b - c * c) / (2 * (d - a))
+    assert before == pytest.approx([a + x, (b * b - x * x) ** 0.5])
+    # the coupler 120 -> 125 mm: the rocker pin moves to the new closed-form position
+    cell = page.locator("#new-mechanism-variables td[data-dash-column='value']").nth(2)
+    cell.click()
+    page.keyboard.type("125")
+    page.keyboard.press("Enter")
+    page.wait_for_function(f"() => {{ const p = ({_PIN})(); return p && p[0] !== {before[0]}; }}")
+    after = page.evaluate(_PIN)
+    b = 125.0
+    x = ((d - a) ** 2 + b * b - c * c) / (2 * (d - a))
+    assert after == pytest.approx([a + x, (b * b - x * x) ** 0.5])
