@@ -32,13 +32,24 @@ def _show(value: Any) -> str:
     return str(value)
 
 
-def parameter_rows(params: Mapping[str, Any]) -> list[dict[str, str]]:
-    return [{"parameter": parameter_label(k), "value": _mechanism_name(v) if k == "mechanism"
-             else _show(v)} for k, v in params.items()]
+DEFAULT_MARK = "default"
+
+
+def parameter_rows(
+    params: Mapping[str, Any], defaults: Mapping[str, Any] | None = None
+) -> list[dict[str, str]]:
+    """Every parameter that made the run: those the case set (study base and axes, in their
+    order), then the model's defaults it left alone, marked as such in ``source``. A
+    described mechanism's table is shown by its name (the whole table is the study's)."""
+    rows = [{"parameter": parameter_label(k),
+             "value": _mechanism_name(v) if k == "mechanism" else _show(v), "source": "set"}
+            for k, v in params.items()]
+    rows += [{"parameter": parameter_label(k), "value": _show(v), "source": DEFAULT_MARK}
+             for k, v in (defaults or {}).items() if k not in params and k != "mechanism"]
+    return rows
 
 
 def _mechanism_name(table: Any) -> str:
-    """A described mechanism's table shown by its name (the whole table is the study's)."""
     name = table.get("name", "mechanism") if isinstance(table, Mapping) else "mechanism"
     return f"{name} (the study's [mechanism] table)"
 
