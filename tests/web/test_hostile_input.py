@@ -310,9 +310,9 @@ def uploads(eve, monkeypatch):
 def upload_outcome(module, contents, filename):
     """(the message's text, whether any form field or the dropdowns changed)."""
     out = module.upload(contents, filename)
-    *fields, message, dropdown = out
+    *fields, message, dropdown, variables = out  # variables: a mechanism's, on its table
     assert len(fields) == len(module.FIELDS)
-    changed = any(f is not module.no_update for f in [*fields, dropdown])
+    changed = any(f is not module.no_update for f in [*fields, dropdown, variables])
     return texts(message), changed
 
 
