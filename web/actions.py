@@ -87,6 +87,10 @@ def cancel(study_id: int, *, who: Principal) -> dict[str, Any]:
         n = cancel_study(s, study_id=study_id)
         audit.record(s, actor=who.name, action="study.cancel", target=f"study:{study_id}",
                      cancelled=int(n), via=who.via)
+    from gapsweep.workers.purge import purge_dead_messages
+
+    ctx = context.current()
+    purge_dead_messages(ctx.settings, ctx.sessions)  # after the commit: its messages are dead
     return {"id": study_id, "cancelled": int(n)}
 
 

@@ -205,11 +205,13 @@ class LocalArchive:
 
     def cancel(self, study_id: int) -> int:
         from gapsweep.db import audit, studies
+        from gapsweep.workers.purge import purge_dead_messages
 
         with self.sessions.begin() as session:
             n = studies.cancel_study(session, study_id=study_id)
             audit.record(session, actor=cli_actor(), action="study.cancel",
                          target=f"study:{study_id}", cancelled=int(n))
+        purge_dead_messages(self.settings, self.sessions)  # after the commit: they are dead
         return int(n)
 
     def retry(self, study_id: int) -> tuple[int, str | None]:
