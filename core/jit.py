@@ -10,9 +10,11 @@ debugging or where numba cannot compile.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import shutil
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -58,15 +60,81 @@ def _cache_root() -> str:
 
 CACHE_ROOT = _cache_root()
 
-try:  # numba is a hard dependency, but an environment without it still gets a clear message
-    import numba as _numba
-except ImportError as exc:  # pragma: no cover - exercised only in broken environments
-    _numba = None
-    _IMPORT_ERROR: Exception | None = exc
-else:
-    _IMPORT_ERROR = None
-    # read by numba when each cached kernel is declared, i.e. after this module ran
-    _numba.config.CACHE_DIR = CACHE_ROOT
+_NUMBA: Any = None  # the numba module, once a kernel is first used
+_LOADING = threading.Lock()
+
+
+def _load_numba() -> Any:
+    """Import numba (once) and point its cache here; CompileError when it is missing."""
+    global _NUMBA
+    if _NUMBA is None:
+        try:
+            import numba
+        except ImportError as exc:  # pragma: no cover - only in broken environments
+            raise CompileError(
+                f"numba is not importable ({exc}); install it (pip install numba) "
+                "or set GAPSWEEP_NO_JIT=1 to run the kernels uncompiled (very slow)"
+            ) from exc
+        numba.config.CACHE_DIR = CACHE_ROOT  # read when each dispatcher is made
+        _skip_blas_probe()
+        _NUMBA = numba
+    return _NUMBA
+
+
+def _skip_blas_probe() -> None:
+    """Import numba's array registry without its BLAS probe, which imports all of
+    ``scipy.linalg``.
+
+    numba imports ``numba.np.arraymath`` when a process compiles or loads its first kernel,
+    and that module probes for BLAS at import (``import scipy.linalg.cython_blas``, which runs
+    the whole ``scipy.linalg`` package: 0.21-0.24 s of CPU on this machine, the largest part
+    of a cached kernel's load; issue 28). The probe only chooses how ``np.convolve`` /
+    ``np.correlate`` compile, which no kernel calls. Everything that does use BLAS or LAPACK
+    (``np.dot``, ``np.linalg.*``) calls ``numba.np.linalg.ensure_blas`` in its own lowering,
+    left untouched, so it still imports SciPy when such a kernel is compiled or loaded.
+    """
+    from numba.np import linalg
+
+    probe = linalg.ensure_blas
+    linalg.ensure_blas = lambda: None  # read by arraymath's import-time probe only
+    try:
+        import numba.np.arraymath  # noqa: F401
+    finally:
+        linalg.ensure_blas = probe
+
+
+class Kernel:
+    """A kernel whose numba dispatcher is made when it is first used.
+
+    Importing the core imports no numba (0.3 s of CPU, and the registries it loads): a
+    process that only validates input - ``gapsweep submit``, the web form - never pays it
+    (issue 28). The first call, or the first compile of a kernel that calls this one, makes
+    the dispatcher, which loads the cached machine code or compiles it. numba types a kernel
+    global by its ``_numba_type_`` and inlines by ``targetoptions``/``py_func``: attributes
+    this object hands on to the dispatcher, so a caller's compiled code is the same.
+    """
+
+    def __init__(self, func: Callable[..., Any], options: dict[str, Any]) -> None:
+        functools.update_wrapper(self, func)
+        self._func, self._options, self._dispatcher = func, options, None
+
+    def dispatcher(self) -> Any:
+        if self._dispatcher is None:
+            with _LOADING:  # the batch runs cases on threads: one dispatcher per kernel
+                if self._dispatcher is None:
+                    self._dispatcher = _load_numba().njit(**self._options)(self._func)
+        return self._dispatcher
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return (self._dispatcher or self.dispatcher())(*args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:  # py_func, overloads, _numba_type_, ...
+        if name.startswith("__") or name in ("_func", "_options", "_dispatcher"):
+            raise AttributeError(name)
+        return getattr(self.dispatcher(), name)
+
+    def __repr__(self) -> str:
+        return f"<kernel {self.__module__}.{self.__qualname__}>"
 
 
 def kernel(func: Callable[..., Any] | None = None, *, runtime: bool = True, **options: Any) -> Any:
@@ -76,22 +144,17 @@ def kernel(func: Callable[..., Any] | None = None, *, runtime: bool = True, **op
     refuses to compile it if it does), and in exchange the arrays it touches are not
     reference-counted. Those atomic increments made the stepping loop 1.65x slower (15-case
     study, one thread: 309 ms with them, 187 ms without), so every kernel of the loop works
-    on buffers its caller allocated.
+    on buffers its caller allocated. The dispatcher is made on first use (:class:`Kernel`).
     """
 
     def wrap(f: Callable[..., Any]) -> Any:
         if JIT_DISABLED:
             return f
-        if _numba is None:
-            raise CompileError(
-                f"numba is not importable ({_IMPORT_ERROR}); install it (pip install numba) "
-                "or set GAPSWEEP_NO_JIT=1 to run the kernels uncompiled (very slow)"
-            )
         opts = {"cache": True, "nogil": True}
         if not runtime:
             opts["_nrt"] = False
         opts.update(options)
-        return _numba.njit(**opts)(f)
+        return Kernel(f, opts)
 
     return wrap(func) if func is not None else wrap
 
@@ -131,4 +194,4 @@ def kernels_cached() -> bool:
 
 def is_compile_failure(exc: BaseException) -> bool:
     """True if ``exc`` is numba failing to type or compile a kernel (not a runtime error)."""
-    return _numba is not None and isinstance(exc, _numba.core.errors.NumbaError)
+    return _NUMBA is not None and isinstance(exc, _NUMBA.core.errors.NumbaError)

@@ -29,6 +29,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from gapsweep.settings import Settings
 
 from .dispatch import Dispatcher, enqueue
+from .purge import sweep_after_dead_chunk
 from .series_policy import select_series
 from .study_finish import finish_study
 
@@ -119,7 +120,8 @@ def run_chunk(
             session, case_ids=list(case_ids), holder=holder, lease_s=settings.lease_s
         )
     report.claimed = len(claimed)
-    if not claimed:
+    if not claimed:  # a dead message (its study cancelled, say): drop the others like it
+        sweep_after_dead_chunk(settings, sessions)
         return report
     touched = sorted({c.study_id for c in claimed})
     retried: list[int] = []

@@ -9,6 +9,7 @@ the reconciler sends it again, so nothing is stuck in ``running``.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -17,6 +18,9 @@ import time
 from pathlib import Path
 
 from gapsweep.settings import Settings
+
+from .parent_watch import GRACE_S, PARENT_VARIABLE
+from .readiness import orphaned_groups
 
 
 class LocalWorkers:
@@ -29,6 +33,7 @@ class LocalWorkers:
         self.log_path: Path | None = None
 
     def start(self) -> LocalWorkers:
+        stop_orphaned_groups(self.settings)
         logs = self.settings.data_dir / "logs"
         logs.mkdir(parents=True, exist_ok=True)
         self.log_path = logs / f"worker-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.log"
@@ -36,6 +41,7 @@ class LocalWorkers:
         env["GAPSWEEP_DATA"] = str(self.settings.data_dir)
         env["GAPSWEEP_DATABASE_URL"] = self.settings.database_url
         env["NUMBA_NUM_THREADS"] = "1"  # one process per core, one thread each
+        env[PARENT_VARIABLE] = str(os.getpid())  # it stops when this process is gone
         with open(self.log_path, "ab") as log:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "gapsweep", "worker", "--concurrency",
@@ -86,6 +92,24 @@ class LocalWorkers:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def stop_orphaned_groups(settings: Settings) -> list[int]:
+    """TERM (the warm shutdown), then after their grace KILL, the worker groups on this
+    folder left by a parent that died hard; returns the groups. Normally they are gone by
+    themselves (:mod:`.parent_watch`); a parent restarted within their grace must still not
+    run a second group beside them."""
+    groups = orphaned_groups(settings)
+    for group in groups:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(group, signal.SIGTERM)  # the group's leader is the worker's main process
+    deadline = time.monotonic() + GRACE_S
+    while any(_group_alive(g) for g in groups) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    for group in groups:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(group, signal.SIGKILL)
+    return groups
 
 
 def _group_alive(pgid: int) -> bool:

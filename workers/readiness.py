@@ -26,11 +26,18 @@ def ready_folder(settings: Settings) -> Path:
 
 
 def mark_ready(settings: Settings, holder: str) -> Path:
-    """Write this worker's ready mark (``host:pid``, start time)."""
+    """Write this worker's ready mark (``host:pid``, start time; the pid of the process that
+    started it, when one did, and its process group: :func:`orphaned_groups`)."""
+    from .parent_watch import PARENT_VARIABLE
+
     folder = ready_folder(settings)
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{holder.replace(':', '_')}.json"
-    path.write_text(json.dumps({"holder": holder, "pid": os.getpid(), "ready_at": time.time()}))
+    mark = {"holder": holder, "pid": os.getpid(), "ready_at": time.time(),
+            "group": os.getpgrp()}
+    if os.environ.get(PARENT_VARIABLE, "").isdigit():
+        mark["parent"] = int(os.environ[PARENT_VARIABLE])
+    path.write_text(json.dumps(mark))
     return path
 
 
@@ -48,3 +55,22 @@ def live_workers(settings: Settings) -> list[dict]:
             continue
         alive.append(mark)
     return alive
+
+
+def orphaned_groups(settings: Settings) -> list[int]:
+    """Process groups of live local workers on this folder whose starting process is gone
+    (a serve or run that died hard, within the workers' own grace to stop): a new one must
+    not run a second group beside them. Workers started by hand have no parent in their mark
+    and are never listed."""
+    groups = []
+    for mark in live_workers(settings):
+        parent, group = mark.get("parent"), mark.get("group")
+        if parent is None or group != mark["pid"]:
+            continue
+        try:
+            os.kill(int(parent), 0)
+        except ProcessLookupError:
+            groups.append(int(group))
+        except OSError:  # alive, someone else's
+            continue
+    return groups

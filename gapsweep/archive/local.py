@@ -261,11 +261,14 @@ class LocalArchive(AccountOperations):
         """Cancel the study: queued cases at once, running ones finish their piece.
         ``{"id", "cancelled"}`` (the queued cases cancelled)."""
         from gapsweep.db.studies import cancel_study
+        from gapsweep.workers.purge import purge_dead_messages
 
         with self.sessions.begin() as session:
             self._owned_study(session, Action.CANCEL, study_id)
             n = int(cancel_study(session, study_id=study_id))
             self._audit(session, "study.cancel", f"study:{study_id}", cancelled=n)
+        # after the commit its messages are dead: dropped from the broker (issue 28)
+        purge_dead_messages(self.settings, self.sessions)
         return {"id": study_id, "cancelled": n}
 
     def retry(self, study_id: int) -> dict[str, Any]:

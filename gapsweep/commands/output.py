@@ -58,9 +58,10 @@ def progress_printer(stream: TextIO, quiet: bool) -> Callable[[dict[str, int]], 
         last[:] = [key]
         total = progress.get("total", 0)
         finished = sum(progress.get(k, 0) for k in ("done", "failed", "cancelled"))
-        line = (f"[{finished}/{total}] done {progress.get('done', 0)}, failed "
-                f"{progress.get('failed', 0)}, running {progress.get('running', 0)}, "
-                f"queued {progress.get('queued', 0)}")
+        cancelled = progress.get("cancelled", 0)  # said, not counted as run (issue 28)
+        line = (f"[{finished - cancelled}/{total}] done {progress.get('done', 0)}, failed "
+                f"{progress.get('failed', 0)}, {f'cancelled {cancelled}, ' if cancelled else ''}"
+                f"running {progress.get('running', 0)}, queued {progress.get('queued', 0)}")
         end = "\n" if not tty or finished == total else ""
         stream.write(("\r" if tty else "") + line + end)
         stream.flush()

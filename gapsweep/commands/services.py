@@ -29,7 +29,9 @@ def cmd_worker(args: argparse.Namespace) -> int:
     os.environ.setdefault("NUMBA_NUM_THREADS", "1")
     from gapsweep.db.engine import open_database
     from gapsweep.workers.celery_app import app
+    from gapsweep.workers.parent_watch import watch_parent
 
+    watch_parent()  # started by serve or run: stop when that process is gone
     open_database(settings.database_url)  # migrate before the first claim, once
     concurrency = args.concurrency or settings.concurrency
     name = args.name or f"gapsweep-{os.getpid()}@{socket.gethostname()}"

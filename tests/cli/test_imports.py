@@ -117,3 +117,18 @@ def test_remote_mode_imports_no_sqlalchemy(tmp_path, env):
         server.server_close()
         thread.join(10)
     assert not (tmp_path / "data").exists()  # remote mode opened no local archive
+
+
+def test_local_submit_validates_without_the_solver(tmp_path, env):
+    """``submit`` checks every case with the core's own ranges, which needs the case types,
+    not the kernels: numba (and SciPy, which it pulled in) stay out (issue 28). A bad case
+    is still refused by those ranges (exit 2), with the solver still out."""
+    code, modules = loaded(tmp_path, env, "submit", str(EXAMPLE))
+    assert code == 0
+    assert modules.isdisjoint({"numba", "scipy", "llvmlite"}), sorted(
+        modules & {"numba", "scipy", "llvmlite"})
+    bad = tmp_path / "bad.toml"
+    bad.write_text(EXAMPLE.read_text().replace("0.02,", "-0.02,", 1))
+    assert "-0.02" in bad.read_text()
+    code, modules = loaded(tmp_path, env, "submit", str(bad))
+    assert code == 2 and "numba" not in modules

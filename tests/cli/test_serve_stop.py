@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from pathlib import Path
 
 import pytest
 from serving import free_port
@@ -63,3 +64,54 @@ def test_stopping_serve_stops_its_workers(tmp_path, sig):
         with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGKILL)
         proc.wait(10)
+
+
+def _worker_groups_on(data) -> set[int]:
+    """Process groups of every live ``gapsweep worker`` whose data folder is ``data`` (read
+    from /proc: the processes themselves, not the ready marks they write)."""
+    groups = set()
+    for pid in (int(p.name) for p in Path("/proc").iterdir() if p.name.isdigit()):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                argv = f.read().split(b"\0")
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                environ = f.read().split(b"\0")
+            if b"worker" in argv and f"GAPSWEEP_DATA={data}".encode() in environ and _alive(pid):
+                groups.add(os.getpgid(pid))
+        except (OSError, ProcessLookupError):
+            continue
+    return groups
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_a_killed_serve_leaves_no_workers_and_its_restart_runs_one_group(tmp_path):
+    """SIGKILL runs no cleanup in serve: its workers see it gone (the parent-death signal,
+    the parent watch) and stop within 30 s; a serve restarted on the folder then runs exactly
+    one worker group (issue 28: the killed serve's group lived on beside the new one)."""
+    from serving import Serve, group_members
+
+    data = tmp_path / "data"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GAPSWEEP_")}
+    env["GAPSWEEP_DATA"] = str(data)
+    first, second = Serve(env, data), Serve(env, data)
+    try:
+        first.start()
+        first.wait_workers()
+        killed = _worker_groups_on(data)
+        assert len(killed) == 1 and killed == set(first.worker_groups), killed
+        os.kill(first.proc.pid, signal.SIGKILL)
+        first.proc.wait(10)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and any(group_members(g) for g in killed):
+            time.sleep(0.2)
+        left = {g: group_members(g) for g in killed if group_members(g)}
+        assert not left, f"worker groups outlived the killed serve by 30 s: {left}"
+
+        second.start()
+        second.wait_workers()
+        groups = _worker_groups_on(data)
+        assert len(groups) == 1 and groups.isdisjoint(killed), (groups, killed)
+        assert second.stop() == 128 + signal.SIGTERM
+    finally:
+        first.kill()
+        second.kill()

@@ -72,7 +72,9 @@ def test_the_uncompiled_kernels_give_the_compiled_numbers():
 
     # with GAPSWEEP_NO_JIT set for the whole run this would compare Python with Python
     assert not jit.JIT_DISABLED, "GAPSWEEP_NO_JIT is set: this test needs the compiled kernels"
-    assert isinstance(simulation_kernel(), type(jit._numba.njit(lambda: 0)))
+    kernel = simulation_kernel()  # a dispatcher made on first use (jit.Kernel)
+    assert isinstance(kernel, jit.Kernel)
+    assert isinstance(kernel.dispatcher(), type(jit._load_numba().njit(lambda: 0)))
     case = {"t_end": 0.0005, "clearance_mm": 0.05, "n_output": 11}
     script = (
         "import json; from gapsweep.core.simulation import simulate; "

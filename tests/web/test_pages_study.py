@@ -414,3 +414,16 @@ def test_retry_follows_what_a_retry_would_queue(study):
     assert out[0] == "done" and (out[8], out[9]) == (True, True)
     with archive.sessions.begin() as s:
         assert retry_failed(s, study_id=study_id) == []  # the failed certificate stays
+
+
+def test_a_cancelled_studys_bar_counts_its_cancelled_cases_as_cancelled():
+    """Issue 28: a 100,000-case study cancelled at 2 % read "100000 / 100000 ... finished"."""
+    from gapsweep.web.views import study_view as sv
+
+    progress = {"done": 1990, "failed": 10, "cancelled": 98_000, "queued": 0, "running": 0,
+                "total": 100_000}
+    percent, label = sv.progress_bar(progress)
+    assert percent == 2.0 and label == "2000 / 100000 · 98000 cancelled"
+    assert sv.eta_text(0.0, "cancelled") == "cancelled"
+    assert sv.progress_bar({**progress, "done": 90_000, "cancelled": 0}) == (
+        90.01, "90010 / 100000")

@@ -100,11 +100,13 @@ def counts(progress: Mapping[str, Any]) -> dict[str, int]:
 
 
 def progress_bar(progress: Mapping[str, Any]) -> tuple[float, str]:
-    """(percent finished, label) — failed and cancelled cases are finished too."""
+    """(percent run, label): done and failed cases fill the bar; cancelled ones are said,
+    not counted (a study cancelled at 2 % read "100000 / 100000" before, issue 28)."""
     c = counts(progress)
-    finished = c["done"] + c["failed"] + c["cancelled"]
-    percent = 100.0 * finished / c["total"] if c["total"] else 0.0
-    return percent, f"{finished} / {c['total']}"
+    ran = c["done"] + c["failed"]
+    percent = 100.0 * ran / c["total"] if c["total"] else 0.0
+    label = f"{ran} / {c['total']}"
+    return percent, label + (f" · {c['cancelled']} cancelled" if c["cancelled"] else "")
 
 
 def counts_text(progress: Mapping[str, Any]) -> str:
@@ -148,7 +150,7 @@ def eta_seconds(
 
 def eta_text(seconds: float | None, status: str) -> str:
     if status in FINISHED:
-        return "finished"
+        return "cancelled" if status == "cancelled" else "finished"
     if seconds is None:
         return "ETA: after the first case"
     if seconds < 90:
