@@ -154,7 +154,7 @@ def analyse(
             out["share_free_flight"] = float(times[0] / total)
             out["share_impact"] = float(times[1] / total)
             out["share_contact"] = float(times[2] / total)
-        out["impacts_settled"] = int(window[:, R_IMPACTS].sum())
+    out["impacts_settled"] = int(window[:, R_IMPACTS].sum())
     out["max_penetration_settled"] = float(np.max(window[:, R_MAX_PEN]))
     return out
 

@@ -27,6 +27,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from gapsweep import remote
+from gapsweep.core import metrics as metric_registry
 from gapsweep.settings import Settings, get_settings
 
 from .actor import cli_actor
@@ -41,17 +42,8 @@ from .exit_codes import (
 )
 from .output import print_errors, print_json, progress_printer, study_table
 
-# the summary table: design.md 4.5's headline read as the settled motion (4.10)
-HEADLINE = (
-    "peak_slider_accel_settled",
-    "rms_slider_accel_settled",
-    "peak_contact_force_settled",
-    "max_penetration_settled",
-    "impacts_settled",
-    "peak_slider_accel_startup",
-    "revolutions",
-    "motion",
-)
+# the table's columns: the registry's headline (the settled motion), its length and class
+HEADLINE = (*metric_registry.headline(), "revolutions", "motion")
 
 
 def _sessions(settings: Settings):
