@@ -178,7 +178,9 @@ _ENTRIES: tuple[Metric, ...] = (
     # the motion over many revolutions (design.md 4.10, issue 23): the settled window's
     # per-revolution peaks, the start-up, and what kind of motion it settled into. The
     # headline (4.5's six, read settled), in the order of the study table's columns:
-    *_settled("slider_accel", "slider acceleration", _ACCEL, headline=True, trend=True),
+    # (the settled peak's deviation from the ideal twin is the clearance's settled effect)
+    *_settled("slider_accel", "slider acceleration", _ACCEL, headline=True, trend=True,
+              has_deviation=True),
     _m("rms_slider_accel_settled", "RMS slider acceleration, settled", _ACCEL, headline=True,
        description="over the settled window"),
     *_settled("contact_force", "contact force", "N", headline=True, trend=True),

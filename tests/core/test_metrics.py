@@ -23,7 +23,7 @@ def test_the_headline_is_design_4_5s_six():
 
 def test_the_twin_deviations_are_the_three_of_design_4_5():
     assert metrics.with_deviation() == ("peak_slider_accel", "rms_slider_accel",
-                                        "peak_driving_torque")
+                                        "peak_driving_torque", "peak_slider_accel_settled")
 
 
 def test_patterns_resolve_to_their_base_metric_with_its_unit():
