@@ -197,7 +197,11 @@ def _level(model: str, params: Mapping[str, Any], ladder: str) -> float:
     if ladder == "tolerance":
         return float(get("rtol"))
     if ladder == "output step":
-        return float(get("t_end")) / (int(get("n_output")) - 1)
+        t_end, n_output = float(get("t_end")), int(get("n_output"))
+        if t_end == 0.0 and get("speed_rpm"):
+            # a run until settled stores (n_output - 1) / 4 samples a revolution (core/cases)
+            return 60.0 / float(get("speed_rpm")) / max((n_output - 1) // 4, 1)
+        return t_end / (n_output - 1)
     return float(get("stiffness_scale"))
 
 
