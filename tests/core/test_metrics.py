@@ -9,9 +9,8 @@ from gapsweep.core.metrics import DIMENSIONLESS, REGISTRY, Metric, lookup, measu
 
 # design.md 4.5's study-table columns, read as the settled motion (4.10, issue 23); the
 # start-up peak takes the place of the last revolution's
-HEADLINE = ("peak_slider_accel_settled", "rms_slider_accel_settled",
-            "peak_contact_force_settled", "max_penetration_settled", "impacts_settled",
-            "peak_slider_accel_startup")
+HEADLINE = ("peak_slider_accel_settled", "peak_contact_force_settled",
+            "max_penetration_settled", "impacts_settled", "peak_slider_accel_startup")
 # the settled-motion names the other slices register values under (BRIEF, issue 23)
 SETTLED = tuple(f"{stat}_{q}_settled" for q in ("slider_accel", "contact_force", "driving_torque")
                 for stat in ("peak", "p95", "mean"))
