@@ -37,9 +37,15 @@ from gapsweep.core.api import get_model
 from gapsweep.core.convergence import refinement_study
 from gapsweep.core.errors import InputError
 
-HEADLINE = "peak_slider_accel"
+#: the settled peak (issue 23, design.md 4.10: the headline is the settled motion's); cases
+#: without it (other models, rows from before) are read on the whole-run peak
+HEADLINE = "peak_slider_accel_settled"
+FALLBACK = "peak_slider_accel"
 #: metrics the report compares besides the headline (robust under chaos, design.md 1.3)
 ROBUST_METRICS = ("peak_slider_accel", "peak_contact_force", "max_penetration")
+SETTLED_METRICS = ("peak_slider_accel_settled", "peak_contact_force_settled")
+
+
 NUMERIC_TOLERANCE = 0.01  # relative change: rtol ÷ 10 and output step ÷ 2
 STIFFNESS_TOLERANCE = 0.05  # seed 002: raise K until the peak force changes < 5 %
 #: designs whose own cases are a refinement study already (their tab shows that study)
@@ -47,22 +53,27 @@ NO_CERTIFICATES = frozenset({"convergence"})
 
 
 def headline(model: str, cases: Sequence[Mapping[str, Any]] = ()) -> str:
-    """The metric the verdict is read on: the whole-run peak slider acceleration, or for a
-    described mechanism (design.md 4.7) the whole-run peak of its first measure (measures
-    in name order, the run's probe), or its peak contact force when it measures nothing."""
-    if model != "mechanism":
-        return HEADLINE
-    for c in cases:
-        table = (c.get("params") or {}).get("mechanism") or {}
-        measures = sorted(table.get("measures") or {})
-        return f"peak_{measures[0]}" if measures else "peak_contact_force"
-    return HEADLINE
+    """The metric the verdict is read on: the settled peak slider acceleration
+    (:data:`HEADLINE`) when a case reports it, else the whole-run peak (:data:`FALLBACK`:
+    other models, rows from before); for a described mechanism (design.md 4.7) the whole-run peak
+    of its first measure (measures in name order, the run's probe), or its peak contact
+    force when it measures nothing."""
+    if model == "mechanism":
+        for c in cases:
+            table = (c.get("params") or {}).get("mechanism") or {}
+            measures = sorted(table.get("measures") or {})
+            return f"peak_{measures[0]}" if measures else "peak_contact_force"
+        return FALLBACK
+    has = any(HEADLINE in (c.get("metrics") or {}) for c in cases)
+    return HEADLINE if has else FALLBACK
 
 
 def robust_metrics(model: str, cases: Sequence[Mapping[str, Any]] = ()) -> tuple[str, ...]:
-    """:data:`ROBUST_METRICS` with the model's headline first."""
+    """The metrics a ladder reports: the model's headline first, then the settled ones
+    (when the headline is settled) and :data:`ROBUST_METRICS`."""
     first = headline(model, cases)
-    return (first, *(m for m in ROBUST_METRICS if m not in (first, HEADLINE)))
+    extra = SETTLED_METRICS if first == HEADLINE else ()
+    return tuple(dict.fromkeys((first, *extra, *ROBUST_METRICS)))
 
 
 def _mechanism_stiffness_paths(params: Mapping[str, Any]) -> list[str]:
@@ -233,10 +244,13 @@ def _level(model: str, params: Mapping[str, Any], ladder: str) -> float:
     if ladder == "tolerance":
         return float(get("rtol"))
     if ladder == "output step":
+        t_end, n_output = float(get("t_end")), int(get("n_output"))
         if model == "mechanism":  # t_end by default two driver revolutions
-            case = get_model(model).parse(params)
-            return case.solver_options().t_end / (int(get("n_output")) - 1)
-        return float(get("t_end")) / (int(get("n_output")) - 1)
+            t_end = get_model(model).parse(params).solver_options().t_end
+        elif t_end == 0.0 and get("speed_rpm"):
+            # a run until settled stores (n_output - 1) / 4 samples a revolution (core/cases)
+            return 60.0 / float(get("speed_rpm")) / max((n_output - 1) // 4, 1)
+        return t_end / (n_output - 1)
     if model == "mechanism":
         paths = _mechanism_stiffness_paths(params)
         if not paths:

@@ -31,7 +31,8 @@ from .examples import example_file
 from .exit_codes import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, EXIT_TIMEOUT, CommandError
 from .output import print_errors, print_json, progress_printer, study_table
 
-HEADLINE = metric_registry.headline()  # the table's columns (the metric registry's)
+# the table's columns: the registry's headline (the settled motion) and its class
+HEADLINE = (*metric_registry.headline(), "motion")
 
 
 def _load(path: str):
