@@ -139,7 +139,9 @@ class StudySpec(BaseModel):
         """:func:`param_kinds` of the model, with a mechanism's own dotted names."""
         kinds = param_kinds(self.model)
         if self.mechanism is not None:
-            from .mechanism import kinds as mechanism_kinds
+            # the core's mechanism layer reads the table (a run's worth of imports: only
+            # for a mechanism study)
+            from gapsweep.core.mechanism.case import sweepable_kinds as mechanism_kinds
 
             try:
                 kinds = {k: v for k, v in kinds.items() if k != "mechanism"}

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from gapsweep.core import metrics as registry
+from gapsweep.core.mechanism.table import ideal_ignores
 from gapsweep.core.parameters import ideal_ignored
 
 # Parameters an ideal-joint run of some model does not read: the registry's entries that say
@@ -32,8 +33,6 @@ def twin_params(params: Mapping[str, Any], model: str | None = None) -> dict[str
     ignored = IDEAL_IGNORES if model is None else ideal_ignored(model)
     out = {k: v for k, v in params.items() if k not in ignored and k != "ideal"}
     if model == "mechanism":  # a described mechanism's clearance joints: dotted names
-        from .mechanism import ideal_ignores
-
         out = {k: v for k, v in out.items() if not ideal_ignores(k)}
     out["ideal"] = True
     return out

@@ -382,3 +382,25 @@ def _joint_grid_metrics(name: str, series: Mapping[str, Any], t_s: float) -> dic
         f"max_penetration_steady.{name}": float(pen[steady].max(initial=0.0)),
         f"impacts_steady.{name}": int(np.sum(steady[onsets])),
     }
+
+
+_CHOICES = ("contact_law", "friction_law", "stiffness_model", "integrator", "initial",
+            "event_location", "stabilization")
+_SWITCHES = ("ideal", "refine_peaks")
+
+
+def sweepable_kinds(table: Mapping[str, Any]) -> dict[str, str]:
+    """Name -> "float" | "int" | "str" | "bool" of everything a study of ``table`` may set
+    (:func:`sweepable_names`), as the study layer's ``param_kinds`` gives them."""
+    out = {}
+    for name in sweepable_names(table):
+        key = name.rsplit(".", 1)[-1]
+        if key in _CHOICES:
+            out[name] = "str"
+        elif key in _SWITCHES:
+            out[name] = "bool"
+        elif key == "n_output":
+            out[name] = "int"
+        else:
+            out[name] = "float"
+    return out

@@ -580,3 +580,12 @@ def with_overrides(table: Mapping[str, Any], overrides: Mapping[str, Any]) -> di
             node = node[k]
         node[key[-1]] = value
     return out
+
+
+# a clearance joint's own parameters: an ideal run reads none of them (its ideal twin drops them)
+_JOINT_CONTACT = re.compile(r"^joints\.[^.]+\.(clearance_mm|" + "|".join(CONTACT_KEYS) + r")$")
+
+
+def ideal_ignores(name: str) -> bool:
+    """Whether an ideal run of a mechanism ignores parameter ``name`` (a clearance joint's)."""
+    return bool(_JOINT_CONTACT.match(name))

@@ -126,9 +126,8 @@ def mechanism_names(table: dict | None) -> dict[str, str]:
 
 def mechanism_library() -> dict[str, dict]:
     """The mechanisms to pick from: the shipped examples' (name -> table)."""
-    import tomllib
-
-    from gapsweep.commands.examples import example_files
+    from gapsweep.study.examples import example_files
+    from gapsweep.study.spec import tomllib  # the Python 3.10 shim
 
     out = {}
     for name, path in example_files().items():
