@@ -162,3 +162,18 @@ COMPARE_STUDIES = "compare-studies"
 COMPARE_STUDIES_GRAPH = "compare-studies-graph"
 COMPARE_OPEN_CASE = "compare-open-case"
 CASE_METRICS = "case-metrics"
+
+# the settled motion (issue 23, design.md 4.10): the case page's section, the study's tab
+CASE_MOTION = "case-motion"
+CASE_MOTION_WORDS = "case-motion-words"
+CASE_MOTION_GRAPH = "case-motion-graph"  # + "-<figure>": poincare, phase, orbit_time, spectrum
+STUDY_START_FLAG = "study-start-flag"
+MOTION_AXIS = "motion-axis"
+MOTION_QUANTITY = "motion-quantity"
+MOTION_JOINT = "motion-joint"
+BIFURCATION_GRAPH = "bifurcation-graph"
+MOTION_MAP_X = "motion-map-x"
+MOTION_MAP_Y = "motion-map-y"
+MOTION_MAP_SHOW = "motion-map-show"
+MOTION_MAP_GRAPH = "motion-map-graph"
+MOTION_NOTE = "motion-note"

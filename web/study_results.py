@@ -19,7 +19,9 @@ from .figures import parallel as parallel_figs
 from .figures import sensitivity as sensitivity_figs
 from .figures import spectra as spectra_figs
 from .figures import trends as trend_figs
+from .figures import windows
 from .figures.labels import level_name, metric_label
+from .figures.windows import DEFAULT_WINDOW
 
 MAX_SPECTRA = 12  # overlaid spectra stay readable up to about this many lines
 
@@ -53,11 +55,13 @@ def analysis_of(detail: Mapping[str, Any]) -> dict[str, Any]:
 
 def trends(
     detail: Mapping[str, Any], *, metric: str, x_axis: str, group_axis: str | None,
-    steady: bool, log_y: bool,
+    window: str = DEFAULT_WINDOW, log_y: bool = False,
 ) -> go.Figure:
-    """The design's trends figure (see :mod:`.figures.trends`). ``x_axis``: an axis, or
-    for one-at-a-time :data:`~.study_view.ALL_FACTORS`; ``group_axis``: an axis, None or
-    :data:`~.study_view.NO_GROUP`. An axis the study does not have falls back to the
+    """The design's trends figure (see :mod:`.figures.trends`) of ``metric`` read over
+    ``window`` (:data:`.figures.windows.WINDOWS`, the settled motion by default; the title
+    and the y axis name it, a note says when the study has no such metric). ``x_axis``: an
+    axis, or for one-at-a-time :data:`~.study_view.ALL_FACTORS`; ``group_axis``: an axis,
+    None or :data:`~.study_view.NO_GROUP`. An axis the study does not have falls back to the
     design's default (the browser sends the choice)."""
     axes = view.axes_of(detail)
     design = view.design_of(detail)
@@ -66,8 +70,21 @@ def trends(
         x_axis = defaults["x"]
     if group_axis not in axes or group_axis == x_axis:
         group_axis = None
-    common = {"twin_metrics": view.single_twin_metrics(detail), "steady": steady,
-              "log_y": log_y}
+    cases = detail["cases"]
+    metric, window_note = windows.study_metric(cases, metric, window)
+    common = {"twin_metrics": view.single_twin_metrics(detail), "log_y": log_y}
+    return _noted(_trends(detail, design, axes, metric, x_axis, group_axis, common),
+                  window_note)
+
+
+def _noted(fig: go.Figure, text: str | None) -> go.Figure:
+    if text:
+        fig.update_layout(title_text=f"{fig.layout.title.text}<br><sup>{text}</sup>")
+    return fig
+
+
+def _trends(detail: Mapping[str, Any], design: str, axes: list[str], metric: str,
+            x_axis: str, group_axis: str | None, common: dict[str, Any]) -> go.Figure:
     cases = detail["cases"]
     if design == "one-at-a-time":
         shown = axes if x_axis == view.ALL_FACTORS else [x_axis]

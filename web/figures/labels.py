@@ -64,6 +64,23 @@ METRICS = {
     "onset_penetration_error": ("Onset penetration error", MICROMETRE),
     "max_free_flight_penetration": ("Max free-flight penetration", MICROMETRE),
     "max_rod_deflection": ("Max rod deflection", "m"),
+    # the settled motion (design.md 4.10): the per-revolution peaks over the settled window
+    "p95_slider_accel": ("P95 slider acceleration", "m/s²"),
+    "mean_slider_accel": ("Mean peak slider acceleration", "m/s²"),
+    "p95_contact_force": ("P95 contact force", "N"),
+    "mean_contact_force": ("Mean peak contact force", "N"),
+    "p95_driving_torque": ("P95 driving torque", "N m"),
+    "mean_driving_torque": ("Mean peak driving torque", "N m"),
+    "settled": ("Settled (1 yes, 0 no)", DIMENSIONLESS),
+    "revolutions": ("Revolutions run", COUNT),
+    "settled_after_revolutions": ("Settled after", COUNT),
+    "section_drift": ("Section drift per revolution, in clearances", DIMENSIONLESS),
+    "motion": ("Motion", DIMENSIONLESS),
+    "motion_period": ("Motion period, revolutions", COUNT),
+    "chaos_indicator": ("Chaos indicator (0-1 test K)", DIMENSIONLESS),
+    "share_free_flight": ("Share of time in free flight", DIMENSIONLESS),
+    "share_impact": ("Share of time in impact", DIMENSIONLESS),
+    "share_contact": ("Share of time in continuous contact", DIMENSIONLESS),
     # spectra of the last revolution
     "dominant_frequency_accel_hz": ("Dominant frequency of slider acceleration", "Hz"),
     "high_frequency_ratio_accel": ("High-frequency ratio of slider acceleration", DIMENSIONLESS),
@@ -90,6 +107,10 @@ METRICS = {
     "dt": ("Time step", "s"),
     "stable_dt": ("Stable time step", "s"),
 }
+
+# a metric's window, named in its title: "Peak slider acceleration (settled) [m/s²]"
+WINDOW_SUFFIXES = {"_steady": "last revolution", "_settled": "settled",
+                   "_startup": "start-up"}
 
 # shown unit -> factor from the stored SI value (metres)
 DISPLAY_SCALE = {MICROMETRE: 1e6}
@@ -122,9 +143,10 @@ def metric_parts(name: str) -> tuple[str, str]:
     if name.startswith("deviation_"):
         title, _ = metric_parts(name.removeprefix("deviation_"))
         return f"Deviation of {phrase(title)} from the ideal joint", DIMENSIONLESS
-    if name.endswith("_steady"):
-        title, u = metric_parts(name.removesuffix("_steady"))
-        return f"{title} (last revolution)", u
+    for suffix, window in WINDOW_SUFFIXES.items():
+        if name.endswith(suffix):
+            title, u = metric_parts(name.removesuffix(suffix))
+            return f"{title} ({window})", u
     return METRICS.get(name, (name.replace("_", " ").capitalize(), DIMENSIONLESS))
 
 

@@ -223,7 +223,7 @@ def case_spectrum_figure(
     return fig
 
 
-def _number(value: Any) -> float | None:
+def finite_number(value: Any) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
     value = float(value)
@@ -246,27 +246,27 @@ def motion_words(metrics: Mapping[str, Any]) -> str | None:
 
     ``"settled after 14 revolutions, periodic-1"``, ``"did not settle within 80
     revolutions: drift 3e-3 c per revolution, chaotic (0-1 test K = 0.93)"``."""
-    settled = _number(metrics.get("settled"))
+    settled = finite_number(metrics.get("settled"))
     motion = metrics.get("motion")
-    revolutions = _number(metrics.get("revolutions"))
+    revolutions = finite_number(metrics.get("revolutions"))
     if settled is None and not motion:
         return None
     parts = []
     if settled is not None and settled >= 0.5:
-        after = _number(metrics.get("settled_after_revolutions"))
+        after = finite_number(metrics.get("settled_after_revolutions"))
         parts.append(f"settled after {after:.0f} revolutions" if after is not None
                      else "settled")
     elif settled is not None:
         text = "did not settle"
         if revolutions is not None:
             text += f" within {revolutions:.0f} revolutions"
-        drift = _number(metrics.get("section_drift"))
+        drift = finite_number(metrics.get("section_drift"))
         if drift is not None:
             text += f": drift {short_number(drift)} c per revolution"
         parts.append(text)
     if motion:
         text = str(motion)
-        k = _number(metrics.get("chaos_indicator"))
+        k = finite_number(metrics.get("chaos_indicator"))
         if k is not None:
             text += f" (0-1 test K = {k:.2f})"
         parts.append(text)
@@ -276,8 +276,8 @@ def motion_words(metrics: Mapping[str, Any]) -> str | None:
 def settled_from_s(metrics: Mapping[str, Any], period_s: float | None) -> float | None:
     """Where the settled window starts [s]: ``settled_after_revolutions`` x the driver
     period ``period_s`` [s]; None when the case did not settle or either is unknown."""
-    settled = _number(metrics.get("settled"))
-    after = _number(metrics.get("settled_after_revolutions"))
+    settled = finite_number(metrics.get("settled"))
+    after = finite_number(metrics.get("settled_after_revolutions"))
     if settled is None or settled < 0.5 or after is None or not period_s:
         return None
     return after * period_s

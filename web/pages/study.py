@@ -18,12 +18,14 @@ from gapsweep.web import (
     context,
     figure_downloads,
     ids,
+    study_motion,
     study_notes,
     study_results,
 )
 from gapsweep.web import study_view as view
 from gapsweep.web.auth import principal
 from gapsweep.web.figures.trends import TREND_METRICS
+from gapsweep.web.figures.windows import DEFAULT_WINDOW, WINDOWS
 
 dash.register_page(__name__, path_template="/studies/<study_id>", name="Study",
                    title="gapsweep — study")
@@ -70,6 +72,9 @@ def load_detail(study_id: int | None) -> dict[str, Any] | None:
             memo.pop(old, None)
         memo[key] = detail
     return detail
+
+
+study_motion.register_callbacks(load_detail)
 
 
 def not_found(text: str) -> html.Div:
@@ -200,11 +205,11 @@ def trends_tab(detail: dict[str, Any]) -> html.Div:
             dbc.Col(dcc.Dropdown(id=ids.TRENDS_METRIC, value=TREND_METRICS[0], clearable=False,
                                  options=[{"label": metric_label(m), "value": m}
                                           for m in TREND_METRICS]), md=4),
-            dbc.Col(dbc.RadioItems(id=ids.TRENDS_WINDOW, value="whole", inline=True, options=[
-                {"label": "whole run", "value": "whole"},
-                {"label": "steady (last revolution)", "value": "steady"}]), md=4),
+            dbc.Col(dbc.RadioItems(id=ids.TRENDS_WINDOW, value=DEFAULT_WINDOW, inline=True,
+                                   options=[{"label": label, "value": key}
+                                            for key, label in WINDOWS.items()]), md=5),
             dbc.Col(dbc.Checklist(id=ids.TRENDS_LOG_Y, value=[], switch=True,
-                                  options=[{"label": "log y", "value": "log"}]), md=2),
+                                  options=[{"label": "log y", "value": "log"}]), md=1),
         ], className="my-2 g-2", align="center"),
         dbc.Row([
             dbc.Col(dbc.Label("x", className="mb-0 small text-muted"), width="auto"),
@@ -272,6 +277,7 @@ def layout(study_id: str | None = None, **_query: Any) -> html.Div:
             html.Div(id=ids.SPECTRA_GRAPH),
             figure_downloads.tools(ids.SPECTRA_GRAPH, "spectra"),
         ]), label="Spectra", tab_id=TAB_SPECTRA),
+        dbc.Tab(study_motion.tab(detail), label="Motion", tab_id=study_motion.TAB_MOTION),
         dbc.Tab(html.Div([html.Div(id=ids.CONVERGENCE_CONTENT),
                           figure_downloads.tools(ids.CONVERGENCE_CONTENT, "convergence")]),
                 label="Convergence",
@@ -289,6 +295,7 @@ def layout(study_id: str | None = None, **_query: Any) -> html.Div:
         dcc.Interval(id=ids.STUDY_POLL, interval=POLL_MS, disabled=not keep_polling(detail)),
         header(detail),
         progress_card(detail),
+        html.Div(id=ids.STUDY_START_FLAG),
         dbc.Tabs(tabs, id=ids.STUDY_TABS, active_tab=TAB_CASES),
     ])
 
@@ -430,7 +437,7 @@ def trends(tab, _version, metric, window, log_y, x_axis, group_axis, shape, stud
     if detail is None:
         return no_update
     return study_results.trends(detail, metric=metric, x_axis=x_axis,
-                                group_axis=group_axis, steady=window == "steady",
+                                group_axis=group_axis, window=window,
                                 log_y="log" in (log_y or []))
 
 
