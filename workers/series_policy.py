@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
+from gapsweep.core.errors import InputError
 from gapsweep.core.postprocessing import series_spectrum
 from gapsweep.core.result import CaseResult
 from gapsweep.core.solver import SERIES_NAMES
@@ -29,7 +30,8 @@ PREVIEW_SERIES = tuple(name for name in SERIES_NAMES if name != "t")
 # keeps them at the same instants, so that each point of the orbit is one position.
 PAIRED_SERIES = (("eccentricity_x", "eccentricity_y"),)
 
-# Stored spectra: "spectrum_freq_hz" [Hz] shared by "spectrum_<series>" amplitudes (series units).
+# Stored spectra: "spectrum_freq_hz" [Hz] shared by "spectrum_<series>" amplitudes (series
+# units), over the settled window ("spectrum_t_start" [s], one value, where it is not 0).
 SPECTRUM_SERIES = ("slider_acceleration", "contact_normal_force")
 
 
@@ -66,14 +68,39 @@ def decimate_indices(x: np.ndarray, budget: int) -> np.ndarray:
     return np.unique(np.concatenate(([0, n - 1], 1 + lowest, 1 + highest)))
 
 
+def spectrum_start_s(result: CaseResult, rotation_hz: float) -> float:
+    """Where the stored spectra start [s] (design.md 4.10): the settled window of a case
+    that settled (``settled_after_revolutions`` crank revolutions in), else the first
+    Poincaré section after the transient, else the run's start. Over N whole revolutions
+    the rectangular window puts the crank harmonics on bins f1/N apart (f1/2 for the two
+    revolutions of a start-up)."""
+    metrics = result.metrics or {}
+    after = metrics.get("settled_after_revolutions")
+    if (metrics.get("settled") == 1 and isinstance(after, (int, float)) and rotation_hz > 0
+            and np.isfinite(after) and after > 0):
+        return float(after) / rotation_hz
+    sections = result.series.get("poincare_time")
+    if sections is not None and np.asarray(sections).size:
+        return float(np.asarray(sections)[0])
+    return 0.0
+
+
 def _spectra(result: CaseResult, rotation_hz: float) -> dict[str, np.ndarray]:
     out: dict[str, np.ndarray] = {}
+    t_start = spectrum_start_s(result, rotation_hz)
     for name in SPECTRUM_SERIES:
         if name not in result.series:
             continue
-        s = series_spectrum(result, name, rotation_hz if rotation_hz > 0 else 1.0, peaks=1)
+        try:
+            s = series_spectrum(result, name, rotation_hz if rotation_hz > 0 else 1.0,
+                                t_start=t_start, peaks=1)
+        except InputError:  # fewer than 8 samples in the window: the whole run
+            t_start = 0.0
+            s = series_spectrum(result, name, rotation_hz if rotation_hz > 0 else 1.0, peaks=1)
         out["spectrum_freq_hz"] = np.asarray(s.spectrum.frequency_hz)
         out[f"spectrum_{name}"] = np.asarray(s.spectrum.amplitude)
+    if out and t_start > 0.0:
+        out["spectrum_t_start"] = np.array([t_start])  # the page names the window
     return out
 
 

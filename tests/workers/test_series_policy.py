@@ -76,3 +76,30 @@ def test_preview_orbit_pairs_x_and_y_of_the_same_instants(result):
         np.testing.assert_array_equal(kept[name], full[idx])
         # each component's extremes survive, as in every other preview series
         assert kept[name].max() == full.max() and kept[name].min() == full.min()
+
+
+def test_spectra_of_a_settled_case_cover_the_settled_window_at_f1_over_n():
+    """10 revolutions; a start-up burst at 7.5 f1 in the first 4, then 1x only. Settled
+    after 4: the stored spectrum covers the last 6 revolutions, bins f1/6 apart, the 1x
+    amplitude exact (on a bin, rectangular window) and nothing of the burst."""
+    from gapsweep.core.result import CaseResult
+
+    f1 = RPM / 60
+    t = np.linspace(0.0, 10 / f1, 10 * 200 + 1)
+    a = 100 * np.sin(2 * np.pi * f1 * t) + np.where(t < 4 / f1,
+                                                     500 * np.sin(2 * np.pi * 7.5 * f1 * t), 0)
+    series = {"t": t, "slider_acceleration": a}
+    settled = CaseResult("slider-crank", {}, metrics={"settled": 1,
+                                                      "settled_after_revolutions": 4},
+                         series=series)
+    kept = select_series(settled, "preview", f1)
+    freq, amp = kept["spectrum_freq_hz"], kept["spectrum_slider_acceleration"]
+    assert freq[1] == pytest.approx(f1 / 6)
+    assert kept["spectrum_t_start"][0] == pytest.approx(4 / f1)
+    assert amp[np.argmin(abs(freq - f1))] == pytest.approx(100, rel=1e-9)
+    assert amp[np.argmin(abs(freq - 7.5 * f1))] < 1e-6 * 100
+    # not settled, no section: the whole run (bins f1/10), no window named
+    whole = select_series(CaseResult("slider-crank", {}, metrics={"settled": 0},
+                                     series=series), "preview", f1)
+    assert whole["spectrum_freq_hz"][1] == pytest.approx(f1 / 10)
+    assert "spectrum_t_start" not in whole
