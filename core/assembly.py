@@ -13,7 +13,7 @@ Layouts (``nb`` bodies, state ``q = [x0, y0, phi0, x1, ...]`` of length ``3 nb``
   REVOLUTE     s_i(2), s_j(2), offset(2)   Phi = r_i + A_i s_i - r_j - A_j s_j - offset (2 rows)
   TRANSLATIONAL s(2), origin(2), dir(2), angle   n.(r_i + A_i s - origin) = 0, phi_i - angle (2)
   FIXED        x, y, phi                   r_i = (x, y), phi_i = phi (3 rows)
-  DRIVER       omega, phi0                 phi_i - phi0 - omega t = 0 (1 row)
+  DRIVER       omega, phi0, ramp           phi_i - phi0 - f(t) = 0, f = omega t or a run-up (1 row)
 ``load_int[k] = (type, body_i, body_j)``; ``load_par[case, k, :8]``:
   TORQUE tau; POINT_FORCE s(2), f(2); SPRING s_i(2), s_j(2), k, c, free length
 ``clear_int[k] = (bearing body, journal body)``; ``clear_par[case, k, :]`` indexed by the
@@ -190,7 +190,7 @@ def assemble(mech: Mechanism) -> tuple[Topology, CaseArrays]:
         assert isinstance(d, AngleDriver)
         jint.append((DRIVER, idx(d.body), -1))
         row = np.zeros(N_JOINT_PAR)
-        row[:2] = (d.omega, d.phi0)
+        row[:3] = (d.omega, d.phi0, d.ramp)
         jpar.append(row)
 
     lint, lpar = [], []

@@ -59,6 +59,28 @@ def body_point(q, rot, body, sx, sy):
 
 
 @kernel(inline="always")
+def driver_motion(omega, ramp, t):
+    """A driver's prescribed angle past ``phi0`` [rad], its rate [rad/s] and acceleration
+    [rad/s^2] at ``t`` [s].
+
+    ``ramp = 0``: constant speed ``omega``. ``ramp > 0`` (the run-up start): the speed rises
+    from rest as ``omega s^2 (3 - 2 s)``, ``s = t / ramp`` (smooth: the acceleration is zero
+    at both ends, so the ramp itself excites no impact), then stays at ``omega``; the ramp
+    turns ``omega ramp / 2`` radians, and from its end on the angle is ``omega (t - ramp/2)``.
+    """
+    if ramp <= 0.0:
+        return omega * t, omega, 0.0
+    if t >= ramp:
+        return omega * (t - 0.5 * ramp), omega, 0.0
+    s = t / ramp
+    return (
+        omega * ramp * s**3 * (1.0 - 0.5 * s),
+        omega * s * s * (3.0 - 2.0 * s),
+        (6.0 * omega * s * (1.0 - s) / ramp),
+    )
+
+
+@kernel(inline="always")
 def constraint_values_rot(q, rot, t, joint_int, joint_par, phi):
     """Fill ``phi`` [m or rad] with the constraint violations at ``(q, t)``."""
     row = 0
@@ -80,7 +102,8 @@ def constraint_values_rot(q, rot, t, joint_int, joint_par, phi):
             phi[row + 1] = q[3 * bi + 1] - joint_par[k, 1]
             phi[row + 2] = q[3 * bi + 2] - joint_par[k, 2]
         else:  # DRIVER
-            phi[row] = q[3 * bi + 2] - joint_par[k, 1] - joint_par[k, 0] * t
+            angle = driver_motion(joint_par[k, 0], joint_par[k, 2], t)[0]
+            phi[row] = q[3 * bi + 2] - joint_par[k, 1] - angle
         row += ROWS[kind]
 
 
@@ -93,8 +116,9 @@ def _set_row(row_body, row_coef, r, a, ca0, ca1, ca2, b, cb0, cb1, cb2):
 
 
 @kernel(inline="always")
-def constraint_rows(q, v, rot, joint_int, joint_par, row_body, row_coef, gamma, phi_t):
-    """Fill the row blocks of ``Phi_q``, ``gamma`` and ``phi_t`` in one pass over the joints."""
+def constraint_rows(q, v, rot, joint_int, joint_par, row_body, row_coef, gamma, phi_t, t):
+    """Fill the row blocks of ``Phi_q``, ``gamma`` and ``phi_t`` at time ``t`` [s] in one pass
+    over the joints (only a driver's run-up reads ``t``)."""
     row = 0
     for k in range(joint_int.shape[0]):
         kind, bi, bj = joint_int[k, 0], joint_int[k, 1], joint_int[k, 2]
@@ -125,10 +149,11 @@ def constraint_rows(q, v, rot, joint_int, joint_par, row_body, row_coef, gamma, 
                 row_coef[row + d, d] = 1.0
                 gamma[row + d] = 0.0
                 phi_t[row + d] = 0.0
-        else:  # DRIVER, constant speed
+        else:  # DRIVER: phi - phi0 - f(t) = 0, so phi_t = -f' and gamma = f''
             _set_row(row_body, row_coef, row, bi, 0.0, 0.0, 1.0, -1, 0.0, 0.0, 0.0)
-            gamma[row] = 0.0
-            phi_t[row] = -joint_par[k, 0]
+            _, rate, accel = driver_motion(joint_par[k, 0], joint_par[k, 2], t)
+            gamma[row] = accel
+            phi_t[row] = -rate
         row += ROWS[kind]
 
 
@@ -163,16 +188,17 @@ def constraint_jacobian(q, joint_int, joint_par, jac):
     row_body = np.empty((m, 2), dtype=np.int64)
     row_coef = np.empty((m, 6))
     scratch = np.empty(m)
-    constraint_rows(q, q, rot, joint_int, joint_par, row_body, row_coef, scratch, scratch)
+    constraint_rows(q, q, rot, joint_int, joint_par, row_body, row_coef, scratch, scratch, 0.0)
     _dense(row_body, row_coef, jac)
 
 
 @kernel
 def constraint_rates(q, v, joint_int, joint_par, gamma, phi_t):
-    """Fill ``gamma`` (acceleration right-hand side) and ``phi_t`` (explicit time rate)."""
+    """Fill ``gamma`` (acceleration right-hand side) and ``phi_t`` (explicit time rate) at
+    t = 0 (where the analyses and the initial state read them)."""
     m = gamma.shape[0]
     rot = rotation_table(q.shape[0] // 3)
     rotations(q, rot)
     row_body = np.empty((m, 2), dtype=np.int64)
     row_coef = np.empty((m, 6))
-    constraint_rows(q, v, rot, joint_int, joint_par, row_body, row_coef, gamma, phi_t)
+    constraint_rows(q, v, rot, joint_int, joint_par, row_body, row_coef, gamma, phi_t, 0.0)

@@ -291,7 +291,7 @@ def derivative(t, y, model, in_contact, approach_velocity, alpha, beta, probe, i
     damping, friction = clearance_forces(
         q, v, rot, clear_int, clear_par, in_contact, approach_velocity, Q, diag
     )
-    constraint_rows(q, v, rot, joint_int, joint_par, row_body, row_coef, gamma, phi_t)
+    constraint_rows(q, v, rot, joint_int, joint_par, row_body, row_coef, gamma, phi_t, t)
     if count[0] == 0 and m_free > 0:
         schur_pattern(row_body, prescribed, pattern, count)
     if alpha != 0.0 or beta != 0.0:

@@ -97,3 +97,13 @@ def locate_event(t0, y0, f0, t1, y1, f1, r5, lo, hi, n, model, joint, target, ro
             break
     # end on the far side of the crossing so the new contact state holds from here on
     return hi
+
+
+@kernel(runtime=False)
+def eccentricity_at(y, n, model, rot, k):
+    """Eccentricity ``e = r_J - r_B`` [m] (global x, y) of clearance joint ``k`` in state ``y``
+    (the Poincare section's coordinates)."""
+    q = y[:n]
+    rotations(q, rot)
+    out = clearance_kinematics(q, y[n : 2 * n], rot, model[4][k, 0], model[4][k, 1], model[5], k)
+    return out[0], out[1]

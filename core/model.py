@@ -65,7 +65,9 @@ class Fixed:
 
 @dataclass(frozen=True)
 class AngleDriver:
-    """Driving constraint ``phi_body - phi0 - omega t = 0`` (constant speed ``omega`` [rad/s]).
+    """Driving constraint ``phi_body - phi0 - omega t = 0`` (constant speed ``omega`` [rad/s]),
+    or with ``ramp > 0`` [s] a run-up from rest to ``omega`` over the first ``ramp`` seconds
+    (:func:`constraints.driver_motion`).
 
     Its Lagrange multiplier is the driving torque; its power enters the energy balance.
     """
@@ -73,6 +75,7 @@ class AngleDriver:
     body: str
     omega: float
     phi0: float = 0.0
+    ramp: float = 0.0
 
 
 @dataclass(frozen=True)

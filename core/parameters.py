@@ -144,6 +144,14 @@ REGISTRY: dict[str, tuple[Parameter, ...]] = {
         IDEAL,
         # the journal's start in the bearing: an ideal joint has no journal to place
         Parameter("initial", INITIAL, "Journal start", symbol="start", ideal_reads=False),
+        # the run-up ramps the driver: an ideal run reads it too (design.md 4.10)
+        Parameter("run_up_revolutions", INITIAL, "Run-up revolutions", symbol="run-up",
+                  ideal_reads=True),
+        Parameter("max_revolutions", SOLVER, "Max revolutions (no t_end)", symbol="max revs"),
+        Parameter("transient_revolutions", OUTPUT, "Transient revolutions (0: found)",
+                  symbol="transient"),
+        Parameter("settle_tolerance", OUTPUT, "Settling tolerance (of c)",
+                  symbol="settle tol"),
         Parameter("integrator", SOLVER, "Integrator", symbol="integrator"),
         Parameter("rtol", SOLVER, "Relative tolerance", symbol="rtol"),
         Parameter("atol", SOLVER, "Absolute tolerance", symbol="atol", **_si("m")),

@@ -87,7 +87,7 @@ def project(y, t, n, model, inv_mass, ws, tol):
         if not factored:
             # Newton's chord: the Jacobian of the first iteration throughout. The drift is
             # ~1e-9 m, so each iteration still gains ~8 digits without a new factorisation.
-            constraint_rows(q, v, rot, model[0], model[1], row_body, row_coef, gamma, phi_t)
+            constraint_rows(q, v, rot, model[0], model[1], row_body, row_coef, gamma, phi_t, t)
             weigh_rows(row_body, row_coef, inv_mass, weighted, m_free)
             if not schur_factor(row_coef, weighted, schur, pattern, count, m_free):
                 return -1.0
@@ -97,7 +97,7 @@ def project(y, t, n, model, inv_mass, ws, tol):
         return -1.0
     # velocities: the residual with the exact Jacobian at the projected q, the correction
     # along the factored one (they differ by the ~1e-9 position correction)
-    constraint_rows(q, v, rot, model[0], model[1], row_body, row_coef, gamma, phi_t)
+    constraint_rows(q, v, rot, model[0], model[1], row_body, row_coef, gamma, phi_t, t)
     if not factored:
         weigh_rows(row_body, row_coef, inv_mass, weighted, m_free)
         if not schur_factor(row_coef, weighted, schur, pattern, count, m_free):

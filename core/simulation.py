@@ -53,7 +53,7 @@ def build_mechanism(case: SliderCrankCase, *, driven: bool | None = None) -> Mec
         friction_velocity=case.friction_velocity,
         friction_velocity_full=case.friction_velocity_full,
     )
-    return slider_crank(
+    mech = slider_crank(
         SEED002 if case.template == "seed002" else FLORES,
         omega=case.omega,
         clearance=case.clearance_mm * 1e-3,
@@ -66,6 +66,9 @@ def build_mechanism(case: SliderCrankCase, *, driven: bool | None = None) -> Mec
         driven=(case.drive == "speed") if driven is None else driven,
         name=f"slider-crank/{case.template}",
     )
+    if case.ramp_time > 0.0:
+        mech = replace(mech, drivers=tuple(replace(d, ramp=case.ramp_time) for d in mech.drivers))
+    return mech
 
 
 def joint_reactions(topo: Topology, arrays: CaseArrays, y: np.ndarray) -> np.ndarray:
@@ -97,6 +100,8 @@ def initial_state(case: SliderCrankCase) -> np.ndarray:
     ``initial="centred"``: the journal centred in the bearing and at rest relative to it
     (Flores). ``"wall"``: resting on the bearing wall, ``e = c`` opposite to the ideal joint
     reaction on the journal (seed 002). A free crank (``drive="free"``) starts the same way.
+    ``"run-up"``: the whole mechanism at rest (the driver's ramp starts from standstill), the
+    journal resting on the wall against the static reaction (its weight).
     """
     start = replace(case, **{name: getattr(_DEFAULT, name) for name in _NOT_INITIAL})
     return _initial_state(start).copy()
@@ -108,7 +113,7 @@ def _initial_state(case: SliderCrankCase) -> np.ndarray:
     topo, arrays = assemble(ic_mech)
     q = solve_positions(topo, arrays, initial_guess(ic_mech))
     v = solve_velocities(topo, arrays, q)
-    if case.initial == "wall" and not case.ideal:
+    if case.initial in ("wall", "run-up") and not case.ideal:
         # the ideal clearance joint is the revolute appended after the template's joints
         joint = int(topo.joint_slot[len(ic_mech.joints)])
         row = constraint_row(topo, joint)
@@ -185,11 +190,17 @@ def simulate_batch(
 
 
 def _spectral(job: Job, result: CaseResult) -> dict[str, float]:
-    """Spectral metrics over the steady window, NaN when it holds too few samples."""
+    """Spectral metrics over the steady window, NaN when it holds too few samples. A run of
+    adaptive length: over the stored revolutions at its end (the output ring, uniform)."""
     rotation_hz = (
         abs(job.mechanism.drivers[0].omega) / (2 * math.pi) if job.mechanism.drivers else 0.0
     )
+    t_from = job.options.t_steady
+    if job.options.stop_when_settled:
+        t = result.series["t"]
+        ring = job.options.n_output - job.options.output_head
+        t_from = max(float(t[-1]) - (ring - 1) * job.options.output_step, 0.0)
     try:
-        return spectral_metrics(result, rotation_hz, job.options.t_steady)
+        return spectral_metrics(result, rotation_hz, t_from)
     except InputError:  # e.g. n_output = 2: no spectrum, the case itself is fine
         return dict.fromkeys(SPECTRAL_METRICS, math.nan)

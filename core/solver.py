@@ -19,13 +19,14 @@ from typing import Any
 
 import numpy as np
 
-from .assembly import DRIVER, ROWS, CaseArrays, Topology, assemble
+from .assembly import CP_RB, CP_RJ, DRIVER, ROWS, CaseArrays, Topology, assemble
 from .dynamics import AUX_ACCEL2, N_AUX
 from .errors import CompileError, InputError, require_finite
 from .integrators import get_integrator
 from .jit import is_compile_failure
 from .model import Mechanism
 from .result import CaseResult
+from .settled import Revolutions, analyse, last_revolution, poincare_series
 from .stepping import (
     M_A2_AT_TS,
     M_CONTACT_TIME,
@@ -49,9 +50,13 @@ from .stepping import (
     M_PEAK_KE,
     M_PEAK_TORQUE,
     M_PEAK_TORQUE_S,
+    M_SECTIONS,
+    M_SETTLED_AT,
+    M_SETTLED_N,
     M_T_REACHED,
     N_MET,
     N_OPT,
+    N_REV,
     N_SER,
     OK,
     OPT_ALPHA,
@@ -61,18 +66,24 @@ from .stepping import (
     OPT_BISECT,
     OPT_CONTACT_HMAX,
     OPT_DRIVER_ROW,
+    OPT_DT_OUT,
     OPT_EPS_EVENT,
     OPT_EPS_ONSET,
     OPT_H0,
     OPT_HMAX,
     OPT_HMIN,
+    OPT_IMPACT_TIME,
     OPT_MAX_STEPS,
+    OPT_N_HEAD,
     OPT_N_OUT,
     OPT_PEN_BOUND,
+    OPT_PERIOD,
     OPT_PROBE,
     OPT_PROJECT,
     OPT_REFINE,
     OPT_RTOL,
+    OPT_SETTLE_FROM,
+    OPT_SETTLE_TOL,
     OPT_T_END,
     OPT_T_STEADY,
     STATUS_TEXT,
@@ -107,6 +118,10 @@ EVENT_BAND = 1e-9  # [m] accepted overshoot of the seed-003 step-halving event s
 PENETRATION_BOUND = 1.0  # a case stops when penetration exceeds this fraction of c: the
 # contact law has then left any validity (at c = 0.02 mm the first impact reaches ~0.6 c)
 MAX_STEPS = 5_000_000
+# [s] the first part of every contact that counts as impact, the rest as continuous contact
+# (share_impact / share_contact): 4x the ~50 us an impact lasts on the reference mechanism
+# (design.md 1.3), so a rebound is an impact and a journal riding the wall is in contact
+IMPACT_TIME = 2e-4
 
 # rosenbrock23 restarts its finite-difference Jacobian at every contact event: 763,471 RHS
 # evaluations against dopri5's 13,270 on the reference case, and a failure (penetration
@@ -138,6 +153,18 @@ class SolverOptions:
     ``max_step`` caps every step [s]; ``contact_max_step`` only steps taken while a clearance
     joint is in contact (seed 002 caps them at 1/20-1/50 of the contact period; measured on
     the reference case, error control alone was as accurate and cheaper).
+
+    Revolutions: with ``period`` ``T`` > 0 [s] (the driver's) the loop keeps a record per
+    revolution and the Poincare section at t = k T (:mod:`stepping`), and the result the settled
+    metrics (:mod:`settled`) with ``settle_tolerance`` x ``section_length`` [m] as the
+    periodicity tolerance of the section (the length: the clearance; 0 = the smallest clearance
+    of the mechanism, 1 mm without one) and ``transient_revolutions`` (0: found by the settling)
+    the revolutions before the settled window. ``stop_when_settled``: the loop stops at the
+    first section where the last revolutions repeat (periodic-N) within the tolerance, counting
+    sections from ``settle_from`` on - ``t_end`` is then the cap. ``output_step`` [s] > 0 sets
+    the output grid's step (else ``t_end / (n_output - 1)``); ``output_head`` > 0 keeps that
+    many rows from the start and the rest of the ``n_output`` rows as a ring of the latest
+    samples (memory bounded for any length).
     """
 
     t_end: float
@@ -154,6 +181,15 @@ class SolverOptions:
     baumgarte_beta: float = 5.0
     n_output: int = 2401
     refine_peaks: bool = True
+    period: float = 0.0
+    settle_tolerance: float = 1e-3
+    section_length: float = 0.0
+    stop_when_settled: bool = False
+    settle_from: int = 1
+    transient_revolutions: int = 0
+    impact_time: float = IMPACT_TIME
+    output_step: float = 0.0
+    output_head: int = 0
 
     def validate(self) -> None:
         """Raise :class:`InputError` naming the first option outside its range."""
@@ -179,6 +215,10 @@ class SolverOptions:
                 raise InputError(name, cap, "> 0 s (inf for no cap)")
         if not 2 <= self.n_output <= 1_000_000:
             raise InputError("n_output", self.n_output, "an integer in [2, 1000000]")
+        if not require_finite("period", self.period) >= 0.0:
+            raise InputError("period", self.period, ">= 0 s (0: no revolutions)")
+        if not 0 <= self.output_head < self.n_output:
+            raise InputError("output_head", self.output_head, f"in [0, {self.n_output})")
 
     def as_array(self, topo: Topology) -> np.ndarray:
         """The ``OPT_*`` row the compiled loop reads."""
@@ -207,7 +247,21 @@ class SolverOptions:
         opts[OPT_REFINE] = 1.0 if self.refine_peaks else 0.0
         opts[OPT_N_OUT] = self.n_output
         opts[OPT_PROBE] = topo.probe
+        opts[OPT_PERIOD] = self.period
+        # in metres: the solver fills in the clearance of each case (_run_group)
+        opts[OPT_SETTLE_TOL] = self.settle_tolerance if self.stop_when_settled else 0.0
+        opts[OPT_SETTLE_FROM] = self.settle_from
+        opts[OPT_IMPACT_TIME] = self.impact_time
+        opts[OPT_DT_OUT] = self.output_step
+        opts[OPT_N_HEAD] = self.output_head if self.output_head > 0 else self.n_output
         return opts
+
+    @property
+    def revolutions(self) -> int:
+        """Revolutions the per-revolution record can hold (0 without a period)."""
+        if self.period <= 0.0:
+            return 0
+        return int(math.ceil(self.t_end / self.period - 1e-9))
 
 
 @dataclass(frozen=True)
@@ -292,13 +346,17 @@ def _run_group(part, integrator: str, n_threads: int, results: list) -> None:
             raise InputError("y0", f"shape {y.shape}", f"({2 * n},) = [q, v] for this mechanism")
         y0[k, : y.shape[0]] = y
     opts = np.stack([job.options.as_array(topo) for _, job, _, _ in part])
+    for k, (_, job, _, _) in enumerate(part):
+        opts[k, OPT_SETTLE_TOL] *= section_length(job.options, arrays.clear_par[k])
     n_out = int(opts[:, OPT_N_OUT].max())
     metrics = np.zeros((len(part), N_MET))
     series = np.zeros((len(part), n_out, N_SER))
+    n_rev = max(job.options.revolutions for _, job, _, _ in part)
+    revs = np.zeros((len(part), n_rev + 1, N_REV + 2 * topo.clear_int.shape[0]))
     y_end = np.zeros_like(y0)
     status = np.zeros(len(part), dtype=np.int64)
     try:
-        _integrate(y0, topo, arrays, opts, method, metrics, series, y_end, status, n_threads)
+        _integrate(y0, topo, arrays, opts, method, metrics, series, revs, y_end, status, n_threads)
     except Exception as exc:
         if is_compile_failure(exc):
             raise CompileError(
@@ -308,7 +366,8 @@ def _run_group(part, integrator: str, n_threads: int, results: list) -> None:
             ) from exc
         raise
     for k, (i, job, _, _) in enumerate(part):
-        rows = series[k, : job.options.n_output]
+        rows = _output_rows(job.options, series[k], metrics[k, M_T_REACHED])
+        record = revs[k, : int(metrics[k, M_SECTIONS]) + 1] if job.options.period > 0 else None
         result = CaseResult(
             job.model,
             dict(job.params),
@@ -317,13 +376,67 @@ def _run_group(part, integrator: str, n_threads: int, results: list) -> None:
             series={name: rows[:, j] for j, name in enumerate(SERIES_NAMES)},
         )
         result.series["final_state"] = y_end[k].copy()
+        if record is not None and status[k] == OK:
+            _add_settled(result, job, record.copy(), metrics[k], arrays.clear_par[k])
         if status[k] != OK:
             result.status = "failed"
             result.reason = f"{STATUS_TEXT[status[k]]} at t = {metrics[k, M_T_REACHED]:.6g} s"
         results[i] = result
 
 
-def _integrate(y0, topo, arrays, opts, method, metrics, series, y_end, status, threads) -> None:
+def section_length(options: SolverOptions, clear_par: np.ndarray) -> float:
+    """The length [m] the section's tolerance and drift are relative to: the options', else
+    the smallest clearance of the case (``clear_par`` ``[n_clearance, ...]``), else 1 mm."""
+    if options.section_length > 0.0:
+        return options.section_length
+    if clear_par.shape[0] > 0:
+        return float(np.min(clear_par[:, CP_RB] - clear_par[:, CP_RJ]))
+    return 1e-3
+
+
+def _add_settled(result: CaseResult, job: Job, record, m: np.ndarray, clear_par) -> None:
+    """The settled metrics and the Poincare series of a case with a per-revolution record."""
+    options = job.options
+    rev = Revolutions(record, clear_par.shape[0], int(m[M_SETTLED_N]), int(m[M_SETTLED_AT]))
+    names = [
+        f"{cj.bearing_body}-{cj.journal_body}"
+        for cj in job.mechanism.clearance_joints
+        if not cj.ideal
+    ]
+    if options.stop_when_settled:
+        result.metrics.update(last_revolution(rev, options.period))
+    length = section_length(options, clear_par)
+    result.metrics.update(
+        analyse(
+            rev,
+            length,
+            tolerance=options.settle_tolerance,
+            transient=options.transient_revolutions,
+        )
+    )
+    result.series.update(poincare_series(rev, names))
+
+
+def _output_rows(options: SolverOptions, rows: np.ndarray, t_reached: float) -> np.ndarray:
+    """The output grid's rows in time order: all written rows of a run that fit, else the
+    head followed by the ring (oldest first). A view where no reordering is needed."""
+    n_out = options.n_output
+    dt = options.output_step if options.output_step > 0.0 else options.t_end / max(n_out - 1, 1)
+    written = int(t_reached / dt * (1.0 + 1e-12)) + 1
+    if written <= n_out:
+        return rows[:written] if options.output_step > 0.0 else rows[:n_out]
+    head = options.output_head if options.output_head > 0 else n_out
+    if head >= n_out:
+        return rows[:n_out]
+    ring = n_out - head
+    start = head + (written - head) % ring  # the oldest sample still in the ring
+    order = np.concatenate([np.arange(head), np.arange(start, n_out), np.arange(head, start)])
+    return rows[order]
+
+
+def _integrate(
+    y0, topo, arrays, opts, method, metrics, series, revs, y_end, status, threads
+) -> None:
     """All cases of one group through :func:`stepping.integrate_batch`: in one call on one
     thread, else case by case from ``threads`` threads taking the next case as they finish
     (the compiled loop releases the GIL; a call costs ~20 us against ~4 ms a case)."""
@@ -342,6 +455,7 @@ def _integrate(y0, topo, arrays, opts, method, metrics, series, y_end, status, t
         method.order,
         metrics,
         series,
+        revs,
         y_end,
         status,
     )
@@ -362,8 +476,13 @@ def _integrate(y0, topo, arrays, opts, method, metrics, series, y_end, status, t
 
 
 def named_metrics(options: SolverOptions, m: np.ndarray, y_end: np.ndarray, n: int) -> dict:
-    """The compiled loop's metric row as named scalars (design.md 2 and 4), SI units."""
+    """The compiled loop's metric row as named scalars (design.md 2 and 4), SI units.
+
+    A run that stopped once settled ends where it stopped (``t_end`` was its cap).
+    """
     t_end, t_s = options.t_end, options.t_steady
+    if options.stop_when_settled and m[M_T_REACHED] > t_s:
+        t_end = float(m[M_T_REACHED])
     a2 = y_end[2 * n + AUX_ACCEL2]
     peak_ke = m[M_PEAK_KE]
     return {

@@ -2,11 +2,15 @@
 
 Per accepted step it locates contact onset/exit events (:mod:`events`), keeps the
 constraints (:mod:`projection`, or Baumgarte inside the RHS), takes the metrics at full
-resolution - refining peaks on the dense output between steps (:mod:`peak_refinement`) -
-and writes the uniform output grid. Everything a case needs lives in its own
-arrays, so cases are independent: ``integrate_batch`` runs a range of them (the solver hands
-ranges to threads: every kernel releases the GIL), each with its own step size, contact
-state and end time, and a failing case stops alone.
+resolution - refining peaks on the dense output between steps (:mod:`peak_refinement`) - and
+writes the uniform output grid. With a driver period ``T`` it also keeps a record per
+revolution (its peaks, impacts, times in free flight / impact / continuous contact, and the
+Poincare section at t = k T, exact on the dense output) and, with a settling tolerance,
+stops once the section repeats (:func:`_settled_period`): the run of adaptive length.
+Everything a case needs lives in its own arrays, so cases are independent:
+``integrate_batch`` runs a range of them (the solver hands ranges to threads: every kernel
+releases the GIL), each with its own step size, contact state and end time, and a failing
+case stops alone.
 
 Options (``opts[case, OPT_*]``), metrics (``metrics[case, M_*]``) and series columns
 (``series[case, k, S_*]``) are indexed by the constants below; :mod:`simulation` names them.
@@ -31,7 +35,7 @@ from .dynamics import (
     make_workspace,
 )
 from .energy import balance_residual, state_energy
-from .events import EXIT, NONE, ONSET, find_event, locate_event, penetration_at
+from .events import EXIT, NONE, ONSET, eccentricity_at, find_event, locate_event, penetration_at
 from .forces import D_DELTA, D_EX, D_EY, D_FN, D_FT
 from .integrators import (
     KIND_EXPLICIT,
@@ -68,8 +72,14 @@ from .projection import drift, project
     OPT_N_OUT,
     OPT_PROBE,
     OPT_CONTACT_HMAX,
-) = range(21)
-N_OPT = 21
+    OPT_PERIOD,
+    OPT_SETTLE_TOL,
+    OPT_SETTLE_FROM,
+    OPT_IMPACT_TIME,
+    OPT_DT_OUT,
+    OPT_N_HEAD,
+) = range(27)
+N_OPT = 27
 
 # metrics
 (
@@ -97,8 +107,30 @@ N_OPT = 21
     M_NREFINE,
     M_T_FAIL,
     M_T_REACHED,
-) = range(24)
-N_MET = 24
+    M_SETTLED_N,
+    M_SETTLED_AT,
+    M_SECTIONS,
+) = range(27)
+N_MET = 27
+
+# per-revolution record ``revs[case, k, R_*]``: row k >= 1 holds revolution k, the interval
+# ((k-1) T, k T], and the Poincare section at t = k T; row 0 the section at t = 0
+(
+    R_PEAK_ACC,
+    R_PEAK_FN,
+    R_MAX_PEN,
+    R_PEAK_TORQUE,
+    R_IMPACTS,
+    R_FREE,
+    R_IMPACT,
+    R_CONTACT,
+    R_ACCEL2,
+    R_TIME,
+    R_PROBE,
+    R_SECTION,
+) = range(12)
+N_REV = 12  # + 2 per clearance joint: its eccentricity (x, y) at the section, from R_SECTION
+MAX_PERIOD = 8  # the longest period the settling test and the classifier look for
 
 # series columns (clearance joint 0 for the contact columns)
 (
@@ -186,9 +218,66 @@ def _sample(row, tk, ystage, fst, n, probe, driver_row, in_contact, model, ws, e
     row[S_DRIFT] = drift(ystage, tk, n, model, ws)
 
 
+@kernel(inline="always")
+def _revolution(t, period, n_rev):
+    """Revolution index of time ``t`` (``k`` for ``t`` in ``((k-1) T, k T]``), 0 when no
+    sections are kept or past the last row."""
+    if n_rev == 0:
+        return 0
+    k = int(math.ceil(t / period - 1e-9))
+    return min(max(k, 1), n_rev)
+
+
+@kernel(runtime=False)
+def _section(row, ts, ystage, n, model, rot, probe):
+    """One Poincare section: the time, the accel^2 quadrature, the probe coordinate (the
+    slider's position) and each joint's eccentricity."""
+    row[R_TIME] = ts
+    row[R_ACCEL2] = ystage[2 * n + AUX_ACCEL2]
+    row[R_PROBE] = ystage[probe] if probe >= 0 else 0.0
+    for j in range(model[4].shape[0]):
+        ex, ey = eccentricity_at(ystage, n, model, rot, j)
+        row[R_SECTION + 2 * j] = ex
+        row[R_SECTION + 2 * j + 1] = ey
+
+
+@kernel(runtime=False)
+def _settled_period(revs, k, first, tol, n_clear):
+    """The smallest period N <= MAX_PERIOD for which the sections of the last
+    ``max(8, 3 N)`` revolutions up to section ``k`` repeat: every two sections of the same
+    phase (k - i a multiple of N) within ``tol`` [m] of each other, for every joint (so a
+    slow drift over the window fails too); without a clearance joint, the probe coordinate.
+    0 if none; sections before ``first`` never count.
+    """
+    for period in range(1, MAX_PERIOD + 1):
+        window = max(8, 3 * period)
+        lo = k - window + 1
+        if lo < first:
+            return 0
+        ok = True
+        for i in range(lo, k + 1):
+            for i2 in range(i + period, k + 1, period):
+                if n_clear == 0 and abs(revs[i, R_PROBE] - revs[i2, R_PROBE]) > tol:
+                    ok = False
+                for j in range(n_clear):
+                    dx = revs[i, R_SECTION + 2 * j] - revs[i2, R_SECTION + 2 * j]
+                    dy = revs[i, R_SECTION + 2 * j + 1] - revs[i2, R_SECTION + 2 * j + 1]
+                    if dx * dx + dy * dy > tol * tol:
+                        ok = False
+                        break
+                if not ok:
+                    break
+            if not ok:
+                break
+        if ok:
+            return period
+    return 0
+
+
 @kernel(inline="always")  # one site: compiled apart it re-optimised the whole loop (4 s)
-def integrate_case(y0, model, opts, method_kind, tableau, order, metrics, series, y_end):
-    """Integrate one case; fill ``metrics``, ``series`` ``[n_out, N_SER]`` and ``y_end``.
+def integrate_case(y0, model, opts, method_kind, tableau, order, metrics, series, revs, y_end):
+    """Integrate one case; fill ``metrics``, ``series`` ``[n_out, N_SER]``, ``revs``
+    ``[n_rev + 1, N_REV + 2 n_clear]`` (with ``OPT_PERIOD > 0``) and ``y_end``.
 
     Returns a status code (``OK`` or one of the ``FAIL_*``). Allocates the case's buffers
     here, once, so that the stepping loop (:func:`_march`) can run without numba's runtime.
@@ -215,19 +304,22 @@ def integrate_case(y0, model, opts, method_kind, tableau, order, metrics, series
         np.zeros((3, 3)),  # observed peak quantities at the last three step ends
         np.zeros((ny, ny)),  # Rosenbrock matrix
         np.zeros(ny, dtype=np.int64),  # its pivots
+        np.full(n_clear, -1e300),  # onset time of each joint's current contact [s]
     )
     # copies: the topology and tableau are shared by the batch, and cases running on other
     # cores would otherwise share their cache lines
     model = (model[0].copy(), *model[1:4], model[4].copy(), *model[5:9], model[9].copy())
     tableau = (tableau[0].copy(), tableau[1].copy(), tableau[2].copy(), tableau[3].copy(),
                tableau[4].copy())  # fmt: skip
-    return _march(y0, model, opts, method_kind, tableau, order, metrics, series, y_end, buffers)
+    return _march(
+        y0, model, opts, method_kind, tableau, order, metrics, series, revs, y_end, buffers
+    )
 
 
 @kernel(runtime=False)
-def _march(y0, model, opts, method_kind, tableau, order, metrics, series, y_end, buffers):
+def _march(y0, model, opts, method_kind, tableau, order, metrics, series, revs, y_end, buffers):
     """The stepping loop of :func:`integrate_case`, on the buffers it allocated."""
-    atol, inv_mass, ws, in_contact, approach, k, vec, peaks, wmat, piv = buffers
+    atol, inv_mass, ws, in_contact, approach, k, vec, peaks, wmat, piv, onset_t = buffers
     clear_par = model[5]
     n = inv_mass.shape[0]
     ny = y0.shape[0]
@@ -242,6 +334,12 @@ def _march(y0, model, opts, method_kind, tableau, order, metrics, series, y_end,
     driver_row = int(opts[OPT_DRIVER_ROW])
     n_out = int(opts[OPT_N_OUT])
     probe = int(opts[OPT_PROBE])
+    period = opts[OPT_PERIOD]
+    n_rev = revs.shape[0] - 1 if period > 0.0 else 0
+    settle_tol = opts[OPT_SETTLE_TOL]
+    settle_from = int(opts[OPT_SETTLE_FROM])
+    impact_time = opts[OPT_IMPACT_TIME]
+    n_head = int(opts[OPT_N_HEAD])
     metrics[:] = 0.0
     rot = ws[WS_ROT]
     ctx = (model, in_contact, approach, opts[OPT_ALPHA], opts[OPT_BETA], probe, inv_mass, ws)
@@ -271,8 +369,17 @@ def _march(y0, model, opts, method_kind, tableau, order, metrics, series, y_end,
     metrics[M_PEAK_KE] = kin
     _sample(series[0], 0.0, y, fst, n, probe, driver_row, in_contact, model, ws, e0, ctx)
     nfev += 1
+    if n_rev > 0:
+        revs[:, :] = 0.0
+        _section(revs[0], 0.0, y, n, model, rot, probe)
+    k_sec = 1
+    stop = False
 
-    dt_out = t_end / (n_out - 1) if n_out > 1 else t_end
+    # the uniform output grid; past n_out rows (a run of adaptive length) the rows from
+    # n_head on are a ring holding the latest samples
+    dt_out = opts[OPT_DT_OUT]
+    if dt_out <= 0.0:
+        dt_out = t_end / (n_out - 1) if n_out > 1 else t_end
     k_out = 1
     t = 0.0
     h = opts[OPT_H0]
@@ -373,29 +480,54 @@ def _march(y0, model, opts, method_kind, tableau, order, metrics, series, y_end,
         if status != OK:
             t = t1
             break
+        kr = _revolution(t1, period, n_rev)
         for qi in range(3):
             mi = (M_PEAK_ACC, M_PEAK_FN, M_MAX_PEN)[qi]
             metrics[mi] = max(metrics[mi], xc[qi])
             if steady:
                 metrics[mi + 1] = max(metrics[mi + 1], xc[qi])
+            if kr > 0:
+                revs[kr, qi] = max(revs[kr, qi], xc[qi])  # R_PEAK_ACC, R_PEAK_FN, R_MAX_PEN
         if driver_row >= 0:
             tq = abs(ws[WS_LAMBDA][driver_row])
             metrics[M_PEAK_TORQUE] = max(metrics[M_PEAK_TORQUE], tq)
             if steady:
                 metrics[M_PEAK_TORQUE_S] = max(metrics[M_PEAK_TORQUE_S], tq)
+            if kr > 0:
+                revs[kr, R_PEAK_TORQUE] = max(revs[kr, R_PEAK_TORQUE], tq)
         kin, pot, ucon = state_energy(y1, n, model, in_contact, ws)
         metrics[M_PEAK_KE] = max(metrics[M_PEAK_KE], kin)
         resid = balance_residual(y1, n, kin, pot, ucon, e0)
         metrics[M_MAX_RESIDUAL] = max(metrics[M_MAX_RESIDUAL], abs(resid))
 
         # --- uniform output grid inside (t, t1], with the contact state of this step ----
-        while k_out < n_out and k_out * dt_out <= t1 + 1e-12 * t_end:
+        while k_out * dt_out <= t1 + 1e-12 * t_end:
+            if k_out < n_out:
+                row = k_out
+            elif n_head < n_out:
+                row = n_head + (k_out - n_head) % (n_out - n_head)
+            else:
+                break
             tk = min(k_out * dt_out, t1)
             dense_output(t, y, f0, t1, y1, f1, r5, tk, ystage)
-            _sample(series[k_out], tk, ystage, fst, n, probe, driver_row, in_contact, model, ws,
+            _sample(series[row], tk, ystage, fst, n, probe, driver_row, in_contact, model, ws,
                     e0, ctx)  # fmt: skip
             nfev += 1
             k_out += 1
+
+        # --- Poincare sections at t = k T inside (t, t1], exact on the dense output -------
+        while k_sec <= n_rev and k_sec * period <= t1 + 1e-12 * period:
+            ts = min(k_sec * period, t1)
+            dense_output(t, y, f0, t1, y1, f1, r5, ts, ystage)
+            _section(revs[k_sec], ts, ystage, n, model, rot, probe)
+            metrics[M_SECTIONS] = k_sec
+            if settle_tol > 0.0 and not stop:
+                found = _settled_period(revs, k_sec, settle_from, settle_tol, n_clear)
+                if found > 0:
+                    metrics[M_SETTLED_N] = found
+                    metrics[M_SETTLED_AT] = k_sec
+                    stop = True
+            k_sec += 1
 
         # a local maximum at the previous step end: refine it on the dense output
         event_here = kind != NONE
@@ -406,6 +538,10 @@ def _march(y0, model, opts, method_kind, tableau, order, metrics, series, y_end,
                 if xp1[qi] >= xp2[qi] and xp1[qi] >= xc[qi] and xp1[qi] > 0.0:
                     whole = xp1[qi] > 0.98 * metrics[mi]
                     st = t >= t_s and xp1[qi] > 0.98 * metrics[mi + 1]
+                    kp = _revolution(t, period, n_rev)
+                    # the revolution's own peak, which the settled metrics take
+                    if kp > 0 and xp1[qi] > 0.98 * revs[kp, qi]:
+                        st = True
                     if whole or st:
                         lo_t = t_s if (st and not whole) else 0.0
                         peak, ev = refine_peak(steps3, lo_t, qi, ctx, n, probe, ystage, fst)
@@ -414,12 +550,18 @@ def _march(y0, model, opts, method_kind, tableau, order, metrics, series, y_end,
                         metrics[mi] = max(metrics[mi], peak)
                         if t >= t_s:
                             metrics[mi + 1] = max(metrics[mi + 1], peak)
+                        kp = _revolution(t, period, n_rev)
+                        if kp > 0:
+                            revs[kp, qi] = max(revs[kp, qi], peak)
 
         if event_here:
             in_contact[joint] = 1 if kind == ONSET else 0
             d_ev, dd_ev = penetration_at(y1, n, model, rot, joint)
             if kind == ONSET:
                 approach[joint] = dd_ev
+                onset_t[joint] = t1
+                if kr > 0:
+                    revs[kr, R_IMPACTS] += 1
                 metrics[M_IMPACTS] += 1
                 if t1 >= t_s:
                     metrics[M_IMPACTS_S] += 1
@@ -434,6 +576,15 @@ def _march(y0, model, opts, method_kind, tableau, order, metrics, series, y_end,
                 metrics[M_CONTACT_TIME] += t1 - t
                 if t >= t_s:
                     metrics[M_CONTACT_TIME_S] += t1 - t
+            if kr > 0:
+                if during:
+                    # the first impact_time of a contact is the impact, the rest of it
+                    # continuous contact
+                    hit = min(max(onset_t[j] + impact_time - t, 0.0), t1 - t)
+                    revs[kr, R_IMPACT] += hit
+                    revs[kr, R_CONTACT] += t1 - t - hit
+                else:
+                    revs[kr, R_FREE] += t1 - t
 
         if project_steps:
             found = project(y1, t1, n, model, inv_mass, ws, 1e-13)
@@ -470,6 +621,8 @@ def _march(y0, model, opts, method_kind, tableau, order, metrics, series, y_end,
         _copy(f0, f1)
         t = t1
         metrics[M_NACCEPT] += 1
+        if stop:
+            break
         if event_here:
             # resume with the step taken before the event cut it short (seed 003): an event
             # right at a step's start would otherwise leave a vanishing step behind
@@ -490,13 +643,13 @@ def _march(y0, model, opts, method_kind, tableau, order, metrics, series, y_end,
 @kernel
 def integrate_batch(
     y0, topo, joint_par, load_par, clear_par, mass, inertia, gravity, opts, method_kind,
-    tableau, order, metrics, series, y_end, status, lo, hi,
+    tableau, order, metrics, series, revs, y_end, status, lo, hi,
 ):  # fmt: skip
     """Integrate cases ``lo`` to ``hi - 1`` (leading axis of every per-case array).
 
     ``topo = (joint_int, load_int, clear_int, prescribed)`` is shared,
     ``tableau = (a, b, e, c, dense)`` the method's coefficients. Each case writes only its
-    own rows of ``metrics``, ``series``, ``y_end`` and ``status``, so threads may run
+    own rows of ``metrics``, ``series``, ``revs``, ``y_end`` and ``status``, so threads may run
     disjoint ranges at once. (A ``prange`` over the cases did the same, but numba's
     parallel transform of it was 11 % of the cold compile.)
     """
@@ -515,5 +668,14 @@ def integrate_batch(
             prescribed,
         )
         status[i] = integrate_case(
-            y0[i], model, opts[i], method_kind, tableau, order, metrics[i], series[i], y_end[i]
+            y0[i],
+            model,
+            opts[i],
+            method_kind,
+            tableau,
+            order,
+            metrics[i],
+            series[i],
+            revs[i],
+            y_end[i],
         )

@@ -1,0 +1,116 @@
+"""The periodic/chaotic classifier (core/motion.py) where the answer is known (issue 23).
+
+Logistic map x -> r x (1 - x): period 2 at r = 3.2, period 4 at r = 3.5, chaotic at r = 4
+(Lyapunov exponent ln 2). Henon map (a = 1.4, b = 0.3): chaotic. A damped linear oscillator
+driven at period T, sampled at t = k T: its exact solution's transient decays and the
+section is a fixed point (periodic-1). The 0-1 test's K is near 0 for regular and near 1 for
+chaotic records (Gottwald & Melbourne 2009).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from gapsweep.core.motion import classify, drifting, section_drift, section_period, zero_one_test
+
+
+def logistic(r: float, n: int, x: float = 0.3, skip: int = 2000) -> np.ndarray:
+    out = np.empty(n)
+    for i in range(skip + n):
+        x = r * x * (1.0 - x)
+        if i >= skip:
+            out[i - skip] = x
+    return out
+
+
+def henon(n: int, skip: int = 2000) -> np.ndarray:
+    x, y = 0.1, 0.1
+    out = np.empty((n, 2))
+    for i in range(skip + n):
+        x, y = 1.0 - 1.4 * x * x + y, 0.3 * x
+        if i >= skip:
+            out[i - skip] = (x, y)
+    return out
+
+
+def driven_oscillator_sections(n: int, zeta: float = 0.05) -> np.ndarray:
+    """(x, v) at t = k T of x'' + 2 zeta w x' + w^2 x = cos(W t), x(0) = 1, v(0) = 0, from
+    its exact solution (w = 1, W = 1.7: T = 2 pi / W)."""
+    w, big_w = 1.0, 1.7
+    amp = 1.0 / complex(w * w - big_w * big_w, 2 * zeta * w * big_w)  # steady state phasor
+    wd = w * math.sqrt(1 - zeta * zeta)
+    # transient coefficients from the initial conditions
+    x0 = 1.0 - amp.real
+    v0 = 0.0 - (-big_w * amp.imag)  # the particular solution's velocity at 0 is -W Im(amp)
+    c1 = x0
+    c2 = (v0 + zeta * w * x0) / wd
+    t = np.arange(n) * 2 * math.pi / big_w
+    decay = np.exp(-zeta * w * t)
+    x = (amp * np.exp(1j * big_w * t)).real + decay * (c1 * np.cos(wd * t) + c2 * np.sin(wd * t))
+    v = (1j * big_w * amp * np.exp(1j * big_w * t)).real + decay * (
+        (-zeta * w * c1 + wd * c2) * np.cos(wd * t) + (-zeta * w * c2 - wd * c1) * np.sin(wd * t)
+    )
+    return np.column_stack([x, v])
+
+
+@pytest.mark.parametrize(("r", "expected"), [(3.2, "periodic-2"), (3.5, "periodic-4")])
+def test_logistic_periodic_windows(r: float, expected: str) -> None:
+    assert classify(logistic(r, 200)[:, None], 1e-6).name == expected
+
+
+def test_logistic_r4_is_chaotic() -> None:
+    motion = classify(logistic(4.0, 200)[:, None], 1e-6)
+    assert motion.name == "chaotic"
+    assert motion.period == 0
+    assert motion.indicator > 0.9
+
+
+def test_henon_is_chaotic() -> None:
+    motion = classify(henon(200), 1e-6)
+    assert motion.name == "chaotic"
+    assert motion.indicator > 0.9
+
+
+def test_driven_damped_oscillator_settles_to_a_fixed_point() -> None:
+    sections = driven_oscillator_sections(300)
+    # the transient at the start is not periodic ...
+    assert section_period(sections[:20], 1e-6) == 0
+    # ... the section after it is (exp(-0.05 x 200 x 3.7) ~ 1e-16)
+    motion = classify(sections[200:], 1e-9)
+    assert motion.name == "periodic-1"
+    # and the fixed point is the steady-state phasor's value at t = k T
+    amp = 1.0 / complex(1.0 - 1.7**2, 2 * 0.05 * 1.7)
+    assert sections[-1, 0] == pytest.approx(amp.real, abs=1e-12)
+
+
+def test_zero_one_test_separates_regular_from_chaotic() -> None:
+    # regular: K near 0 on a long record (periodic and quasi-periodic)
+    assert zero_one_test(logistic(3.5, 1000)) < 0.1
+    quasi = np.cos(2 * math.pi * (math.sqrt(5) - 1) / 2 * np.arange(1000))
+    assert zero_one_test(quasi) < 0.1
+    # chaotic: K near 1
+    assert zero_one_test(logistic(4.0, 1000)) > 0.95
+    assert zero_one_test(henon(1000)[:, 0]) > 0.95
+
+
+def test_short_or_constant_records_are_not_called_chaotic() -> None:
+    # too few points for the 0-1 test: irregular, never chaotic
+    assert classify(logistic(4.0, 20)[:, None], 1e-6).name == "irregular"
+    assert math.isnan(zero_one_test(np.ones(50)))
+
+
+def test_section_drift_reads_a_slow_slide() -> None:
+    # points sliding 1e-3 per revolution along a circle: drift 1e-3, not periodic at 1e-4
+    k = np.arange(60)
+    pts = np.column_stack([np.cos(1e-3 * k), np.sin(1e-3 * k)])
+    assert section_period(pts, 1e-4) == 0
+    assert section_drift(pts) == pytest.approx(1e-3, rel=1e-3)
+    # a drift, whatever the 0-1 test reads (on the mechanism's sliding journal K ~ 0.99):
+    # irregular, not chaos
+    assert drifting(pts)
+    assert classify(pts, 1e-4).name == "irregular"
+    # while the chaotic maps' sections are scattered, not drifting
+    assert not drifting(logistic(4.0, 60)[:, None])
+    assert not drifting(henon(60))
