@@ -22,14 +22,6 @@ from .figures.labels import metric_parts
 from .figures.windows import DEFAULT_SETTLED, STARTUP_NAMES
 
 
-def _speed_rpm(params: Mapping[str, Any]) -> float | None:
-    for name in ("speed_rpm", "driver.speed_rpm"):
-        value = params.get(name)
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
-            return float(value)
-    return None
-
-
 def spectrum_window(metrics: Mapping[str, Any], series: Mapping[str, Any]) -> str:
     """Which part of the run the stored spectrum covers, in words: the worker takes it over
     the settled window when the case has one (``spectrum_t_start`` [s], a one-value series,
@@ -51,18 +43,20 @@ def motion_figures(
     out: dict[str, go.Figure] = {}
     joints = motion.section_joints(series)
     clearances = {j: c for j in joints if (c := motion.clearance_of(params, j)) is not None}
+    period = motion.driver_period_s(series, motion.speed_rpm_of(params))
     if clearances:
-        out["poincare"] = motion.poincare_figure(series, clearances)
+        out["poincare"] = motion.poincare_figure(
+            series, clearances, first=motion.window_start_revolution(metrics, params),
+            period_s=period)
     c = motion.clearance_of(params)
     ideal = bool(params.get("ideal"))
     if c is not None and not ideal and {"eccentricity_x", "eccentricity_y"} <= set(series):
         out["phase"] = motion.phase_portrait_figure(series, c)
-        period = motion.driver_period_s(series, _speed_rpm(params))
         out["orbit_time"] = motion.orbit_in_time_figure(
             series, c, motion.settled_from_s(metrics, period))
     if "spectrum_slider_acceleration" in series and "spectrum_freq_hz" in series:
         out["spectrum"] = motion.case_spectrum_figure(
-            series, "slider_acceleration", _speed_rpm(params),
+            series, "slider_acceleration", motion.speed_rpm_of(params),
             window=spectrum_window(metrics, series))
     return out
 

@@ -248,3 +248,33 @@ def test_start_dependence_flag():
     note = start_dependence_note(cases)
     assert DEPENDS_ON_START in note.lower() and "cases 1, 3" in note and "27 %" in note
     assert start_dependence_note(cases[1:2]) is None
+
+
+def test_phase_portrait_has_no_rate_across_a_gap_of_the_stored_series():
+    """A long run keeps its first revolution and a ring of its last ones: the portrait
+    breaks the line there instead of drawing the jump as a huge rate."""
+    t = np.r_[np.linspace(0, T, 200), np.linspace(40 * T, 43 * T, 600)]
+    r = np.r_[np.full(200, 0.2), np.full(600, 0.95)]
+    fig = phase_portrait_figure({"t": t, "eccentricity_x": r * C, "eccentricity_y": 0 * t}, C)
+    y = np.asarray(fig.data[0].y, dtype=float)
+    assert np.isnan(y).sum() == 1
+    assert np.nanmax(np.abs(y)) < 1e-9  # |e| constant on each stretch (the jump: 7e4 /s)
+
+
+def test_the_transient_sections_are_left_out_of_the_diagram_and_faint_on_the_map():
+    """Settled after 3 revolutions: the first three sections (the start-up) are not points
+    of the bifurcation diagram; the Poincaré map draws them apart."""
+    values = np.r_[0.1, 0.5, 0.7, np.full(10, 0.9)]
+    case = {"id": 1, "status": "done", "params": {"clearance_mm": C_MM, "speed_rpm": 5000.0},
+            "metrics": {"motion": "periodic-1", "settled": 1, "settled_after_revolutions": 3}}
+    fig = bifurcation_figure([case], {1: section(values)}, axis="clearance_mm")
+    np.testing.assert_allclose(fig.data[0].y, np.full(10, 0.9), rtol=1e-12)
+    # not settled in 13 revolutions: the second half (from section 6) is the window
+    unsettled = {**case, "metrics": {"motion": "irregular", "settled": 0,
+                                     "settled_after_revolutions": -1, "revolutions": 12}}
+    fig = bifurcation_figure([unsettled], {1: section(values)}, axis="clearance_mm")
+    assert len(fig.data[0].y) == 7
+    pmap = poincare_figure(section(values), {"": C}, first=3, period_s=T)
+    main, faint = pmap.data
+    np.testing.assert_allclose(np.hypot(faint.x, faint.y), [0.1, 0.5, 0.7])
+    assert len(main.x) == 10 and faint.name == "before the settled window"

@@ -20,7 +20,15 @@ import plotly.graph_objects as go
 
 from .cases import DONE_STATUSES
 from .labels import DIMENSIONLESS, level_name, parameter_label, parameter_parts, phrase, with_unit
-from .motion import clearance_of, section_joints, section_points
+from .motion import (
+    clearance_of,
+    driver_period_s,
+    in_window,
+    section_joints,
+    section_points,
+    speed_rpm_of,
+    window_start_revolution,
+)
 from .style import SEQUENTIAL, new_figure, title_text
 
 # y of the bifurcation diagram: name -> (title, f(e_x/c, e_y/c)); all dimensionless
@@ -76,7 +84,8 @@ def bifurcation_points(
     joint: str = "",
 ) -> tuple[np.ndarray, np.ndarray] | None:
     """``(x, y)`` of one case in the diagram: its ``axis`` value repeated once per section
-    point, and each section point's ``quantity`` (:data:`QUANTITIES`) of ``joint``. None
+    point of its settled window (:func:`section_window`), and each such point's
+    ``quantity`` (:data:`QUANTITIES`) of ``joint``. None
     when the case is not done, has no numeric ``axis`` value, no section or no clearance."""
     params = case.get("params") or {}
     if case.get("status") not in DONE_STATUSES or not _number(params.get(axis)):
@@ -86,9 +95,19 @@ def bifurcation_points(
     c = clearance_of(params, joint)
     if c is None:
         return None
-    _, ex, ey = section_points(section, joint)
-    y = QUANTITIES[quantity][1](ex / c, ey / c)
+    t, ex, ey = section_points(section, joint)
+    keep = section_window(case, section, t)
+    y = QUANTITIES[quantity][1](ex[keep] / c, ey[keep] / c)
     return np.full(y.size, float(params[axis])), y
+
+
+def section_window(case: Mapping[str, Any], section: Mapping[str, Any],
+                   t: np.ndarray) -> np.ndarray:
+    """The mask of a case's section times ``t`` [s] in its settled window
+    (:func:`.motion.window_start_revolution`; the transient's points are left out)."""
+    params = case.get("params") or {}
+    first = window_start_revolution(case.get("metrics") or {}, params)
+    return in_window(t, first, driver_period_s(section, speed_rpm_of(params)))
 
 
 def bifurcation_figure(
@@ -115,6 +134,7 @@ def bifurcation_figure(
             skipped += 1
             continue
         t, _, _ = section_points(section, joint)
+        t = t[section_window(case, section, t)]
         ids = np.full(t.size, case["id"])
         by_class.setdefault(motion_class(case), []).append((*points, np.c_[ids, t]))
     who = f" of {joint.replace('_', ' ')}" if joint else ""

@@ -38,6 +38,7 @@ TIME_TITLE = with_unit("Time", "s")
 START_NAME = "start"
 SETTLED_NAME = "settled motion"
 TRANSIENT_NAME = "before settling (colour: time)"
+BEFORE_WINDOW_NAME = "before the settled window"
 MM = 1e-3  # m per mm
 
 
@@ -87,15 +88,21 @@ def _joint_name(joint: str) -> str:
 
 
 def poincare_figure(
-    series: Mapping[str, Any], clearances_m: Mapping[str, float]
+    series: Mapping[str, Any], clearances_m: Mapping[str, float], *, first: int = 0,
+    period_s: float | None = None,
 ) -> go.Figure:
     """The Poincaré map: each stored joint's section points e_y/c against e_x/c (one marker
-    trace per joint, in revolution order; hover gives the time), inside the clearance circle
-    |e|/c = 1 (dashed), equal aspect. ``clearances_m``: c [m] by joint (``""`` for the one
-    joint of a built-in model); a joint without one is left out. A fixed point is periodic-1,
-    N points visited in turn periodic-N, a cloud chaotic."""
-    fig = new_figure("Poincaré map: the journal once per revolution", E_X_TITLE, E_Y_TITLE)
+    trace per joint, named by the joint, in revolution order; hover gives the time) from
+    section ``first`` on (the settled window, :func:`in_window` with the driver period
+    ``period_s`` [s]); the sections before it as one faint trace ``"before the settled
+    window"``. Inside the clearance circle |e|/c = 1 (dashed), equal aspect.
+    ``clearances_m``: c [m] by joint (``""`` for the one joint of a built-in model); a joint
+    without one is left out. A fixed point is periodic-1, N points visited in turn
+    periodic-N, a cloud chaotic."""
+    fig = new_figure("Poincaré map: the journal once per revolution", E_X_TITLE, E_Y_TITLE,
+                     subtitle=f"settled window from revolution {first}" if first else None)
     span = 1.0
+    early: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
     for i, joint in enumerate(section_joints(series)):
         c = clearances_m.get(joint)
         if not c:
@@ -104,11 +111,20 @@ def poincare_figure(
         x, y = ex / c, ey / c
         if x.size:
             span = max(span, float(np.max(np.hypot(x, y))))
+        keep = in_window(t, first, period_s)
+        early.append((x[~keep], y[~keep], t[~keep]))
         fig.add_trace(go.Scatter(
-            x=x, y=y, mode="markers", name=_joint_name(joint), meta=joint,
+            x=x[keep], y=y[keep], mode="markers", name=_joint_name(joint), meta=joint,
             marker={"color": color(i), "size": 7, "line": {"width": 0.5, "color": "#333"}},
-            customdata=t, hovertemplate="t = %{customdata:.4g} s<br>e_x/c %{x:.4f}, "
-                                        "e_y/c %{y:.4f}<extra>%{fullData.name}</extra>"))
+            customdata=t[keep], hovertemplate="t = %{customdata:.4g} s<br>e_x/c %{x:.4f}, "
+                                              "e_y/c %{y:.4f}<extra>%{fullData.name}</extra>"))
+    if any(e[0].size for e in early):
+        fig.add_trace(go.Scatter(
+            x=np.concatenate([e[0] for e in early]), y=np.concatenate([e[1] for e in early]),
+            mode="markers", name=BEFORE_WINDOW_NAME,
+            marker={"color": "rgba(120,120,120,0.35)", "size": 5},
+            customdata=np.concatenate([e[2] for e in early]),
+            hovertemplate="t = %{customdata:.4g} s (before the window)<extra></extra>"))
     _unit_circle(fig, 1.1 * span)
     return fig
 
@@ -118,6 +134,23 @@ def _unit_circle(fig: go.Figure, span: float) -> None:
                   line={"color": MARKER_COLOR, "dash": "dash"})
     fig.update_xaxes(range=[-span, span], constrain="domain")
     fig.update_yaxes(range=[-span, span], scaleanchor="x", scaleratio=1)
+
+
+#: a step this many times the median step is a gap: a long run keeps its first revolution
+#: and a ring of its last ones (core/cases.py), nothing in between
+GAP_FACTOR = 20.0
+
+
+def stretches(t: np.ndarray) -> list[slice]:
+    """The gapless stretches of increasing times ``t`` [s]: slices between steps longer than
+    :data:`GAP_FACTOR` x the median step (a preview's min/max picks are uneven, but not by
+    that much)."""
+    if t.size < 3:
+        return [slice(0, t.size)]
+    dt = np.diff(t)
+    cuts = np.flatnonzero(dt > GAP_FACTOR * np.median(dt)) + 1
+    edges = [0, *cuts.tolist(), t.size]
+    return [slice(a, b) for a, b in zip(edges[:-1], edges[1:], strict=True)]
 
 
 def eccentricity_rate(t: np.ndarray, r: np.ndarray) -> np.ndarray:
@@ -138,9 +171,14 @@ def phase_portrait_figure(series: Mapping[str, Any], clearance_m: float) -> go.F
     r = np.hypot(ex, ey) / clearance_m
     keep = np.r_[True, np.diff(t) > 0]  # a repeated instant has no rate
     t, r = t[keep], r[keep]
+    xs, ys = [], []
+    for part in stretches(t):  # no rate across a gap of the stored series
+        xs += [r[part], [np.nan]]
+        ys += [eccentricity_rate(t[part], r[part]), [np.nan]]
     fig = new_figure("Phase portrait of the journal", E_RATIO_TITLE, E_RATE_TITLE)
-    fig.add_trace(go.Scatter(x=r, y=eccentricity_rate(t, r), mode="lines", name="journal",
-                             line={"color": color(0), "width": 1}))
+    fig.add_trace(go.Scatter(x=np.concatenate(xs[:-1]) if xs else r,
+                             y=np.concatenate(ys[:-1]) if ys else r, mode="lines",
+                             name="journal", line={"color": color(0), "width": 1}))
     fig.add_vline(x=1.0, line={"color": MARKER_COLOR, "dash": "dash", "width": 1})
     return fig
 
@@ -281,6 +319,39 @@ def settled_from_s(metrics: Mapping[str, Any], period_s: float | None) -> float 
     if settled is None or settled < 0.5 or after is None or not period_s:
         return None
     return after * period_s
+
+
+def window_start_revolution(metrics: Mapping[str, Any], params: Mapping[str, Any]) -> int:
+    """The first section of the settled window (the revolution count k of t = k·T): where
+    the case settled (``settled_after_revolutions``), else its ``transient_revolutions``,
+    else half its ``revolutions`` (the solver's rule, core/settled.py); 0 when unknown."""
+    after = finite_number(metrics.get("settled_after_revolutions"))
+    if after is not None and after >= 0 and (finite_number(metrics.get("settled")) or 0) >= 0.5:
+        return int(after)
+    transient = finite_number(params.get("transient_revolutions"))
+    if transient is not None and transient > 0:
+        return int(transient)
+    revolutions = finite_number(metrics.get("revolutions"))
+    return int(revolutions) // 2 if revolutions is not None else 0
+
+
+def in_window(t: np.ndarray, first: int, period_s: float | None) -> np.ndarray:
+    """Which section times ``t`` [s] (t = k·T) lie in the settled window from section
+    ``first`` on: a boolean mask (all True when the period is unknown)."""
+    t = np.asarray(t, dtype=float)
+    if not period_s or first <= 0:
+        return np.ones(t.shape, bool)
+    return t >= (first - 0.5) * period_s
+
+
+def speed_rpm_of(params: Mapping[str, Any]) -> float | None:
+    """The driver speed [rpm] of a case's parameters (``speed_rpm``, a mechanism's
+    ``driver.speed_rpm``), None when it is not among them."""
+    for name in ("speed_rpm", "driver.speed_rpm"):
+        value = finite_number(params.get(name))
+        if value is not None and value > 0:
+            return value
+    return None
 
 
 def driver_period_s(series: Mapping[str, Any], speed_rpm: float | None) -> float | None:
