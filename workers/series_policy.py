@@ -70,19 +70,28 @@ def decimate_indices(x: np.ndarray, budget: int) -> np.ndarray:
 
 def spectrum_start_s(result: CaseResult, rotation_hz: float) -> float:
     """Where the stored spectra start [s] (design.md 4.10): the settled window of a case
-    that settled (``settled_after_revolutions`` crank revolutions in), else the first
-    Poincaré section after the transient, else the run's start. Over N whole revolutions
-    the rectangular window puts the crank harmonics on bins f1/N apart (f1/2 for the two
-    revolutions of a start-up)."""
+    that settled (``settled_after_revolutions`` crank revolutions in), else the run's
+    start; no earlier than the last gap of the output grid (a long run keeps its first
+    revolution and a ring of its last ones, core/cases.py), and a whole number of
+    revolutions before the end. Over N whole revolutions the rectangular window puts the
+    crank harmonics on bins f1/N apart (f1/2 for the two revolutions of a start-up)."""
     metrics = result.metrics or {}
     after = metrics.get("settled_after_revolutions")
+    start = 0.0
     if (metrics.get("settled") == 1 and isinstance(after, (int, float)) and rotation_hz > 0
             and np.isfinite(after) and after > 0):
-        return float(after) / rotation_hz
-    sections = result.series.get("poincare_time")
-    if sections is not None and np.asarray(sections).size:
-        return float(np.asarray(sections)[0])
-    return 0.0
+        start = float(after) / rotation_hz
+    t = np.asarray(result.series.get("t", ()), dtype=float)
+    if t.size < 3 or not rotation_hz > 0:
+        return start
+    dt = np.diff(t)
+    gaps = np.flatnonzero(dt > 1.5 * np.median(dt))
+    if gaps.size:
+        start = max(start, float(t[gaps[-1] + 1]))
+    if start <= t[0]:
+        return 0.0
+    whole = np.floor((t[-1] - start) * rotation_hz + 1e-6)  # revolutions that fit
+    return float(t[-1] - whole / rotation_hz) if whole >= 1 else start
 
 
 def _spectra(result: CaseResult, rotation_hz: float) -> dict[str, np.ndarray]:

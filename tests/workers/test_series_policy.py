@@ -103,3 +103,24 @@ def test_spectra_of_a_settled_case_cover_the_settled_window_at_f1_over_n():
                                      series=series), "preview", f1)
     assert whole["spectrum_freq_hz"][1] == pytest.approx(f1 / 10)
     assert "spectrum_t_start" not in whole
+
+
+def test_spectra_of_a_long_run_take_the_whole_revolutions_after_its_gap():
+    """The first revolution, then a ring of the last three (the grid of a long run): the
+    spectrum covers the whole revolutions of the ring (bins f1/2: 3 revolutions less one
+    step hold 2 whole ones), not across the gap."""
+    from gapsweep.core.result import CaseResult
+
+    f1 = RPM / 60
+    head = np.linspace(0.0, 1 / f1, 101)
+    ring = 40 / f1 + np.arange(1, 301) / (100 * f1)  # (37 T, 40 T], the ring's 300 rows
+    t = np.r_[head, ring]
+    series = {"t": t, "slider_acceleration": 100 * np.sin(2 * np.pi * 3 * f1 * t)}
+    result = CaseResult("slider-crank", {}, metrics={"settled": 1,
+                                                     "settled_after_revolutions": 10},
+                        series=series)
+    kept = select_series(result, "preview", f1)
+    assert kept["spectrum_t_start"][0] == pytest.approx(38 / f1)
+    freq, amp = kept["spectrum_freq_hz"], kept["spectrum_slider_acceleration"]
+    assert freq[1] == pytest.approx(f1 / 2)
+    assert amp[np.argmin(abs(freq - 3 * f1))] == pytest.approx(100, rel=1e-9)
