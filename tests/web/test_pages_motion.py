@@ -18,7 +18,6 @@ from gapsweep.web import ids
 AXES = ("clearance_mm", "stiffness_scale")
 SHAPE = {"design": "grid"}
 PERIOD_S = 0.012  # 5000 rpm
-SECTION_POINTS = 12
 
 
 def settled_metrics(params):
@@ -43,15 +42,23 @@ def settled_metrics(params):
 
 
 def section_radius(params) -> np.ndarray:
-    """|e|/c of a case's section: a fixed point, or for a chaotic case the logistic map."""
+    """|e|/c of a case's sections k = 0 .. revolutions: 0.3 before it settles at
+    revolution 14, then a fixed point 0.9; for a chaotic case the logistic map at r = 4."""
     c = float(params.get("clearance_mm", 0.05))
     if c < 0.08:
-        return np.full(SECTION_POINTS, 0.9)
+        return np.where(np.arange(21) < 14, 0.3, 0.9)
     x, out = 0.3, []
-    for _ in range(SECTION_POINTS):
+    for _ in range(81):
         x = 4.0 * x * (1 - x)
         out.append(x)
     return np.array(out)
+
+
+def window_of(params) -> slice:
+    """The settled window of :func:`section_radius` (core/settled.py: from where it settled,
+    else the second half)."""
+    return slice(14, None) if float(params.get("clearance_mm", 0.05)) < 0.08 else slice(40,
+                                                                                         None)
 
 
 def settled_series(params):
@@ -60,7 +67,7 @@ def settled_series(params):
         return out
     c = float(params.get("clearance_mm", 0.05)) * 1e-3
     r = section_radius(params)
-    out["poincare_time"] = PERIOD_S * np.arange(8, 8 + SECTION_POINTS)
+    out["poincare_time"] = PERIOD_S * np.arange(r.size)
     out["poincare_eccentricity_x"] = r * c * 0.6
     out["poincare_eccentricity_y"] = -r * c * 0.8
     return out
@@ -120,8 +127,9 @@ def test_case_page_tells_the_motion_and_draws_its_section(settled_study):
     for name in ("poincare", "phase", "orbit_time", "spectrum"):
         assert f"{ids.CASE_MOTION_GRAPH}-{name}" in found
     poincare = find(layout, f"{ids.CASE_MOTION_GRAPH}-poincare").figure
-    np.testing.assert_allclose(poincare.data[0].x, 0.9 * 0.6)
-    np.testing.assert_allclose(poincare.data[0].y, -0.9 * 0.8)
+    np.testing.assert_allclose(poincare.data[0].x, 0.9 * 0.6, rtol=1e-6)
+    np.testing.assert_allclose(poincare.data[0].y, -0.9 * 0.8, rtol=1e-6)
+    assert poincare.data[1].name == "before the settled window" and len(poincare.data[1].x) == 14
     chaotic = page("case").layout(case_id=str(case_ids[-1]))  # c = 0.1 mm
     assert find(chaotic, ids.CASE_MOTION_WORDS).children.startswith(
         "did not settle within 80 revolutions: drift 0.04 c per revolution, chaotic")
@@ -142,9 +150,11 @@ def test_motion_tab_bifurcation_points_are_the_stored_sections(settled_study):
         for case_id in set(ids_):
             params = by_id[case_id]["params"]
             np.testing.assert_allclose(np.asarray(trace.y)[ids_ == case_id],
-                                       section_radius(params), rtol=1e-6)  # stored float32
+                                       section_radius(params)[window_of(params)],
+                                       rtol=1e-6)  # stored float32
             assert set(np.asarray(trace.x)[ids_ == case_id]) == {params["clearance_mm"]}
-    assert len(fig.data[1].x) == 2 * 3 * SECTION_POINTS  # 0.08 and 0.1 mm x 3 stiffnesses
+    assert len(fig.data[1].x) == 2 * 3 * 41  # 0.08 and 0.1 mm x 3 stiffnesses
+    assert set(np.round(fig.data[0].y, 6)) == {0.9}  # the transient's 0.3 left out
 
 
 def test_start_dependence_flag_names_the_cases(settled_study):
@@ -156,3 +166,17 @@ def test_start_dependence_flag_names_the_cases(settled_study):
     flagged = [c["id"] for c in detail["cases"] if c["params"]["clearance_mm"] == 0.05]
     assert "the settled motion depends on how the machine starts" in flag.lower()
     assert ", ".join(map(str, flagged)) in flag and "27 %" in flag
+
+
+def test_compare_studies_shows_the_settled_peak_and_names_it(settled_study):
+    archive, study_id = settled_study
+    other = archive.create()
+    archive.run(archive.case_ids(other))
+    layout = page("compare").layout(studies=f"{study_id},{other}")
+    fig = find(layout, ids.COMPARE_STUDIES_GRAPH).figure
+    assert fig.layout.yaxis.title.text == "Peak slider acceleration (settled) [m/s²]"
+    first = fig.data[0]
+    want = {k: settled_metrics({"clearance_mm": c, "stiffness_scale": k})[
+        "peak_slider_accel_settled"] for c in (0.02,) for k in (0.7, 1.0, 1.3)}
+    got = sorted(y for x, y in zip(first.x, first.y, strict=True) if x == 0.02)
+    assert got == pytest.approx(sorted(want.values()))

@@ -16,6 +16,7 @@ from gapsweep.db.models import MAX_ID
 from gapsweep.web import case_view, context, figure_downloads, ids
 from gapsweep.web.figures.compare import compare_figures
 from gapsweep.web.figures.studies import studies_figure
+from gapsweep.web.figures.windows import DEFAULT_WINDOW, study_metric
 from gapsweep.web.study_results import GRAPH_CONFIG, note
 from gapsweep.web.study_view import (
     TABLE_METRICS,
@@ -130,9 +131,12 @@ def studies_content(text: str | None) -> list[Any]:
                    ("name", "model", "design", "axes", "done")]],
         style_cell={"textAlign": "left", "fontSize": "0.85rem", "padding": "3px 6px"},
         style_header={"fontWeight": "bold"})
+    # the settled peak (issue 23), the whole run for studies run before settled metrics
+    metric, _ = study_metric([c for d in details for c in d["cases"]], "peak_slider_accel",
+                             DEFAULT_WINDOW)
     return [table, dcc.Graph(id=ids.COMPARE_STUDIES_GRAPH, figure=studies_figure(
-        details, [axes_of(d) for d in details], [single_twin_metrics(d) for d in details]),
-                             config=GRAPH_CONFIG, className="my-3")]
+        details, [axes_of(d) for d in details], [single_twin_metrics(d) for d in details],
+        metric), config=GRAPH_CONFIG, className="my-3")]
 
 
 def layout(cases: str | None = None, studies: str | None = None, **_query: Any) -> html.Div:
