@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from archive_fixtures import component_ids, find, page, texts
 from gapsweep.web import ids
+from gapsweep.web.figures.labels import metric_label
 
 AXES = ("clearance_mm", "stiffness_scale")
 SHAPE = {"design": "grid"}
@@ -94,14 +95,15 @@ def test_trends_default_to_the_settled_metric_and_name_it(settled_study):
     window = find(layout, ids.TRENDS_WINDOW).value
     metric = find(layout, ids.TRENDS_METRIC).value
     fig = module.trends("trends", None, metric, window, [], *AXES, SHAPE, study_id)
-    assert "(settled)" in fig.layout.title.text
-    assert fig.layout.yaxis.title.text == "Peak slider acceleration (settled) [m/s²]"
+    assert "settled" in fig.layout.title.text
+    assert fig.layout.yaxis.title.text == metric_label("peak_slider_accel_settled")
+    assert "settled" in fig.layout.yaxis.title.text
     line = fig.data[0]
     want = [settled_metrics({"clearance_mm": c, "stiffness_scale": 0.7})[
         "peak_slider_accel_settled"] for c in line.x]
     assert list(line.y) == pytest.approx(want)
     startup = module.trends("trends", None, metric, "startup", [], *AXES, SHAPE, study_id)
-    assert "(start-up)" in startup.layout.yaxis.title.text
+    assert "start-up" in startup.layout.yaxis.title.text
     assert list(startup.data[0].y) == pytest.approx([3 * w for w in want])
 
 
@@ -174,7 +176,7 @@ def test_compare_studies_shows_the_settled_peak_and_names_it(settled_study):
     archive.run(archive.case_ids(other))
     layout = page("compare").layout(studies=f"{study_id},{other}")
     fig = find(layout, ids.COMPARE_STUDIES_GRAPH).figure
-    assert fig.layout.yaxis.title.text == "Peak slider acceleration (settled) [m/s²]"
+    assert fig.layout.yaxis.title.text == metric_label("peak_slider_accel_settled")
     first = fig.data[0]
     want = {k: settled_metrics({"clearance_mm": c, "stiffness_scale": k})[
         "peak_slider_accel_settled"] for c in (0.02,) for k in (0.7, 1.0, 1.3)}

@@ -25,7 +25,7 @@ from gapsweep.web import (
 from gapsweep.web import study_view as view
 from gapsweep.web.auth import principal
 from gapsweep.web.figures.trends import TREND_METRICS
-from gapsweep.web.figures.windows import DEFAULT_WINDOW, WINDOWS
+from gapsweep.web.figures.windows import DEFAULT_SETTLED, DEFAULT_WINDOW, WINDOWS
 
 dash.register_page(__name__, path_template="/studies/<study_id>", name="Study",
                    title="gapsweep — study")
@@ -232,7 +232,9 @@ def trends_tab(detail: dict[str, Any]) -> html.Div:
 def metric_picker(cid: str) -> dcc.Dropdown:
     from gapsweep.web.figures.labels import metric_label
 
-    return dcc.Dropdown(id=cid, value="peak_slider_accel", clearable=False,
+    # the settled peak once the registry makes it a headline metric (issue 23)
+    value = DEFAULT_SETTLED if DEFAULT_SETTLED in view.TABLE_METRICS else "peak_slider_accel"
+    return dcc.Dropdown(id=cid, value=value, clearable=False,
                         options=[{"label": metric_label(m), "value": m}
                                  for m in view.TABLE_METRICS], className="my-2")
 
