@@ -256,5 +256,5 @@ def run_seed_case(case: SliderCrankCase) -> SeedResult:
 
 
 if __name__ == "__main__":
-    r = run_seed_case(SliderCrankCase(clearance_mm=0.05))
+    r = run_seed_case(SliderCrankCase(clearance_mm=0.05, t_end=0.024))
     print(r)

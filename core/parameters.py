@@ -147,6 +147,9 @@ REGISTRY: dict[str, tuple[Parameter, ...]] = {
         # the run-up ramps the driver: an ideal run reads it too (design.md 4.10)
         Parameter("run_up_revolutions", INITIAL, "Run-up revolutions", symbol="run-up",
                   ideal_reads=True),
+        # the other starts of the same case: an ideal run has no journal to place
+        Parameter("starts", INITIAL, "Also run from starts", symbol="starts",
+                  ideal_reads=False),
         Parameter("max_revolutions", SOLVER, "Max revolutions (no t_end)", symbol="max revs"),
         Parameter("transient_revolutions", OUTPUT, "Transient revolutions (0: found)",
                   symbol="transient"),

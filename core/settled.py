@@ -134,6 +134,10 @@ def analyse(
         out[f"mean_{stem}_settled"] = float(np.mean(peaks))
     before = rec[1 : first + 1, R_PEAK_ACC] if first >= 1 else rec[1:2, R_PEAK_ACC]
     out["peak_slider_accel_startup"] = float(np.max(before))
+    out["settled_from_s"] = float(rec[first, R_TIME])  # where the settled window starts
+    span = rec[k, R_TIME] - rec[first, R_TIME]
+    a2 = max(rec[k, R_ACCEL2] - rec[first, R_ACCEL2], 0.0)
+    out["rms_slider_accel_settled"] = math.sqrt(a2 / span) if span > 0 else math.nan
 
     points = rev.section_points()[first:] / length
     motion = classify(points, tolerance)
@@ -150,7 +154,7 @@ def analyse(
             out["share_free_flight"] = float(times[0] / total)
             out["share_impact"] = float(times[1] / total)
             out["share_contact"] = float(times[2] / total)
-        out["impacts_settled"] = int(window[:, R_IMPACTS].sum())
+    out["impacts_settled"] = int(window[:, R_IMPACTS].sum())
     out["max_penetration_settled"] = float(np.max(window[:, R_MAX_PEN]))
     return out
 

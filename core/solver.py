@@ -415,6 +415,18 @@ def _add_settled(result: CaseResult, job: Job, record, m: np.ndarray, clear_par)
         )
     )
     result.series.update(poincare_series(rev, names))
+    if "peak_slider_accel_settled" not in result.metrics:
+        # shorter than a revolution: no settled window, the run is all there is
+        m = result.metrics
+        for stem in ("slider_accel", "contact_force", "driving_torque"):
+            whole = m.get(f"peak_{stem}", math.nan)
+            for stat in ("peak", "p95", "mean"):
+                m[f"{stat}_{stem}_settled"] = whole
+        m["rms_slider_accel_settled"] = m.get("rms_slider_accel", math.nan)
+        m["max_penetration_settled"] = m.get("max_penetration", math.nan)
+        m["impacts_settled"] = m.get("impacts", 0)
+        m["peak_slider_accel_startup"] = m.get("peak_slider_accel", math.nan)
+        m.update(settled=0, settled_after_revolutions=-1, motion="irregular", motion_period=0)
 
 
 def _output_rows(options: SolverOptions, rows: np.ndarray, t_reached: float) -> np.ndarray:

@@ -540,17 +540,19 @@ def _march(y0, model, opts, method_kind, tableau, order, metrics, series, revs, 
                     st = t >= t_s and xp1[qi] > 0.98 * metrics[mi + 1]
                     kp = _revolution(t, period, n_rev)
                     # the revolution's own peak, which the settled metrics take
-                    if kp > 0 and xp1[qi] > 0.98 * revs[kp, qi]:
-                        st = True
-                    if whole or st:
-                        lo_t = t_s if (st and not whole) else 0.0
+                    rv = kp > 0 and xp1[qi] > 0.98 * revs[kp, qi]
+                    if whole or st or rv:
+                        # search no earlier than the window the peak is refined for
+                        lo_t = 0.0
+                        if not whole:
+                            lo_t = t_s if st else (kp - 1) * period
+                        lo_t = min(lo_t, t)
                         peak, ev = refine_peak(steps3, lo_t, qi, ctx, n, probe, ystage, fst)
                         nfev += ev
                         metrics[M_NREFINE] += 1
                         metrics[mi] = max(metrics[mi], peak)
                         if t >= t_s:
                             metrics[mi + 1] = max(metrics[mi + 1], peak)
-                        kp = _revolution(t, period, n_rev)
                         if kp > 0:
                             revs[kp, qi] = max(revs[kp, qi], peak)
 

@@ -37,9 +37,19 @@ from gapsweep.core.api import get_model
 from gapsweep.core.convergence import refinement_study
 from gapsweep.core.errors import InputError
 
-HEADLINE = "peak_slider_accel"
+#: the settled peak (issue 23, design.md 4.10: the headline is the settled motion's); cases
+#: without it (other models, rows from before) are read on the whole-run peak
+HEADLINE = "peak_slider_accel_settled"
+FALLBACK = "peak_slider_accel"
 #: metrics the report compares besides the headline (robust under chaos, design.md 1.3)
 ROBUST_METRICS = ("peak_slider_accel", "peak_contact_force", "max_penetration")
+SETTLED_METRICS = ("peak_slider_accel_settled", "peak_contact_force_settled")
+
+
+def headline_metric(cases: Sequence[Mapping[str, Any]]) -> str:
+    """:data:`HEADLINE` when a case reports it, else :data:`FALLBACK`."""
+    has = any(HEADLINE in (c.get("metrics") or {}) for c in cases)
+    return HEADLINE if has else FALLBACK
 NUMERIC_TOLERANCE = 0.01  # relative change: rtol ÷ 10 and output step ÷ 2
 STIFFNESS_TOLERANCE = 0.05  # seed 002: raise K until the peak force changes < 5 %
 #: designs whose own cases are a refinement study already (their tab shows that study)
@@ -108,15 +118,16 @@ def select_sources(model: str, cases: Sequence[Mapping[str, Any]]) -> list[Sourc
     default when a case does not set it; ties: the larger peak, then the first). One source
     with both roles when they coincide; [] when no case is done with a finite peak."""
     defaults = get_model(model).defaults()
+    key = headline_metric(cases)
     done = [
         (i, c) for i, c in enumerate(cases)
-        if c.get("status") == "done" and _finite((c.get("metrics") or {}).get(HEADLINE)) is not None
+        if c.get("status") == "done" and _finite((c.get("metrics") or {}).get(key)) is not None
     ]
     if not done:
         return []
 
     def peak(item: tuple[int, Mapping[str, Any]]) -> float:
-        return float(item[1]["metrics"][HEADLINE])
+        return float(item[1]["metrics"][key])
 
     roles: dict[int, list[str]] = {}
     largest = max(done, key=lambda item: (peak(item), -item[0]))
@@ -186,7 +197,11 @@ def _level(model: str, params: Mapping[str, Any], ladder: str) -> float:
     if ladder == "tolerance":
         return float(get("rtol"))
     if ladder == "output step":
-        return float(get("t_end")) / (int(get("n_output")) - 1)
+        t_end, n_output = float(get("t_end")), int(get("n_output"))
+        if t_end == 0.0 and get("speed_rpm"):
+            # a run until settled stores (n_output - 1) / 4 samples a revolution (core/cases)
+            return 60.0 / float(get("speed_rpm")) / max((n_output - 1) // 4, 1)
+        return t_end / (n_output - 1)
     return float(get("stiffness_scale"))
 
 
@@ -202,22 +217,24 @@ def _ladder_report(
     """One refinement ladder of one source: levels, headline values, changes, verdict."""
     what, tolerance = LADDERS[ladder]
     src_metrics = source.get("metrics") or {}
+    key = headline_metric([source])
+    compared = (*SETTLED_METRICS, *ROBUST_METRICS) if key == HEADLINE else ROBUST_METRICS
     steps = [{"label": "as run", "case_id": source.get("id"), "status": "done",
               "level": _level(model, source.get("params") or {}, ladder),
-              "metrics": {m: _finite(src_metrics.get(m)) for m in ROBUST_METRICS}}]
+              "metrics": {m: _finite(src_metrics.get(m)) for m in compared}}]
     for refinement, cert in runs:
         metrics = cert.get("metrics") or {}
         steps.append({"label": refinement.label, "case_id": cert.get("id"),
                       "status": cert.get("status"),
                       "level": _level(model, cert.get("params") or {}, ladder),
-                      "metrics": {m: _finite(metrics.get(m)) for m in ROBUST_METRICS}})
+                      "metrics": {m: _finite(metrics.get(m)) for m in compared}})
     for step in steps:
         step["changes"] = {m: _change(steps[0]["metrics"][m], step["metrics"][m])
-                           for m in ROBUST_METRICS}
+                           for m in compared}
     out: dict[str, Any] = {"ladder": ladder, "level_name": what, "tolerance": tolerance,
                            "steps": steps, "converged": None, "change": None,
                            "verdict": None}
-    values = [s["metrics"][HEADLINE] for s in steps]
+    values = [s["metrics"][key] for s in steps]
     if any(s["status"] != "done" for s in steps) or any(v is None for v in values):
         failed = [s["label"] for s in steps if s["status"] in ("failed", "cancelled")]
         out["verdict"] = (f"no verdict: {', '.join(failed)} {'has' if len(failed) == 1 else 'have'}"
@@ -283,7 +300,7 @@ def certificate_report(
     numeric = [lad for s in sources for lad in s["ladders"] if lad["ladder"] != "contact stiffness"]
     verdicts = [lad["converged"] for lad in numeric]
     numerics = None if not verdicts or None in verdicts else all(verdicts)
-    return {"metric": HEADLINE, "sources": sources, "counts": counts,
+    return {"metric": headline_metric(cases), "sources": sources, "counts": counts,
             "numeric_tolerance": NUMERIC_TOLERANCE, "stiffness_tolerance": STIFFNESS_TOLERANCE,
             "numerics_converged": numerics, "verdict": _overall(sources, numerics)}
 

@@ -179,5 +179,13 @@ def estimate_seconds(spec: StudySpec, n_cases: int) -> float:
     else:
         from gapsweep.core.api import get_model
 
-        t_end = float(spec.base.get("t_end", get_model(spec.model).defaults().get("t_end", t_ref)))
+        defaults = get_model(spec.model).defaults()
+        t_end = float(spec.base.get("t_end", defaults.get("t_end", t_ref)))
+        if t_end == 0.0 and "max_revolutions" in defaults:
+            # no t_end: until settled, at most max_revolutions (an upper bound: most cases
+            # of the user's study settle in 10-40 revolutions)
+            revs = float(spec.base.get("max_revolutions", defaults["max_revolutions"]))
+            speed = (float(np.mean(spec.levels("speed_rpm"))) if "speed_rpm" in spec.axes
+                     else float(spec.base.get("speed_rpm", defaults.get("speed_rpm", 5000.0))))
+            t_end = revs * 60.0 / speed
     return float(n_cases * per_case * t_end / t_ref)

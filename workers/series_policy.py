@@ -69,16 +69,19 @@ def decimate_indices(x: np.ndarray, budget: int) -> np.ndarray:
 
 
 def spectrum_start_s(result: CaseResult, rotation_hz: float) -> float:
-    """Where the stored spectra start [s] (design.md 4.10): the settled window of a case
-    that settled (``settled_after_revolutions`` crank revolutions in), else the run's
-    start; no earlier than the last gap of the output grid (a long run keeps its first
+    """Where the stored spectra start [s] (design.md 4.10): the settled window
+    (``settled_from_s``; else ``settled_after_revolutions`` crank revolutions in for a case
+    that settled), else the run's start; no earlier than the last gap of the output grid (a long run keeps its first
     revolution and a ring of its last ones, core/cases.py), and a whole number of
     revolutions before the end. Over N whole revolutions the rectangular window puts the
     crank harmonics on bins f1/N apart (f1/2 for the two revolutions of a start-up)."""
     metrics = result.metrics or {}
     after = metrics.get("settled_after_revolutions")
     start = 0.0
-    if (metrics.get("settled") == 1 and isinstance(after, (int, float)) and rotation_hz > 0
+    window = metrics.get("settled_from_s")  # the solver's settled window (core/settled.py)
+    if isinstance(window, (int, float)) and np.isfinite(window) and window > 0:
+        start = float(window)
+    elif (metrics.get("settled") == 1 and isinstance(after, (int, float)) and rotation_hz > 0
             and np.isfinite(after) and after > 0):
         start = float(after) / rotation_hz
     t = np.asarray(result.series.get("t", ()), dtype=float)

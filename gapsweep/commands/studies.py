@@ -42,7 +42,8 @@ from .exit_codes import (
 )
 from .output import print_errors, print_json, progress_printer, study_table
 
-HEADLINE = metric_registry.headline()  # the table's columns (the metric registry's)
+# the table's columns: the registry's headline (the settled motion), its length and class
+HEADLINE = (*metric_registry.headline(), "revolutions", "motion")
 
 
 def _sessions(settings: Settings):

@@ -31,7 +31,8 @@ def test_examples_lists_the_readme_study(env, tmp_path):
     out = gapsweep(env, "examples", "--json", cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     listed = {e["name"]: e for e in json.loads(out.stdout)["examples"]}
-    assert set(listed) == {"clearance_x_stiffness"}
+    assert set(listed) == {"clearance_x_stiffness", "rattle_map"}
+    assert listed["rattle_map"]["title"] == "Rattle map"
     entry = listed["clearance_x_stiffness"]
     assert entry["title"] == "Clearance x stiffness"
     assert Path(entry["path"]).read_bytes() == REPO_EXAMPLE.read_bytes()

@@ -14,7 +14,11 @@ from gapsweep.commands import output, simulate
 
 PENETRATION = 1.52726e-5  # [m]: 15.27 µm of a 50 µm clearance
 METRICS = {"peak_slider_accel": 2.5e4, "rms_slider_accel": 4.1e3, "peak_contact_force": 812.5,
-           "max_penetration": PENETRATION, "impacts": 12, "peak_slider_accel_steady": 2.2e4}
+           "max_penetration": PENETRATION, "impacts": 12, "peak_slider_accel_steady": 2.2e4,
+           # the headline: the settled motion's (issue 23)
+           "peak_slider_accel_settled": 2.2e4, "rms_slider_accel_settled": 4.0e3,
+           "peak_contact_force_settled": 700.0, "max_penetration_settled": PENETRATION,
+           "impacts_settled": 3, "peak_slider_accel_startup": 2.5e4}
 
 
 def _detail(metrics: dict) -> dict:
@@ -42,9 +46,10 @@ def test_show_and_the_case_grid_give_max_penetration_in_micrometres(capsys):
     cli = _cli_table(capsys, METRICS, registry.headline())
     columns = {c["field"]: c["headerName"] for c in case_grid.column_defs({})}
     row = case_grid.shown_row({"id": 7, **METRICS})
-    assert cli["max_penetration"][0] == _unit_of(columns["max_penetration"]) == "µm"
-    assert float(cli["max_penetration"][1]) == pytest.approx(15.2726, rel=1e-4)
-    assert row["max_penetration"] == pytest.approx(15.2726, rel=1e-5)
+    pen = "max_penetration_settled"  # the headline's penetration (issue 23: settled)
+    assert cli[pen][0] == _unit_of(columns[pen]) == "µm"
+    assert float(cli[pen][1]) == pytest.approx(15.2726, rel=1e-4)
+    assert row[pen] == pytest.approx(15.2726, rel=1e-5)
     for name in registry.headline():  # every headline column: one unit on both faces
         assert cli[name][0] == _unit_of(columns[name]), name
         assert float(cli[name][1]) == pytest.approx(row[name], rel=1e-4), name

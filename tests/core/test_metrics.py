@@ -7,9 +7,11 @@ import pytest
 from gapsweep.core import metrics
 from gapsweep.core.metrics import DIMENSIONLESS, REGISTRY, Metric, lookup, measure_metrics
 
-# design.md 4.5: the study table's columns (the issue-23 slice moves them to settled metrics)
-HEADLINE = ("peak_slider_accel", "rms_slider_accel", "peak_contact_force", "max_penetration",
-            "impacts", "peak_slider_accel_steady")
+# design.md 4.5's study-table columns, read as the settled motion (4.10, issue 23); the
+# start-up peak takes the place of the last revolution's
+HEADLINE = ("peak_slider_accel_settled", "rms_slider_accel_settled",
+            "peak_contact_force_settled", "max_penetration_settled", "impacts_settled",
+            "peak_slider_accel_startup")
 # the settled-motion names the other slices register values under (BRIEF, issue 23)
 SETTLED = tuple(f"{stat}_{q}_settled" for q in ("slider_accel", "contact_force", "driving_torque")
                 for stat in ("peak", "p95", "mean"))
@@ -21,7 +23,7 @@ def test_the_headline_is_design_4_5s_six():
 
 def test_the_twin_deviations_are_the_three_of_design_4_5():
     assert metrics.with_deviation() == ("peak_slider_accel", "rms_slider_accel",
-                                        "peak_driving_torque")
+                                        "peak_driving_torque", "peak_slider_accel_settled")
 
 
 def test_patterns_resolve_to_their_base_metric_with_its_unit():

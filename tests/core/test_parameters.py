@@ -72,12 +72,15 @@ def test_a_name_means_one_label_and_one_unit_in_every_model():
 def test_fields_that_cannot_change_the_start_are_the_old_list_plus_t_end():
     # t_end is a solver setting now (the run's span): the initial state never read it, so the
     # start cache now also ignores it
-    assert set(_NOT_INITIAL) == NOT_INITIAL_BEFORE | {"t_end"}
+    # issue 23's run length and settled-window settings cannot change the start either
+    settled = {"max_revolutions", "transient_revolutions", "settle_tolerance"}
+    assert set(_NOT_INITIAL) == NOT_INITIAL_BEFORE | {"t_end"} | settled
     assert set(_NOT_INITIAL) <= set(get_model("slider-crank").defaults())
 
 
 def test_the_ideal_twin_drops_exactly_the_old_fields():
-    assert IDEAL_IGNORES == IDEAL_IGNORES_BEFORE
+    # and `starts` (issue 23: the other starts of a clearance case; an ideal joint has none)
+    assert IDEAL_IGNORES == IDEAL_IGNORES_BEFORE | {"starts"}
     assert JOINT_ONLY == IDEAL_IGNORES_BEFORE
     params = {"clearance_mm": 0.05, "stiffness_scale": 0.7, "speed_rpm": 3000.0,
               "rtol": 1e-8, "event_location": "bisect", "crank_angle_deg": 30.0}
@@ -90,7 +93,9 @@ def test_provenance_records_the_old_solver_fields_and_the_settings_it_missed():
     # stabilization = "baumgarte"; the flexible models' mesh, quadrature, mass matrix and
     # output grid change theirs
     missed = {"baumgarte_alpha", "baumgarte_beta", "elements", "gauss_points", "mass",
-              "output_interval", "shape_times"}
+              "output_interval", "shape_times",
+              # issue 23: the run's length and the settled window
+              "max_revolutions", "transient_revolutions", "settle_tolerance"}
     assert set(SOLVER_FIELDS) == SOLVER_FIELDS_BEFORE | missed
     assert len(SOLVER_FIELDS) == len(set(SOLVER_FIELDS))
 
