@@ -71,10 +71,11 @@ def decimate_indices(x: np.ndarray, budget: int) -> np.ndarray:
 def spectrum_start_s(result: CaseResult, rotation_hz: float) -> float:
     """Where the stored spectra start [s] (design.md 4.10): the settled window
     (``settled_from_s``; else ``settled_after_revolutions`` crank revolutions in for a case
-    that settled), else the run's start; no earlier than the last gap of the output grid (a long run keeps its first
-    revolution and a ring of its last ones, core/cases.py), and a whole number of
-    revolutions before the end. Over N whole revolutions the rectangular window puts the
-    crank harmonics on bins f1/N apart (f1/2 for the two revolutions of a start-up)."""
+    that settled), else the run's start; no earlier than the last gap of the output grid
+    (a long run keeps its first revolution and a ring of its last ones, core/cases.py), and
+    a whole number of revolutions before the end. Over N whole revolutions the rectangular
+    window puts the crank harmonics on bins f1/N apart (f1/2 for the two revolutions of a
+    start-up)."""
     metrics = result.metrics or {}
     after = metrics.get("settled_after_revolutions")
     start = 0.0
