@@ -16,7 +16,7 @@ from dash import dcc, html
 
 from . import figure_downloads, ids
 from .figure_downloads import GRAPH_CONFIG
-from .figures import motion
+from .figures import bifurcation, motion
 from .figures.hover import quantity
 from .figures.labels import metric_parts
 from .figures.windows import DEFAULT_SETTLED, STARTUP_NAMES
@@ -46,7 +46,7 @@ def motion_figures(
     period = motion.driver_period_s(series, motion.speed_rpm_of(params))
     if clearances:
         out["poincare"] = motion.poincare_figure(
-            series, clearances, first=motion.window_start_revolution(metrics, params),
+            series, clearances, first=motion.window_first_revolution(metrics, params, period),
             period_s=period)
     c = motion.clearance_of(params)
     ideal = bool(params.get("ideal"))
@@ -89,10 +89,17 @@ def section(detail: Mapping[str, Any], series: Mapping[str, Any],
     peaks = peaks_text(metrics)
     if peaks:
         lines += [html.Br(), html.Span(peaks, className="text-muted")]
+    starts = motion.starts_words(metrics)
+    if starts:
+        lines += [html.Br(), html.Span(starts, className="text-muted")]
+    flag = bifurcation.depends_on_start({"metrics": metrics})
+    alert = [dbc.Alert(bifurcation.DEPENDS_ON_START[:1].upper()
+                       + bifurcation.DEPENDS_ON_START[1:] + ".", color="warning",
+                       className="py-2")] if flag else []
     graphs = [dbc.Col([dcc.Graph(id=f"{ids.CASE_MOTION_GRAPH}-{name}", figure=fig,
                                  config=GRAPH_CONFIG),
                        figure_downloads.tools(f"{ids.CASE_MOTION_GRAPH}-{name}",
                                               f"case-{detail.get('id')}-{name}")], lg=6)
               for name, fig in figs.items()]
-    return html.Div([html.H5("Settled motion", className="mt-3"), html.P(lines),
+    return html.Div([html.H5("Settled motion", className="mt-3"), *alert, html.P(lines),
                      dbc.Row(graphs)], id=ids.CASE_MOTION)

@@ -32,6 +32,8 @@ from gapsweep.web.figures.motion import (
     section_joints,
     settled_from_s,
     short_number,
+    starts_words,
+    window_mask,
 )
 
 C_MM = 0.05
@@ -278,3 +280,21 @@ def test_the_transient_sections_are_left_out_of_the_diagram_and_faint_on_the_map
     main, faint = pmap.data
     np.testing.assert_allclose(np.hypot(faint.x, faint.y), [0.1, 0.5, 0.7])
     assert len(main.x) == 10 and faint.name == "before the settled window"
+
+
+def test_several_starts_in_words():
+    metrics = {"motion": "periodic-1", "start_spread": 0.27, "start_dependent": 1,
+               "motion.wall": "periodic-2", "peak_slider_accel_settled.wall": 25_900.0,
+               "motion.run-up": "periodic-1", "peak_slider_accel_settled.run-up": 20_400.0}
+    assert starts_words(metrics) == (
+        "from the run-up start: periodic-1, settled peak 20.4 km/s²; from the wall start: "
+        "periodic-2, settled peak 25.9 km/s²; spread between starts 27 %")
+    assert starts_words({"motion": "chaotic"}) is None
+
+
+def test_the_solvers_settled_window_is_read_first():
+    t = T * np.arange(10)
+    metrics = {"settled": 0, "revolutions": 9, "settled_from_s": 4 * T}  # not half: stored
+    assert list(window_mask(t, metrics, {}, T)) == [False] * 4 + [True] * 6
+    assert settled_from_s({"settled": 1, "settled_from_s": 0.05,
+                           "settled_after_revolutions": 3}, T) == 0.05

@@ -38,6 +38,8 @@ def settled_metrics(params):
         "motion": "chaotic" if chaotic else "periodic-1",
         "chaos_indicator": 0.95 if chaotic else 0.01,
         "start_spread": 0.27 if c == 0.05 else 0.001,
+        "start_dependent": 1 if c == 0.05 else 0,
+        "motion.wall": "periodic-2" if c == 0.05 else ("chaotic" if chaotic else "periodic-1"),
     })
     return out
 
@@ -132,6 +134,10 @@ def test_case_page_tells_the_motion_and_draws_its_section(settled_study):
     np.testing.assert_allclose(poincare.data[0].x, 0.9 * 0.6, rtol=1e-6)
     np.testing.assert_allclose(poincare.data[0].y, -0.9 * 0.8, rtol=1e-6)
     assert poincare.data[1].name == "before the settled window" and len(poincare.data[1].x) == 14
+    assert "depends on how the machine starts" not in texts(layout)
+    middle = page("case").layout(case_id=str(case_ids[6]))  # c = 0.05 mm
+    assert "The settled motion depends on how the machine starts." in texts(middle)
+    assert "from the wall start: periodic-2" in texts(middle)
     chaotic = page("case").layout(case_id=str(case_ids[-1]))  # c = 0.1 mm
     assert find(chaotic, ids.CASE_MOTION_WORDS).children.startswith(
         "did not settle within 80 revolutions: drift 0.04 c per revolution, chaotic")

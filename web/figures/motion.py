@@ -312,11 +312,17 @@ def motion_words(metrics: Mapping[str, Any]) -> str | None:
 
 
 def settled_from_s(metrics: Mapping[str, Any], period_s: float | None) -> float | None:
-    """Where the settled window starts [s]: ``settled_after_revolutions`` x the driver
-    period ``period_s`` [s]; None when the case did not settle or either is unknown."""
+    """Where the settled window of a case that settled starts [s]: the solver's
+    ``settled_from_s``, else ``settled_after_revolutions`` x the driver period ``period_s``
+    [s]; None when the case did not settle or neither is known."""
     settled = finite_number(metrics.get("settled"))
+    if settled is None or settled < 0.5:
+        return None
+    stored = finite_number(metrics.get("settled_from_s"))  # the solver's own
+    if stored is not None:
+        return stored
     after = finite_number(metrics.get("settled_after_revolutions"))
-    if settled is None or settled < 0.5 or after is None or not period_s:
+    if after is None or not period_s:
         return None
     return after * period_s
 
@@ -335,6 +341,15 @@ def window_start_revolution(metrics: Mapping[str, Any], params: Mapping[str, Any
     return int(revolutions) // 2 if revolutions is not None else 0
 
 
+def window_first_revolution(metrics: Mapping[str, Any], params: Mapping[str, Any],
+                            period_s: float | None) -> int:
+    """:func:`window_start_revolution`, from the solver's ``settled_from_s`` when stored."""
+    start = finite_number(metrics.get("settled_from_s"))
+    if start is not None and period_s:
+        return int(round(start / period_s))
+    return window_start_revolution(metrics, params)
+
+
 def in_window(t: np.ndarray, first: int, period_s: float | None) -> np.ndarray:
     """Which section times ``t`` [s] (t = k·T) lie in the settled window from section
     ``first`` on: a boolean mask (all True when the period is unknown)."""
@@ -342,6 +357,38 @@ def in_window(t: np.ndarray, first: int, period_s: float | None) -> np.ndarray:
     if not period_s or first <= 0:
         return np.ones(t.shape, bool)
     return t >= (first - 0.5) * period_s
+
+
+def window_mask(t: np.ndarray, metrics: Mapping[str, Any], params: Mapping[str, Any],
+                period_s: float | None) -> np.ndarray:
+    """Which section times ``t`` [s] lie in the case's settled window: from the solver's
+    ``settled_from_s`` [s] when stored, else from :func:`window_start_revolution`."""
+    start = finite_number(metrics.get("settled_from_s"))
+    if start is not None and start > 0:
+        half = 0.5 * period_s if period_s else 1e-9 * start
+        return np.asarray(t, dtype=float) >= start - half
+    return in_window(t, window_start_revolution(metrics, params), period_s)
+
+
+def starts_words(metrics: Mapping[str, Any]) -> str | None:
+    """A case run from several starts (``starts``): each other start's settled peak and
+    motion and the spread, e.g. ``"from the wall start: periodic-2, settled peak 25.9 km/s²;
+    spread between starts 27 %"``; None for a case run from one start."""
+    from .hover import quantity
+
+    others = sorted(k.split(".", 1)[1] for k in metrics if k.startswith("motion."))
+    if not others:
+        return None
+    parts = []
+    for start in others:
+        peak = finite_number(metrics.get(f"peak_slider_accel_settled.{start}"))
+        text = f"from the {start} start: {metrics.get(f'motion.{start}')}"
+        if peak is not None:
+            text += f", settled peak {quantity(peak, 'm/s²')}"
+        parts.append(text)
+    spread = finite_number(metrics.get("start_spread"))
+    tail = f"; spread between starts {100 * spread:.3g} %" if spread is not None else ""
+    return "; ".join(parts) + tail
 
 
 def speed_rpm_of(params: Mapping[str, Any]) -> float | None:
