@@ -19,7 +19,7 @@ from .figure_downloads import GRAPH_CONFIG
 from .figures import bifurcation, motion
 from .figures.hover import quantity
 from .figures.labels import metric_parts
-from .figures.windows import DEFAULT_SETTLED, STARTUP_NAMES
+from .figures.windows import DEFAULT_SETTLED, STARTUP_PEAK
 
 
 def spectrum_window(metrics: Mapping[str, Any], series: Mapping[str, Any]) -> str:
@@ -65,7 +65,7 @@ def peaks_text(metrics: Mapping[str, Any]) -> str | None:
     """``"Peak slider acceleration: settled 20.4 km/s², start-up 187 km/s²"``; None when
     the case has neither."""
     settled = metrics.get(DEFAULT_SETTLED)
-    startup = metrics.get(STARTUP_NAMES["peak_slider_accel"])
+    startup = metrics.get(STARTUP_PEAK)
     parts = []
     unit = metric_parts(DEFAULT_SETTLED)[1]
     if isinstance(settled, (int, float)):

@@ -298,3 +298,19 @@ def test_the_solvers_settled_window_is_read_first():
     assert list(window_mask(t, metrics, {}, T)) == [False] * 4 + [True] * 6
     assert settled_from_s({"settled": 1, "settled_from_s": 0.05,
                            "settled_after_revolutions": 3}, T) == 0.05
+
+
+def test_each_window_reads_its_own_metric_or_says_what_it_shows():
+    from gapsweep.web.figures.windows import DEFAULT_WINDOW, study_metric, windowed_metric
+
+    assert DEFAULT_WINDOW == "settled"
+    assert windowed_metric("peak_slider_accel", "settled") == ("peak_slider_accel_settled",
+                                                               None)
+    assert windowed_metric("peak_slider_accel", "startup") == ("peak_slider_accel_startup",
+                                                               None)
+    assert windowed_metric("peak_contact_force", "steady")[0] == "peak_contact_force_steady"
+    assert windowed_metric("rms_slider_accel", "startup") == (
+        "rms_slider_accel", "no start-up version of this metric: whole run shown")
+    old = [{"status": "done", "metrics": {"peak_slider_accel": 3.0}}]
+    key, note = study_metric(old, "peak_slider_accel", "settled")
+    assert key == "peak_slider_accel" and "whole run shown" in note

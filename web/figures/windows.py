@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from gapsweep.core import metrics as metric_registry
+
 from .cases import DONE_STATUSES
 
 SETTLED, STARTUP, WHOLE, LAST = "settled", "startup", "whole", "steady"
@@ -20,15 +22,22 @@ WINDOWS = {SETTLED: "settled motion", STARTUP: "start-up peak", WHOLE: "whole ru
            LAST: "last revolution"}
 DEFAULT_WINDOW = SETTLED
 
-# the 4.1 name -> its settled and start-up names (the quantities the solver settles)
-SETTLED_NAMES = {
-    "peak_slider_accel": "peak_slider_accel_settled",
-    "peak_contact_force": "peak_contact_force_settled",
-    "peak_driving_torque": "peak_driving_torque_settled",
-}
-STARTUP_NAMES = {"peak_slider_accel": "peak_slider_accel_startup"}
+SUFFIXES = {SETTLED: "_settled", STARTUP: "_startup", LAST: "_steady"}
 #: the settled metric every page shows by default
-DEFAULT_SETTLED = SETTLED_NAMES["peak_slider_accel"]
+DEFAULT_SETTLED = "peak_slider_accel_settled"
+STARTUP_PEAK = "peak_slider_accel_startup"
+
+
+def window_of(metric: str) -> str | None:
+    """The window a metric's name already names (``..._settled`` -> ``"settled"``), None
+    for a 4.1 name (whole run)."""
+    return next((w for w, suffix in SUFFIXES.items() if metric.endswith(suffix)), None)
+
+
+def quantities(metrics: Sequence[str]) -> list[str]:
+    """The names of ``metrics`` without a window (the trends' metric choices; the window is
+    chosen apart), in order."""
+    return [m for m in metrics if window_of(m) is None]
 
 
 def windowed_metric(metric: str, window: str) -> tuple[str, str | None]:
@@ -36,19 +45,13 @@ def windowed_metric(metric: str, window: str) -> tuple[str, str | None]:
     window has no such metric and the figure shows another (None otherwise): ``("rms_slider_
     accel", "no settled version: whole run")``. A name that already names its window
     (``p95_slider_accel_settled``) is read as it is."""
-    if metric.endswith(("_settled", "_startup", "_steady")):
+    if window_of(metric) is not None or window not in SUFFIXES:
         return metric, None
-    if window == SETTLED:
-        if metric in SETTLED_NAMES:
-            return SETTLED_NAMES[metric], None
-        return metric, "no settled version of this metric: whole run shown"
-    if window == STARTUP:
-        if metric in STARTUP_NAMES:
-            return STARTUP_NAMES[metric], None
-        return metric, "no start-up version of this metric: whole run shown"
-    if window == LAST:
-        return f"{metric}_steady", None
-    return metric, None
+    name = metric + SUFFIXES[window]
+    if window == LAST or name in metric_registry.REGISTRY:
+        return name, None
+    word = {SETTLED: "settled", STARTUP: "start-up"}[window]
+    return metric, f"no {word} version of this metric: whole run shown"
 
 
 def has_metric(cases: Sequence[Mapping[str, Any]], metric: str) -> bool:

@@ -25,7 +25,7 @@ from gapsweep.web import (
 from gapsweep.web import study_view as view
 from gapsweep.web.auth import principal
 from gapsweep.web.figures.trends import TREND_METRICS
-from gapsweep.web.figures.windows import DEFAULT_SETTLED, DEFAULT_WINDOW, WINDOWS
+from gapsweep.web.figures.windows import DEFAULT_SETTLED, DEFAULT_WINDOW, WINDOWS, quantities
 
 dash.register_page(__name__, path_template="/studies/<study_id>", name="Study",
                    title="gapsweep — study")
@@ -204,7 +204,7 @@ def trends_tab(detail: dict[str, Any]) -> html.Div:
         dbc.Row([
             dbc.Col(dcc.Dropdown(id=ids.TRENDS_METRIC, value=TREND_METRICS[0], clearable=False,
                                  options=[{"label": metric_label(m), "value": m}
-                                          for m in TREND_METRICS]), md=4),
+                                          for m in quantities(TREND_METRICS)]), md=4),
             dbc.Col(dbc.RadioItems(id=ids.TRENDS_WINDOW, value=DEFAULT_WINDOW, inline=True,
                                    options=[{"label": label, "value": key}
                                             for key, label in WINDOWS.items()]), md=5),
