@@ -139,7 +139,8 @@ def case_page(
     conds = [Case.study_id == study_id, Case.kind == "case", *_filter(cols, filter_model)]
     base = select(Case.id).outerjoin(Result, Result.case_id == Case.id).where(*conds)
     total = session.scalar(select(func.count()).select_from(base.subquery())) or 0
-    metrics = [getattr(Result, m) for m in TABLE_METRICS]
+    # a headline metric without a column of its own (the settled ones) is read from extra
+    metrics = [_metric_expression(m).label(m) for m in TABLE_METRICS]
     rows = session.execute(
         select(Case.id, Case.status, Case.attempts, Case.reason, Case.wall_time_s, Case.params,
                *metrics)
