@@ -7,6 +7,9 @@
   computed here at full resolution (a spectrum of a downsampled series would alias).
 - ``none``: nothing; the metrics are always stored.
 
+The Poincare section (``poincare_*``, one point a revolution) is kept whole in both
+``preview`` and ``full``.
+
 Metrics are taken by the solver before any of this, at every accepted step.
 """
 
@@ -104,12 +107,15 @@ def _spectra(result: CaseResult, rotation_hz: float) -> dict[str, np.ndarray]:
     for name in SPECTRUM_SERIES:
         if name not in result.series:
             continue
+        f_rot = rotation_hz if rotation_hz > 0 else 1.0
         try:
-            s = series_spectrum(result, name, rotation_hz if rotation_hz > 0 else 1.0,
-                                t_start=t_start, peaks=1)
-        except InputError:  # fewer than 8 samples in the window: the whole run
+            s = series_spectrum(result, name, f_rot, t_start=t_start, peaks=1)
+        except InputError:  # fewer than 8 samples in the window: the whole run, if uniform
             t_start = 0.0
-            s = series_spectrum(result, name, rotation_hz if rotation_hz > 0 else 1.0, peaks=1)
+            try:
+                s = series_spectrum(result, name, f_rot, peaks=1)
+            except InputError:
+                return {}  # no spectrum; the case and its other series are fine
         out["spectrum_freq_hz"] = np.asarray(s.spectrum.frequency_hz)
         out[f"spectrum_{name}"] = np.asarray(s.spectrum.amplitude)
     if out and t_start > 0.0:
@@ -134,6 +140,8 @@ def _preview(result: CaseResult, rotation_hz: float) -> dict[str, np.ndarray]:
             ts, xs = decimate(t, np.asarray(series[name]), PREVIEW_SAMPLES)
             out[name] = xs
             out[f"t:{name}"] = ts
+    # the Poincare section: one point a revolution, kept exact (no decimation)
+    out.update({k: np.asarray(v) for k, v in series.items() if k.startswith("poincare_")})
     for pair in pairs:
         # one time base for both: the union of each one's extremes at half the budget
         values = [np.asarray(series[n]) for n in pair]
