@@ -200,6 +200,8 @@ class SliderCrankCase:
                 self.transient_revolutions,
                 f"an integer in [0, max_revolutions = {self.max_revolutions}) (0: found)",
             )
+        if require_finite("t_end", self.t_end) < 0.0:
+            raise InputError("t_end", self.t_end, "in (0, 100] s, or 0: until settled")
         if self.adaptive and self.max_revolutions * self.period > 100.0:
             allowed = f"<= {math.floor(100.0 / self.period)} at {self.speed_rpm:g} rpm (100 s)"
             raise InputError("max_revolutions", self.max_revolutions, allowed)
@@ -231,8 +233,10 @@ class SliderCrankCase:
 
     @property
     def adaptive(self) -> bool:
-        """No ``t_end``: the run lasts until its section settles, up to ``max_revolutions``."""
-        return self.t_end == 0.0
+        """No ``t_end``: the run lasts until its section settles, up to ``max_revolutions``.
+        A free crank (``drive="free"``) has no driver period to take sections at: without
+        ``t_end`` it runs two revolutions at its starting speed, as before."""
+        return self.t_end == 0.0 and self.drive == "speed"
 
     def solver_options(self) -> SolverOptions:
         """The integration settings of this case; ``_steady`` is the last crank revolution.
@@ -252,14 +256,15 @@ class SliderCrankCase:
                 # the ring: the last 3 whole revolutions, both ends (n_output 2401)
                 output_head=min(per_rev, self.n_output - 1),
             )
-        t_steady = self.t_end - self.period if self.t_end > self.period else 0.0
-        return self._options(self.t_end, t_steady)
+        t_end = self.t_end if self.t_end > 0.0 else 2.0 * self.period
+        t_steady = t_end - self.period if t_end > self.period else 0.0
+        return self._options(t_end, t_steady)
 
     def _options(self, t_end: float, t_steady: float) -> SolverOptions:
         return SolverOptions(
             t_end=t_end,
             t_steady=t_steady,
-            period=self.period,
+            period=self.period if self.drive == "speed" else 0.0,  # sections need a driver
             settle_tolerance=self.settle_tolerance,
             section_length=self.clearance_mm * 1e-3,
             transient_revolutions=self.transient_revolutions,

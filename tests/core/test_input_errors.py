@@ -172,7 +172,11 @@ OUT_OF_RANGE = [
     ("friction_velocity", 0.0), ("friction_velocity_full", 1e-4),  # = friction_velocity
     ("friction_velocity_full", 5e-5), ("speed_rpm", -100.0), ("speed_rpm", NAN),
     ("crank_angle_deg", NAN), ("crank_angle_deg", INF), ("gravity", -9.81), ("gravity", NAN),
-    ("t_end", 0.0), ("t_end", -0.01), ("t_end", 101.0), ("t_end", NAN), ("t_end", INF),
+    # t_end = 0 is "until settled" (issue 23)
+    ("t_end", -0.01), ("t_end", 101.0), ("t_end", NAN), ("t_end", INF),
+    ("max_revolutions", 1), ("transient_revolutions", -1), ("transient_revolutions", 80),
+    ("settle_tolerance", 0.0), ("settle_tolerance", 1.0), ("run_up_revolutions", 0.0),
+    ("starts", "sideways"),
     ("n_output", 1), ("n_output", 0), ("n_output", 2_000_000),
     ("rtol", 0.0), ("rtol", 1e-14), ("rtol", 0.1), ("rtol", NAN),
     ("atol", 0.0), ("atol", -1e-10), ("atol", NAN), ("initial_step", 0.0),

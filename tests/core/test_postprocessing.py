@@ -14,12 +14,12 @@ R, L = 0.05, 0.12
 
 @pytest.fixture(scope="module")
 def ideal():
-    return simulate(SliderCrankCase(ideal=True))
+    return simulate(SliderCrankCase(ideal=True, t_end=0.024))  # two revolutions, one grid
 
 
 @pytest.fixture(scope="module")
 def clearance():
-    return simulate(SliderCrankCase(clearance_mm=0.05))
+    return simulate(SliderCrankCase(clearance_mm=0.05, t_end=0.024))
 
 
 def test_ideal_slider_spectrum_is_the_crank_series(ideal):

@@ -47,9 +47,20 @@ def test_preview_spectra_are_the_full_resolution_ones(result):
     # over the window the preview names (a run until settled: the whole revolutions of its
     # settled end; the stored grid has a gap before them)
     t_start = float(kept.get("spectrum_t_start", [0.0])[0])
+    assert t_start > 0.0  # a run until settled: its settled end, not the start-up
     full = series_spectrum(result, "slider_acceleration", RPM / 60, t_start=t_start)
     np.testing.assert_array_equal(kept["spectrum_freq_hz"], full.spectrum.frequency_hz)
     np.testing.assert_array_equal(kept["spectrum_slider_acceleration"], full.spectrum.amplitude)
+
+
+def test_preview_keeps_the_poincare_section_whole(result):
+    # one point a revolution, exact: the bifurcation diagram plots these values
+    kept = select_series(result, "preview", RPM / 60)
+    names = [n for n in result.series if n.startswith("poincare_")]
+    assert set(names) == {"poincare_time", "poincare_eccentricity_x", "poincare_eccentricity_y"}
+    for name in names:
+        np.testing.assert_array_equal(kept[name], result.series[name])
+    assert len(kept["poincare_time"]) == result.metrics["revolutions"] + 1
 
 
 def test_full_keeps_every_series_unchanged(result):
