@@ -144,7 +144,7 @@ def test_case_page_tells_the_motion_and_draws_its_section(settled_study):
 
 
 def test_motion_tab_bifurcation_points_are_the_stored_sections(settled_study):
-    from gapsweep.web import study_motion
+    from gapsweep.web.components import study_motion
 
     archive, study_id = settled_study
     module = page("study")
@@ -166,7 +166,7 @@ def test_motion_tab_bifurcation_points_are_the_stored_sections(settled_study):
 
 
 def test_start_dependence_flag_names_the_cases(settled_study):
-    from gapsweep.web import study_motion
+    from gapsweep.web.components import study_motion
 
     archive, study_id = settled_study
     detail = page("study").load_detail(study_id)

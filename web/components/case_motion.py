@@ -14,12 +14,13 @@ import dash_bootstrap_components as dbc
 import plotly.graph_objects as go
 from dash import dcc, html
 
-from . import figure_downloads, ids
+from .. import ids
+from ..figures import bifurcation, motion
+from ..figures.hover import quantity
+from ..figures.labels import metric_parts
+from ..figures.windows import DEFAULT_SETTLED, STARTUP_PEAK
+from . import figure_downloads
 from .figure_downloads import GRAPH_CONFIG
-from .figures import bifurcation, motion
-from .figures.hover import quantity
-from .figures.labels import metric_parts
-from .figures.windows import DEFAULT_SETTLED, STARTUP_PEAK
 
 
 def spectrum_window(metrics: Mapping[str, Any], series: Mapping[str, Any]) -> str:

@@ -13,16 +13,16 @@ import dash_bootstrap_components as dbc
 import plotly.graph_objects as go
 from dash import Input, Output, State, callback, dcc, html, no_update
 
-from . import context, figure_downloads, ids
-from . import study_view as view
+from .. import context, data, ids
+from ..figures import bifurcation
+from ..figures.cases import DONE_STATUSES
+from ..figures.labels import parameter_label
+from ..figures.motion import section_joints
+from ..views import study_view as view
+from . import figure_downloads
 from .figure_downloads import GRAPH_CONFIG
-from .figures import bifurcation
-from .figures.cases import DONE_STATUSES
-from .figures.labels import parameter_label
-from .figures.motion import SECTION_TIME, section_joints
 
 TAB_MOTION = "motion"
-SECTION_PREFIX = "poincare_"
 
 
 def numeric_axes(detail: Mapping[str, Any]) -> list[str]:
@@ -47,17 +47,8 @@ def map_axes(axes: Sequence[str]) -> tuple[str | None, str | None]:
 
 
 def load_sections(case_ids: Sequence[int]) -> dict[int, dict[str, Any]]:
-    """{case id: its stored section series (``poincare_*``)}; cases without are left out."""
-    from gapsweep.db.studies import case_series
-
-    out: dict[int, dict[str, Any]] = {}
-    with context.session() as s:
-        for case_id in case_ids:
-            stored = case_series(s, case_id)
-            section = {k: v for k, v in stored.items() if k.startswith(SECTION_PREFIX)}
-            if SECTION_TIME in section or section_joints(section):
-                out[case_id] = section
-    return out
+    """{case id: its stored section series}; cases without one are left out."""
+    return {k: v for k, v in data.sections(list(case_ids)).items() if section_joints(v)}
 
 
 def _options(names: Sequence[str]) -> list[dict[str, str]]:
@@ -213,9 +204,8 @@ def register_callbacks(load_detail: Callable[[Any], Mapping[str, Any] | None]) -
         prevent_initial_call=True,
     )
     def open_case(click_bifurcation, click_map):
-        from .context import triggered_id
-
-        click = click_bifurcation if triggered_id() == ids.BIFURCATION_GRAPH else click_map
+        click = (click_bifurcation if context.triggered_id() == ids.BIFURCATION_GRAPH
+                 else click_map)
         try:
             value = click["points"][0]["customdata"][0]
         except (KeyError, IndexError, TypeError):
