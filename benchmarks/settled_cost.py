@@ -111,6 +111,36 @@ def old_and_new() -> dict:
     return {"old_s": old_s, "new_s": new_s, "cases": rows}
 
 
+def record_overhead(repeats: int = 7) -> dict:
+    """The per-revolution record's cost on a fixed two-revolution run: the same 15 jobs
+    with and without a period (no sections, no revolution peaks), one thread, interleaved,
+    best of ``repeats``; and the RHS evaluations of each (the refinement of revolution
+    peaks may add some)."""
+    from dataclasses import replace
+
+    from gapsweep.core.cases import SliderCrankCase
+    from gapsweep.core.simulation import to_job
+    from gapsweep.core.solver import run_jobs
+
+    cases = [SliderCrankCase.from_mapping(c) for c in study_cases(t_end=OLD_T_END)]
+    with_rec = [to_job(c) for c in cases]
+    without = [replace(j, options=replace(j.options, period=0.0)) for j in with_rec]
+    times = {"with": [], "without": []}
+    nfev = {}
+    for _ in range(repeats):
+        for label, jobs in (("without", without), ("with", with_rec)):
+            t0 = time.perf_counter()
+            results = run_jobs(jobs, threads=1)
+            times[label].append(time.perf_counter() - t0)
+            nfev[label] = sum(r.metrics["rhs_evaluations"] for r in results)
+    best = {k: min(v) for k, v in times.items()}
+    ratio = best["with"] / best["without"]
+    print(f"  fixed 2 revolutions, 15 cases, 1 thread: without the record {best['without']:.3f} s, "
+          f"with {best['with']:.3f} s (x{ratio:.3f}); RHS evaluations {nfev['without']} / "
+          f"{nfev['with']}", flush=True)
+    return {"best": best, "ratio": ratio, "rhs_evaluations": nfev}
+
+
 def submit_to_done(repeats: int = 3) -> dict:
     from gapsweep.study.spec import load_spec_file, parse_spec
     from system_throughput import Workers, base_env, system_run
@@ -141,6 +171,8 @@ def main(argv: list[str] | None = None) -> dict:
     print(f"load average {os.getloadavg()}", flush=True)
     print("== run length: 15 cases, fixed revolutions ==", flush=True)
     figures["run_length"] = run_length()
+    print("== the per-revolution record on a fixed run ==", flush=True)
+    figures["record_overhead"] = record_overhead()
     print("== the 15-case study, old (2 revolutions) and new (settled) ==", flush=True)
     figures["study"] = old_and_new()
     if not args.skip_system:

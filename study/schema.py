@@ -32,9 +32,10 @@ class Axis(BaseModel):
     """One varied parameter, in one of three forms.
 
     ``values`` (optional ``nominal``, one of them); ``start``/``stop``/``count`` (evenly
-    spaced, both ends included); ``nominal``/``relative_percent``/``levels``
-    (``nominal * (1 ± relative_percent / 100)``, ``levels`` evenly spaced). Values carry the
-    parameter's own unit (``clearance_mm``: mm).
+    spaced, both ends included; a sampling design reads only ``start``/``stop``, so there
+    the ``count`` may be left out: the ``"bounds"`` form);
+    ``nominal``/``relative_percent``/``levels`` (``nominal * (1 ± relative_percent / 100)``,
+    ``levels`` evenly spaced). Values carry the parameter's own unit (``clearance_mm``: mm).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -55,6 +56,9 @@ class Axis(BaseModel):
             return "values"
         if given == {"start", "stop", "count"}:
             return "range"
+        if given == {"start", "stop"}:
+            # a sampling design draws within the bounds and needs no level count
+            return "bounds"
         if given == {"nominal", "relative_percent", "levels"}:
             return "factor"
         return None
@@ -64,12 +68,16 @@ class Axis(BaseModel):
         """How many levels the axis has (without building them)."""
         if self.form == "values":
             return len(self.values or [])
+        if self.form == "bounds":
+            return 2
         return int(self.count if self.form == "range" else self.levels)
 
     def level_values(self) -> list[Any]:
         """The axis's levels in order (no rounding to the parameter's type)."""
         if self.form == "values":
             return list(self.values or [])
+        if self.form == "bounds":
+            return [self.start, self.stop]
         if self.form == "range":
             grid = np.linspace(self.start, self.stop, self.count)
             return [_tidy(x) for x in grid]

@@ -193,3 +193,22 @@ def test_adaptive_series_are_bounded_and_in_time_order(results) -> None:
     assert t[-1] == pytest.approx(80 * T, rel=1e-9)
     # the poincare series are every revolution, not decimated
     assert len(r.series["poincare_time"]) == 81
+
+
+def test_starts_report_the_spread_between_starts() -> None:
+    # the same case from the centred and the wall start, in one batch: the spread of the
+    # settled peak and the flag "depends on how the machine starts"
+    case = {"clearance_mm": 0.02, "max_revolutions": 16}
+    main, alone = simulate_batch([{**case, "starts": "wall"}, {**case, "initial": "wall"}])
+    m = main.metrics
+    assert set(m) >= {"start_spread", "start_dependent", "peak_slider_accel_settled.wall",
+                      "motion.wall"}
+    # the wall run inside is the wall case run on its own
+    assert m["peak_slider_accel_settled.wall"] == alone.metrics["peak_slider_accel_settled"]
+    assert m["motion.wall"] == alone.metrics["motion"]
+    peaks = [m["peak_slider_accel_settled"], m["peak_slider_accel_settled.wall"]]
+    assert m["start_spread"] == pytest.approx((max(peaks) - min(peaks)) / np.mean(peaks))
+    differs = m["start_spread"] > 0.05 or m["motion"] != m["motion.wall"]
+    assert m["start_dependent"] == int(differs)
+    # the extra start is not a case of its own
+    assert "motion.centred" not in m

@@ -204,7 +204,9 @@ def test_series_policy(run_study, policy):
         if policy == "none":
             assert stored == {}
         elif policy == "preview":
-            series = [n for n in stored if not n.startswith(("t:", "spectrum_"))]
+            # the Poincare section: whole, on its own time base (poincare_time)
+            assert stored["poincare_time"].size == entry["metrics"]["revolutions"] + 1
+            series = [n for n in stored if not n.startswith(("t:", "spectrum_", "poincare_"))]
             assert "slider_acceleration" in series and "contact_normal_force" in series
             for name in series:
                 assert 2 <= stored[name].size <= PREVIEW_SAMPLES, name
