@@ -96,7 +96,7 @@ def test_trends_default_to_the_settled_metric_and_name_it(settled_study):
     layout = module.layout(study_id=str(study_id))
     window = find(layout, ids.TRENDS_WINDOW).value
     metric = find(layout, ids.TRENDS_METRIC).value
-    fig = module.trends("trends", None, metric, window, [], *AXES, SHAPE, study_id)
+    fig = module.trends("trends", None, metric, window, [], *AXES, None, SHAPE, study_id)
     assert "settled" in fig.layout.title.text
     assert fig.layout.yaxis.title.text == metric_label("peak_slider_accel_settled")
     assert "settled" in fig.layout.yaxis.title.text
@@ -104,7 +104,8 @@ def test_trends_default_to_the_settled_metric_and_name_it(settled_study):
     want = [settled_metrics({"clearance_mm": c, "stiffness_scale": 0.7})[
         "peak_slider_accel_settled"] for c in line.x]
     assert list(line.y) == pytest.approx(want)
-    startup = module.trends("trends", None, metric, "startup", [], *AXES, SHAPE, study_id)
+    startup = module.trends("trends", None, metric, "startup", [], *AXES, None, SHAPE,
+                            study_id)
     assert "start-up" in startup.layout.yaxis.title.text
     assert list(startup.data[0].y) == pytest.approx([3 * w for w in want])
 
@@ -114,7 +115,7 @@ def test_trends_of_a_study_run_before_settled_metrics_say_what_they_show(archive
         study_id = archive.create()
         archive.run(archive.case_ids(study_id))
         fig = page("study").trends("trends", None, "peak_slider_accel", "settled", [], *AXES,
-                                   SHAPE, study_id)
+                                   None, SHAPE, study_id)
     assert "whole run shown" in fig.layout.title.text
     assert fig.layout.yaxis.title.text == "Peak slider acceleration [m/s²]"
     assert len(fig.data[0].y) == 5
