@@ -185,3 +185,18 @@ def spectra(case_ids: list[int], signal: str) -> dict[int, dict[str, np.ndarray]
             out[case_id] = {"freq_hz": series["spectrum_freq_hz"],
                             "amplitude": series[f"spectrum_{signal}"]}
     return out
+
+
+def sections(case_ids: list[int]) -> dict[int, dict[str, np.ndarray]]:
+    """{case id: its stored Poincaré section series (``poincare_*``)}; cases without one are
+    left out (the bifurcation diagram, design.md 4.10)."""
+    from gapsweep.db.studies import case_series
+
+    out = {}
+    with context.session() as s:
+        for case_id in case_ids:
+            stored = case_series(s, case_id)
+            section = {k: v for k, v in stored.items() if k.startswith("poincare_")}
+            if section:
+                out[case_id] = section
+    return out

@@ -189,3 +189,18 @@ NEW_MECHANISM_LIBRARY = "new-mechanism-library"  # dropdown: shipped and archive
 NEW_MECHANISM_DRAWING = "new-mechanism-drawing"  # graph: the mechanism at driver angle 0
 NEW_MECHANISM_CARD = "new-mechanism-card"
 NEW_MECHANISM_VARIABLES = "new-mechanism-variables"  # table: the design variables, editable
+
+# the settled motion (issue 23, design.md 4.10): the case page's section, the study's tab
+CASE_MOTION = "case-motion"
+CASE_MOTION_WORDS = "case-motion-words"
+CASE_MOTION_GRAPH = "case-motion-graph"  # + "-<figure>": poincare, phase, orbit_time, spectrum
+STUDY_START_FLAG = "study-start-flag"
+MOTION_AXIS = "motion-axis"
+MOTION_QUANTITY = "motion-quantity"
+MOTION_JOINT = "motion-joint"
+BIFURCATION_GRAPH = "bifurcation-graph"
+MOTION_MAP_X = "motion-map-x"
+MOTION_MAP_Y = "motion-map-y"
+MOTION_MAP_SHOW = "motion-map-show"
+MOTION_MAP_GRAPH = "motion-map-graph"
+MOTION_NOTE = "motion-note"

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
+from gapsweep.core.errors import InputError
 from gapsweep.core.postprocessing import series_spectrum
 from gapsweep.core.result import CaseResult
 from gapsweep.core.solver import SERIES_NAMES
@@ -32,7 +33,8 @@ PREVIEW_SERIES = tuple(name for name in SERIES_NAMES if name != "t")
 # keeps them at the same instants, so that each point of the orbit is one position.
 PAIRED_SERIES = (("eccentricity_x", "eccentricity_y"),)
 
-# Stored spectra: "spectrum_freq_hz" [Hz] shared by "spectrum_<series>" amplitudes (series units).
+# Stored spectra: "spectrum_freq_hz" [Hz] shared by "spectrum_<series>" amplitudes (series
+# units), over the settled window ("spectrum_t_start" [s], one value, where it is not 0).
 SPECTRUM_SERIES = ("slider_acceleration", "contact_normal_force")
 
 
@@ -84,18 +86,55 @@ def _extra_names(series: dict, t: np.ndarray) -> list[str]:
             and np.asarray(v).shape == t.shape]
 
 
+def spectrum_start_s(result: CaseResult, rotation_hz: float) -> float:
+    """Where the stored spectra start [s] (design.md 4.10): the settled window
+    (``settled_from_s``; else ``settled_after_revolutions`` crank revolutions in for a case
+    that settled), else the run's start; no earlier than the last gap of the output grid
+    (a long run keeps its first revolution and a ring of its last ones, core/cases.py), and
+    a whole number of revolutions before the end. Over N whole revolutions the rectangular
+    window puts the crank harmonics on bins f1/N apart (f1/2 for the two revolutions of a
+    start-up)."""
+    metrics = result.metrics or {}
+    after = metrics.get("settled_after_revolutions")
+    start = 0.0
+    window = metrics.get("settled_from_s")  # the solver's settled window (core/settled.py)
+    if isinstance(window, (int, float)) and np.isfinite(window) and window > 0:
+        start = float(window)
+    elif (metrics.get("settled") == 1 and isinstance(after, (int, float)) and rotation_hz > 0
+            and np.isfinite(after) and after > 0):
+        start = float(after) / rotation_hz
+    t = np.asarray(result.series.get("t", ()), dtype=float)
+    if t.size < 3 or not rotation_hz > 0:
+        return start
+    dt = np.diff(t)
+    gaps = np.flatnonzero(dt > 1.5 * np.median(dt))
+    if gaps.size:
+        start = max(start, float(t[gaps[-1] + 1]))
+    if start <= t[0]:
+        return 0.0
+    whole = np.floor((t[-1] - start) * rotation_hz + 1e-6)  # revolutions that fit
+    return float(t[-1] - whole / rotation_hz) if whole >= 1 else start
+
+
 def _spectra(result: CaseResult, rotation_hz: float) -> dict[str, np.ndarray]:
     out: dict[str, np.ndarray] = {}
+    t_start = spectrum_start_s(result, rotation_hz)
     for name in _spectrum_names(result):
         if name not in result.series:
             continue
-        # a run of adaptive length: over its settled end (the solver's spectral window)
-        t_start = result.metrics.get("spectrum_from_s") or 0.0
-        s = series_spectrum(
-            result, name, rotation_hz if rotation_hz > 0 else 1.0, t_start=t_start, peaks=1
-        )
+        f_rot = rotation_hz if rotation_hz > 0 else 1.0
+        try:
+            s = series_spectrum(result, name, f_rot, t_start=t_start, peaks=1)
+        except InputError:  # fewer than 8 samples in the window: the whole run, if uniform
+            t_start = 0.0
+            try:
+                s = series_spectrum(result, name, f_rot, peaks=1)
+            except InputError:
+                return {}  # no spectrum; the case and its other series are fine
         out["spectrum_freq_hz"] = np.asarray(s.spectrum.frequency_hz)
         out[f"spectrum_{name}"] = np.asarray(s.spectrum.amplitude)
+    if out and t_start > 0.0:
+        out["spectrum_t_start"] = np.array([t_start])  # the page names the window
     return out
 
 

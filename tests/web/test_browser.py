@@ -152,15 +152,15 @@ def test_preset_study_from_the_form_to_trends_and_a_case_orbit(server, page):
     assert sum(len(t["x"]) for t in lines) == 15
     assert len(baseline) == 1
     assert lines[0]["x"] == [0.02, 0.035, 0.05, 0.08, 0.1]
-    # the figure shows the archive's numbers
+    # the figure shows the archive's numbers: the settled metric by default (issue 23)
     by_params = {
         (c["params"]["clearance_mm"], c["params"]["stiffness_scale"]): c["metrics"][
-            "peak_slider_accel"
+            "peak_slider_accel_settled"
         ]
         for c in detail["cases"]
     }
     assert lines[0]["y"] == pytest.approx([by_params[(c, 0.7)] for c in lines[0]["x"]])
-    twin_peak = detail["twins"][0]["metrics"]["peak_slider_accel"]
+    twin_peak = detail["twins"][0]["metrics"]["peak_slider_accel_settled"]
     assert baseline[0]["y"] == pytest.approx([twin_peak, twin_peak])
     shot(page, "study-trends")
     for tab in ("Sensitivity", "Spectra", "Convergence"):

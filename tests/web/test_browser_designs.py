@@ -192,7 +192,8 @@ def test_one_at_a_time_from_the_form_to_per_factor_panels(server, page):
             # the point is its case: the factor's value, the others at the nominal
             assert params[factor] == pytest.approx(x)
             assert all(params[a] == pytest.approx(v) for a, v in nominal.items() if a != factor)
-            assert y == pytest.approx(cases[cid]["metrics"]["peak_slider_accel"])
+            # the settled metric, the trends' default (issue 23)
+            assert y == pytest.approx(cases[cid]["metrics"]["peak_slider_accel_settled"])
         assert "case " in line["text"][0] and "m/s²" in line["text"][0]
     stars = [t for t in fig["data"] if t["name"] == "nominal case"]
     nominal_case = detail["cases"][0]
@@ -203,7 +204,7 @@ def test_one_at_a_time_from_the_form_to_per_factor_panels(server, page):
     twin_by_speed = {}
     for c in detail["cases"]:
         twin_by_speed[c["params"]["speed_rpm"]] = twins[c["twin_id"]]["metrics"][
-            "peak_slider_accel"]
+            "peak_slider_accel_settled"]
     assert baselines["speed_rpm"]["y"] == pytest.approx(
         [twin_by_speed[s] for s in (3000, 5000, 7000)])
     assert baselines["clearance_mm"]["y"] == pytest.approx([twin_by_speed[5000]] * 5)
@@ -259,8 +260,8 @@ def test_latin_hypercube_from_the_form_scatter_spearman_and_spectra(server, page
         params = cases[cid]["params"]
         assert (x, colour) == pytest.approx((params["clearance_mm"],
                                              params["stiffness_scale"]))
-        assert y == pytest.approx(cases[cid]["metrics"]["peak_slider_accel"])
-    twin_peak = detail["twins"][0]["metrics"]["peak_slider_accel"]
+        assert y == pytest.approx(cases[cid]["metrics"]["peak_slider_accel_settled"])
+    twin_peak = detail["twins"][0]["metrics"]["peak_slider_accel_settled"]
     (baseline,) = [t for t in fig["data"] if t["name"] == "ideal joint"]
     assert baseline["y"] == pytest.approx([twin_peak, twin_peak])
     shot(page, "designs-lhs-trends")

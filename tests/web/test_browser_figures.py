@@ -214,12 +214,15 @@ def test_trends_lines_and_the_ideal_baseline_equal_the_api(server, studies, page
     grid = studies["grid"]
     open_tab(page, server["base"], grid["id"], "Trends")
     twin = grid["twins"][0]["metrics"]
-    # the whole run, then the last revolution, then another metric (last revolution)
-    views = (("peak_slider_accel", "[m/s²]"), ("peak_slider_accel_steady", "[m/s²]"),
-             ("peak_contact_force_steady", "[N]"))
+    # the settled motion (the default), the whole run, the last revolution, then another
+    # metric (last revolution)
+    views = (("peak_slider_accel_settled", "[m/s²]"), ("peak_slider_accel", "[m/s²]"),
+             ("peak_slider_accel_steady", "[m/s²]"), ("peak_contact_force_steady", "[N]"))
     for metric, unit in views:
-        if metric == "peak_slider_accel_steady":
-            page.locator(f"#{ids.TRENDS_WINDOW} label", has_text="steady").click()
+        if metric == "peak_slider_accel":
+            page.locator(f"#{ids.TRENDS_WINDOW} label", has_text="whole run").click()
+        elif metric == "peak_slider_accel_steady":
+            page.locator(f"#{ids.TRENDS_WINDOW} label", has_text="last revolution").click()
         elif metric == "peak_contact_force_steady":  # another metric from the dropdown
             page.locator(f"#{ids.TRENDS_METRIC}").click()
             page.get_by_role("option", name=metric_label("peak_contact_force")).click()

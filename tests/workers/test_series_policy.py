@@ -44,9 +44,10 @@ def test_preview_is_bounded_and_keeps_the_peak(result):
 
 def test_preview_spectra_are_the_full_resolution_ones(result):
     kept = select_series(result, "preview", RPM / 60)
-    # over the settled end of the run (issue 23: the solver says where it starts)
-    t_start = result.metrics["spectrum_from_s"]
-    assert t_start > 0.0
+    # over the window the preview names (a run until settled: the whole revolutions of its
+    # settled end; the stored grid has a gap before them)
+    t_start = float(kept.get("spectrum_t_start", [0.0])[0])
+    assert t_start > 0.0  # a run until settled: its settled end, not the start-up
     full = series_spectrum(result, "slider_acceleration", RPM / 60, t_start=t_start)
     np.testing.assert_array_equal(kept["spectrum_freq_hz"], full.spectrum.frequency_hz)
     np.testing.assert_array_equal(kept["spectrum_slider_acceleration"], full.spectrum.amplitude)
@@ -112,3 +113,51 @@ def test_a_mechanism_preview_keeps_each_joint_and_measure(result):
         assert kept[f"spectrum_contact_normal_force.{joint}"].shape == \
             kept["spectrum_freq_hz"].shape
     assert kept["slider_accel"].size <= PREVIEW_SAMPLES
+
+
+def test_spectra_of_a_settled_case_cover_the_settled_window_at_f1_over_n():
+    """10 revolutions; a start-up burst at 7.5 f1 in the first 4, then 1x only. Settled
+    after 4: the stored spectrum covers the last 6 revolutions, bins f1/6 apart, the 1x
+    amplitude exact (on a bin, rectangular window) and nothing of the burst."""
+    from gapsweep.core.result import CaseResult
+
+    f1 = RPM / 60
+    t = np.linspace(0.0, 10 / f1, 10 * 200 + 1)
+    a = 100 * np.sin(2 * np.pi * f1 * t) + np.where(t < 4 / f1,
+                                                     500 * np.sin(2 * np.pi * 7.5 * f1 * t), 0)
+    series = {"t": t, "slider_acceleration": a}
+    settled = CaseResult("slider-crank", {}, metrics={"settled": 1,
+                                                      "settled_after_revolutions": 4},
+                         series=series)
+    kept = select_series(settled, "preview", f1)
+    freq, amp = kept["spectrum_freq_hz"], kept["spectrum_slider_acceleration"]
+    assert freq[1] == pytest.approx(f1 / 6)
+    assert kept["spectrum_t_start"][0] == pytest.approx(4 / f1)
+    assert amp[np.argmin(abs(freq - f1))] == pytest.approx(100, rel=1e-9)
+    assert amp[np.argmin(abs(freq - 7.5 * f1))] < 1e-6 * 100
+    # not settled, no section: the whole run (bins f1/10), no window named
+    whole = select_series(CaseResult("slider-crank", {}, metrics={"settled": 0},
+                                     series=series), "preview", f1)
+    assert whole["spectrum_freq_hz"][1] == pytest.approx(f1 / 10)
+    assert "spectrum_t_start" not in whole
+
+
+def test_spectra_of_a_long_run_take_the_whole_revolutions_after_its_gap():
+    """The first revolution, then a ring of the last three (the grid of a long run): the
+    spectrum covers the whole revolutions of the ring (bins f1/2: 3 revolutions less one
+    step hold 2 whole ones), not across the gap."""
+    from gapsweep.core.result import CaseResult
+
+    f1 = RPM / 60
+    head = np.linspace(0.0, 1 / f1, 101)
+    ring = 40 / f1 + np.arange(1, 301) / (100 * f1)  # (40 T, 43 T], the ring's 300 rows
+    t = np.r_[head, ring]
+    series = {"t": t, "slider_acceleration": 100 * np.sin(2 * np.pi * 3 * f1 * t)}
+    result = CaseResult("slider-crank", {}, metrics={"settled": 1,
+                                                     "settled_after_revolutions": 10},
+                        series=series)
+    kept = select_series(result, "preview", f1)
+    assert kept["spectrum_t_start"][0] == pytest.approx(41 / f1)
+    freq, amp = kept["spectrum_freq_hz"], kept["spectrum_slider_acceleration"]
+    assert freq[1] == pytest.approx(f1 / 2)
+    assert amp[np.argmin(abs(freq - 3 * f1))] == pytest.approx(100, rel=1e-9)

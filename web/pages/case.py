@@ -11,7 +11,7 @@ import dash_bootstrap_components as dbc
 from dash import dash_table, dcc, html
 from gapsweep.db.models import MAX_ID
 from gapsweep.web import ids
-from gapsweep.web.components import case_rerun, figure_downloads
+from gapsweep.web.components import case_motion, case_rerun, figure_downloads
 from gapsweep.web.figures import case_views
 from gapsweep.web.views import case_view, parameters
 from gapsweep.web.views.study_results import GRAPH_CONFIG, note
@@ -138,5 +138,7 @@ def layout(case_id: str | None = None, **query: Any) -> html.Div:
     if detail["kind"] == "case":
         rerun.append(case_rerun.form(detail, parameters.defaults(detail["model"])))
     rerun.append(html.Div(id=ids.CASE_RERUN_MESSAGE, className="mt-2"))
-    return html.Div([head, *compared, dbc.Row(figures(data), id=ids.CASE_GRAPHS), tables,
-                     *rerun])
+    params = {**parameters.defaults(detail["model"]), **detail["params"]}
+    motion = case_motion.section(detail, data["series"], params)
+    return html.Div([head, *compared, dbc.Row(figures(data), id=ids.CASE_GRAPHS), motion,
+                     tables, *rerun])

@@ -19,6 +19,7 @@ from gapsweep.web.figures.compare import compare_figures
 from gapsweep.web.figures.labels import metric_display, metric_label
 from gapsweep.web.figures.studies import studies_figure
 from gapsweep.web.figures.trends import TREND_METRICS as _TRENDS
+from gapsweep.web.figures.windows import DEFAULT_WINDOW, study_metric
 from gapsweep.web.views import case_view
 from gapsweep.web.views.study_results import GRAPH_CONFIG, note
 from gapsweep.web.views.study_view import (
@@ -149,14 +150,18 @@ def studies_content(text: str | None) -> list[Any]:
                    ("name", "model", "design", "axes", "done")]],
         style_cell={"textAlign": "left", "fontSize": "0.85rem", "padding": "3px 6px"},
         style_header={"fontWeight": "bold"})
+    # the settled peak (issue 23); the whole run for studies run before settled metrics
+    first, _ = study_metric([c for d in details for c in d["cases"]], "peak_slider_accel",
+                            DEFAULT_WINDOW)
+    first = first if first in STUDY_METRICS else STUDY_METRICS[0]
     picker = dbc.Row([
         dbc.Col(dbc.Label("Metric", className="mb-0 small text-muted"), width="auto"),
-        dbc.Col(dcc.Dropdown(id=ids.COMPARE_STUDIES_METRIC, value=STUDY_METRICS[0],
+        dbc.Col(dcc.Dropdown(id=ids.COMPARE_STUDIES_METRIC, value=first,
                              clearable=False, options=[{"label": metric_label(m), "value": m}
                                                        for m in STUDY_METRICS]), md=5),
     ], className="my-2 g-2", align="center")
     return [differ, table, picker, dcc.Store(id=ids.COMPARE_STUDIES_IDS, data=study_ids),
-            dcc.Graph(id=ids.COMPARE_STUDIES_GRAPH, figure=studies_graph(details, STUDY_METRICS[0]),
+            dcc.Graph(id=ids.COMPARE_STUDIES_GRAPH, figure=studies_graph(details, first),
                       config=GRAPH_CONFIG, className="my-3")]
 
 

@@ -15,8 +15,9 @@ from dash import Input, Output, Patch, State, callback, dcc, html, no_update
 from gapsweep.db.models import MAX_ID
 from gapsweep.web import actions, context, data, ids
 from gapsweep.web.auth import principal
-from gapsweep.web.components import case_grid, figure_downloads, study_notes
+from gapsweep.web.components import case_grid, figure_downloads, study_motion, study_notes
 from gapsweep.web.figures.trends import TREND_METRICS
+from gapsweep.web.figures.windows import DEFAULT_SETTLED, DEFAULT_WINDOW, WINDOWS, quantities
 from gapsweep.web.views import study_results
 from gapsweep.web.views import study_view as view
 
@@ -62,6 +63,9 @@ def load_detail(study_id: int | None) -> dict[str, Any] | None:
             memo.pop(old, None)
         memo[key] = detail
     return detail
+
+
+study_motion.register_callbacks(load_detail)
 
 
 def not_found(text: str) -> html.Div:
@@ -211,10 +215,10 @@ def trends_tab(detail: dict[str, Any]) -> html.Div:
         dbc.Row([
             dbc.Col(dcc.Dropdown(id=ids.TRENDS_METRIC, value=TREND_METRICS[0], clearable=False,
                                  options=[{"label": metric_label(m), "value": m}
-                                          for m in TREND_METRICS]), md=4),
-            dbc.Col(dbc.RadioItems(id=ids.TRENDS_WINDOW, value="whole", inline=True, options=[
-                {"label": "whole run", "value": "whole"},
-                {"label": "steady (last revolution)", "value": "steady"}]), md=4),
+                                          for m in quantities(TREND_METRICS)]), md=4),
+            dbc.Col(dbc.RadioItems(id=ids.TRENDS_WINDOW, value=DEFAULT_WINDOW, inline=True,
+                                   options=[{"label": label, "value": key}
+                                            for key, label in WINDOWS.items()]), md=5),
             dbc.Col(dbc.Checklist(id=ids.TRENDS_LOG_Y, value=[], switch=True,
                                   options=[{"label": "log y", "value": "log"}]), md=1),
             dbc.Col(dbc.Input(id=ids.TRENDS_LIMIT, type="number", step="any", debounce=True,
@@ -242,7 +246,9 @@ def trends_tab(detail: dict[str, Any]) -> html.Div:
 def metric_picker(cid: str) -> dcc.Dropdown:
     from gapsweep.web.figures.labels import metric_label
 
-    return dcc.Dropdown(id=cid, value="peak_slider_accel", clearable=False,
+    # the settled peak once the registry makes it a headline metric (issue 23)
+    value = DEFAULT_SETTLED if DEFAULT_SETTLED in view.TABLE_METRICS else "peak_slider_accel"
+    return dcc.Dropdown(id=cid, value=value, clearable=False,
                         options=[{"label": metric_label(m), "value": m}
                                  for m in view.TABLE_METRICS], className="my-2")
 
@@ -286,6 +292,7 @@ def layout(study_id: str | None = None, **_query: Any) -> html.Div:
             html.Div(id=ids.SPECTRA_GRAPH),
             figure_downloads.tools(ids.SPECTRA_GRAPH, "spectra"),
         ]), label="Spectra", tab_id=TAB_SPECTRA),
+        dbc.Tab(study_motion.tab(detail), label="Motion", tab_id=study_motion.TAB_MOTION),
         dbc.Tab(html.Div([html.Div(id=ids.CONVERGENCE_CONTENT),
                           figure_downloads.tools(ids.CONVERGENCE_CONTENT, "convergence")]),
                 label="Convergence",
@@ -303,6 +310,7 @@ def layout(study_id: str | None = None, **_query: Any) -> html.Div:
         dcc.Interval(id=ids.STUDY_POLL, interval=POLL_MS, disabled=not keep_polling(detail)),
         header(detail),
         progress_card(detail),
+        html.Div(id=ids.STUDY_START_FLAG),
         dbc.Tabs(tabs, id=ids.STUDY_TABS, active_tab=TAB_CASES),
     ])
 
@@ -463,7 +471,7 @@ def trends(tab, _version, metric, window, log_y, x_axis, group_axis, limit, shap
     limit = float(limit) if isinstance(limit, (int, float)) and not isinstance(limit, bool) \
         and math.isfinite(limit) else None
     return study_results.trends(detail, metric=metric, x_axis=x_axis,
-                                group_axis=group_axis, steady=window == "steady",
+                                group_axis=group_axis, window=window,
                                 log_y="log" in (log_y or []), limit=limit)
 
 

@@ -19,7 +19,9 @@ from ..figures import parallel as parallel_figs
 from ..figures import sensitivity as sensitivity_figs
 from ..figures import spectra as spectra_figs
 from ..figures import trends as trend_figs
+from ..figures import windows
 from ..figures.labels import level_name, metric_label
+from ..figures.windows import DEFAULT_WINDOW
 from . import parameters
 from . import study_view as view
 
@@ -47,11 +49,14 @@ def analysis_of(detail: Mapping[str, Any]) -> dict[str, Any]:
 
 def trends(
     detail: Mapping[str, Any], *, metric: str, x_axis: str, group_axis: str | None,
-    steady: bool, log_y: bool, limit: float | None = None,
+    window: str = DEFAULT_WINDOW, log_y: bool = False, limit: float | None = None,
 ) -> go.Figure:
-    """The design's trends figure (see :mod:`.figures.trends`). ``x_axis``: an axis, or
-    for one-at-a-time :data:`~.study_view.ALL_FACTORS`; ``group_axis``: an axis, None or
-    :data:`~.study_view.NO_GROUP`. An axis the study does not have falls back to the
+    """The design's trends figure (see :mod:`.figures.trends`) of ``metric`` read over
+    ``window`` (:data:`.figures.windows.WINDOWS`, the settled motion by default; the title
+    and the y axis name it, a note says when the study has no such metric; a
+    ``ratio_to_ideal_`` metric is its windowed metric over the case's twin's). ``x_axis``: an
+    axis, or for one-at-a-time :data:`~.study_view.ALL_FACTORS`; ``group_axis``: an axis,
+    None or :data:`~.study_view.NO_GROUP`. An axis the study does not have falls back to the
     design's default (the browser sends the choice). ``limit``: a horizontal reference
     line in the metric's shown unit, with where each line crosses it (grid lines only)."""
     axes = view.axes_of(detail)
@@ -61,14 +66,30 @@ def trends(
         x_axis = defaults["x"]
     if group_axis not in axes or group_axis == x_axis:
         group_axis = None
-    common = {"twin_metrics": view.single_twin_metrics(detail), "steady": steady,
-              "log_y": log_y, "limit": limit}
     cases = detail["cases"]
-    if metric.startswith(metric_registry.RATIO):
+    ratio = metric.startswith(metric_registry.RATIO)
+    key, window_note = windows.study_metric(cases, metric.removeprefix(metric_registry.RATIO),
+                                            window)
+    common = {"twin_metrics": view.single_twin_metrics(detail), "log_y": log_y,
+              "limit": limit}
+    if ratio:
         # each case over its own twin; the ideal joint's ratio is 1 by definition
-        key = trend_figs.metric_key(metric, steady)
+        key = metric_registry.RATIO + key
         cases = view.with_ratio(cases, detail.get("twins"), key)
         common["twin_metrics"] = {key: 1.0}
+    return _noted(_trends(detail, cases, design, axes, key, x_axis, group_axis, common),
+                  window_note)
+
+
+def _noted(fig: go.Figure, text: str | None) -> go.Figure:
+    if text:
+        fig.update_layout(title_text=f"{fig.layout.title.text}<br><sup>{text}</sup>")
+    return fig
+
+
+def _trends(detail: Mapping[str, Any], cases: list[dict[str, Any]], design: str,
+            axes: list[str], metric: str, x_axis: str, group_axis: str | None,
+            common: dict[str, Any]) -> go.Figure:
     if design == "one-at-a-time":
         shown = axes if x_axis == view.ALL_FACTORS else [x_axis]
         return trend_figs.one_at_a_time_figure(
