@@ -84,6 +84,9 @@ class Distribution:
         if math.isfinite(self.low) or math.isfinite(self.high):
             text += (f"; truncated to the allowed range [{self.low:.6g}, {self.high:.6g}] "
                      f"({cut:.2e} of the mass cut off)")
+        else:
+            text += (f"; the allowed range holds nominal ± {SEARCH_SIGMAS:g}σ, so it is not "
+                     "truncated (draws beyond would be)")
         return text
 
 

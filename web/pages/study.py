@@ -20,6 +20,7 @@ from gapsweep.web import (
     ids,
     study_notes,
     study_results,
+    tolerance_views,
 )
 from gapsweep.web import study_view as view
 from gapsweep.web.auth import principal
@@ -70,6 +71,9 @@ def load_detail(study_id: int | None) -> dict[str, Any] | None:
             memo.pop(old, None)
         memo[key] = detail
     return detail
+
+
+tolerance_views.register_callbacks(load_detail)
 
 
 def not_found(text: str) -> html.Div:
@@ -277,6 +281,12 @@ def layout(study_id: str | None = None, **_query: Any) -> html.Div:
                 label="Convergence",
                 tab_id=TAB_CONVERGENCE),
     ]
+    if tolerance_views.is_variation(detail):
+        tabs.insert(1, dbc.Tab(tolerance_views.variation_tab(), label="Variation",
+                               tab_id=tolerance_views.TAB_VARIATION))
+    if tolerance_views.has_numeric_axes(detail):
+        tabs.append(dbc.Tab(tolerance_views.surface_tab(detail), label="Response surface",
+                            tab_id=tolerance_views.TAB_SURFACE))
     if len(axes) > 2:
         tabs.append(dbc.Tab(html.Div([metric_picker(ids.PARALLEL_METRIC),
                                       dcc.Graph(id=ids.PARALLEL_GRAPH),
