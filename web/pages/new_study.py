@@ -33,6 +33,7 @@ from gapsweep.web.study_form import (
     base_overridden,
     design_uses,
     error_cells,
+    fit_limits_text,
     form_to_spec,
     spec_to_form,
 )
@@ -45,7 +46,8 @@ else:  # pragma: no cover - Python 3.10
 dash.register_page(__name__, path="/studies/new", name="New study",
                    title="gapsweep — new study", order=1)
 
-DESIGNS = ("grid", "one-at-a-time", "latin-hypercube", "sobol", "morris", "convergence")
+DESIGNS = ("grid", "one-at-a-time", "latin-hypercube", "sobol", "morris", "convergence",
+           "monte-carlo")
 SERIES = (("preview", "preview (default)"), ("full", "full"), ("none", "none"))
 METRICS = ("peak_slider_accel", "rms_slider_accel", "peak_contact_force", "max_penetration",
            "impacts", "peak_slider_accel_steady")
@@ -214,7 +216,11 @@ def layout(**query: Any) -> html.Div:
                          "nominal, relative_percent, levels; range: start, stop, count "
                          "(optional nominal among its levels, for one-at-a-time). "
                          "Values in the parameter's unit. An axis replaces the parameter's "
-                         "base value."),
+                         "base value. Monte-carlo rows: normal (3σ): nominal with three_sigma "
+                         "or relative_percent (3σ in %), truncated to the parameter's allowed "
+                         "range; uniform: low/high or nominal/half_width; ISO 286 fit (a "
+                         "clearance axis): fit (e.g. H7/g6) and diameter_mm."),
+            html.Div(id=ids.NEW_FIT_LIMITS, className="mt-2 small"),
         ]),
     ], className="mb-3")
     base = dbc.Card([
@@ -361,6 +367,15 @@ def change_model(model, rows):
     fresh = [{**r, "value": typed.get(r["name"], "")}
              for r in parameters.parameter_rows(model)]
     return fresh, axis_dropdowns(model)
+
+
+@callback(
+    Output(ids.NEW_FIT_LIMITS, "children"),
+    Input(ids.NEW_AXES_TABLE, "data"),
+)
+def fit_limits(rows):
+    """A fit row's ISO 286 limits as it is typed (web/study_form.py)."""
+    return [html.Div(text) for text in fit_limits_text(rows)]
 
 
 @callback(
