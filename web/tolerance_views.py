@@ -238,7 +238,9 @@ def whatif_texts(detail: Mapping[str, Any], metric: str, order: int,
         return "", ""
     y = s.predict_at(values)
     flag = " (poor predicted R²: a trend at most)" if s.poor else ""
-    text = f"Prediction: {metric_label(metric)} = {_fmt(y * metric_scale(metric), 6)}{flag}"
+    at = ", ".join(f"{parameter_label(n)} {values[n]:.8g}" for n in s.names)
+    text = (f"Prediction at {at}: {metric_label(metric)} = "
+            f"{_fmt(y * metric_scale(metric), 8)}{flag}")
     j = s.nearest_case(values)
     setting = ", ".join(f"{parameter_label(n)} {_fmt(float(s.x[j, i]), 6)}"
                         for i, n in enumerate(s.names))

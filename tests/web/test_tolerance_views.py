@@ -102,7 +102,8 @@ def test_whatif_text_is_the_surface_prediction(mc_study):
     values = {"clearance_mm": 0.012, "stiffness_scale": 1.1}
     text, nearest = tolerance_views.whatif_texts(detail, "peak_slider_accel", 2, values)
     exact = 1000 * (1 + 100 * 0.012) * 1.1  # the fake metric is this quadratic
-    assert float(re.search(r"= ([0-9.e+-]+)", text).group(1)) == pytest.approx(exact, rel=1e-5)
+    assert "Clearance [mm] 0.012, Stiffness scale [–] 1.1" in text
+    assert float(re.search(r"= ([0-9.e+-]+)$", text).group(1)) == pytest.approx(exact, rel=1e-7)
     assert re.search(r"Nearest run case:\s+case \d+", texts(nearest))
 
 
