@@ -90,9 +90,13 @@ def variation_content(detail: Mapping[str, Any], metric: str,
     shares, r2 = v.variance_shares(data.x, data.y, data.names)
     exceed = None if limit is None else v.exceedance(data.y, limit)
     x, f = v.ecdf(data.y)
-    summary_text = (f"n = {stats['n']} done cases · mean {_fmt(stats['mean'] * scale)} · std "
-                    f"{_fmt(stats['std'] * scale)} · P5 {_fmt(stats['p5'] * scale)} · P50 "
-                    f"{_fmt(stats['p50'] * scale)} · P95 {_fmt(stats['p95'] * scale)} {unit}")
+    failed = sum(c.get("status") == "failed" for c in detail.get("cases", []))
+    left_out = (f" ({failed} failed cases left out: a failure that depends on the factors "
+                "biases what remains; see their reasons on the Cases tab)" if failed else "")
+    summary_text = (f"n = {stats['n']} done cases{left_out} · mean "
+                    f"{_fmt(stats['mean'] * scale)} · std {_fmt(stats['std'] * scale)} · P5 "
+                    f"{_fmt(stats['p5'] * scale)} · P50 {_fmt(stats['p50'] * scale)} · P95 "
+                    f"{_fmt(stats['p95'] * scale)} {unit}")
     if exceed is None:
         exceed_text = "Type a limit to get the probability of exceeding it."
     else:
