@@ -128,3 +128,14 @@ def test_whatif_html_without_a_study():
     s = fit_surface(x, np.array([1.0, 2.0, 5.0, 10.0]), ["friction"], order=2)
     text = whatif_html("t", "peak_slider_accel", s.to_dict(), s.terms)
     assert text.startswith("<!DOCTYPE html>") and "Friction coefficient [–]" in text
+
+
+def test_trends_of_a_variation_study_scatter_its_samples(mc_study):
+    from gapsweep.web import study_results
+
+    module, _, study_id = mc_study
+    detail = module.load_detail(study_id)
+    fig = study_results.trends(detail, metric="peak_slider_accel", x_axis="clearance_mm",
+                               group_axis="stiffness_scale", steady=False, log_y=False)
+    cases = [t for t in fig.data if t.mode and "markers" in t.mode and "lines" not in t.mode]
+    assert sum(len(t.x) for t in cases) == 40  # one point per sample, no line per level
