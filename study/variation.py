@@ -87,7 +87,7 @@ def variance_shares(x: np.ndarray, y: np.ndarray, names: Sequence[str]
     s = x.std(axis=0, ddof=1) if n > 1 else np.zeros(d)
     varied = s > 0
     shares = dict.fromkeys(names, 0.0)
-    if n < 2 or not varied.any():
+    if n < 2 or not varied.any() or np.ptp(y) == 0:  # nothing varies: nothing to share
         return shares, 0.0
     design = np.column_stack([np.ones(n), x[:, varied]])
     coef, *_ = np.linalg.lstsq(design, y, rcond=None)

@@ -68,6 +68,12 @@ def test_a_factor_that_does_not_vary_has_no_share():
     assert shares == {"a": pytest.approx(1.0), "b": 0.0}
 
 
+def test_a_constant_response_has_no_shares():
+    x = np.random.default_rng(4).normal(size=(30, 2))
+    shares, r2 = variance_shares(x, np.full(30, 7.0), ["a", "b"])
+    assert shares == {"a": 0.0, "b": 0.0} and r2 == 0.0
+
+
 def test_histogram_counts_every_sample_once():
     y = np.random.default_rng(0).normal(size=257)
     h = histogram(y)
