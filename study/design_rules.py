@@ -16,6 +16,7 @@ from gapsweep.core.errors import InputError
 
 from .errors import FieldError
 from .schema import SAMPLING_DESIGNS, StudySpec, param_kinds
+from .variation_design import check_design as check_monte_carlo
 
 DEFAULT_MAX_CASES = 100_000
 OAT_NOMINAL = (
@@ -119,8 +120,6 @@ def check_design(spec: StudySpec, *, complete: bool, count: bool) -> list[FieldE
     elif spec.design in SAMPLING_DESIGNS:
         errors = _sampling(spec)
     elif spec.design == "monte-carlo":
-        from .variation_design import check_design as check_monte_carlo
-
         errors = check_monte_carlo(spec)
     else:
         errors = []
