@@ -38,7 +38,14 @@ def _graph(fig: Any, cid: str | None = None) -> dcc.Graph:
 
 
 def _fmt(x: float | None, digits: int = 4) -> str:
-    return "–" if x is None or not math.isfinite(x) else f"{x:.{digits}g}"
+    """``digits`` significant digits, without an exponent between 1e-3 and 1e7 (20190, not
+    2.019e+04)."""
+    if x is None or not math.isfinite(x):
+        return "–"
+    if x == 0 or not 1e-3 <= abs(x) < 1e7:
+        return f"{x:.{digits}g}"
+    decimals = max(0, digits - 1 - math.floor(math.log10(abs(x))))
+    return f"{x:.{decimals}f}"
 
 
 # --- variation ------------------------------------------------------------------------------
@@ -177,9 +184,10 @@ def surface_content(detail: Mapping[str, Any], metric: str, order: int,
     if s.poor:
         parts.append(dbc.Alert(
             f"Predicted R² {_fmt(s.r2_predicted, 3)} is below {POOR_PREDICTED_R2}: the surface "
-            "does not predict the cases it is fitted to when each is left out. The response "
-            "scatters (chaotic regions, c >= 0.08 mm on the reference mechanism, scatter "
-            "late-time metrics): no contour is drawn; read the what-if as a trend at most.",
+            "does not predict the cases it is fitted to when each is left out: the metric "
+            "scatters about any smooth trend in these factors (late-time metrics do in "
+            "chaotic regions, c >= 0.08 mm on the reference mechanism). No contour is drawn; "
+            "read the what-if as a trend at most.",
             color="warning"))
     figs = [dbc.Col(_graph(surface_figs.actual_vs_predicted(
         metric, data.y, s.predict(data.x), data.case_ids, sub)), md=6)]

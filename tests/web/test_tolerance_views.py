@@ -90,7 +90,7 @@ def test_surface_tab_flags_a_poor_fit_and_draws_no_contour(mc_study):
     content = tolerance_views.surface_content(detail, "impacts", 2, "clearance_mm",
                                               "stiffness_scale")
     assert ids.SURFACE_CONTOUR not in component_ids(content)
-    assert "Predicted R²" in texts(content) and "no contour is drawn" in texts(content)
+    assert "Predicted R²" in texts(content) and "No contour is drawn" in texts(content)
     good = tolerance_views.surface_content(detail, "peak_slider_accel", 2, "clearance_mm",
                                            "stiffness_scale")
     assert ids.SURFACE_CONTOUR in component_ids(good)
