@@ -9,7 +9,6 @@ import numpy as np
 from sqlalchemy import select
 from sqlalchemy.orm import Session, aliased
 
-from .certificates import is_certificate
 from .metrics import deviations, iso, result_metrics
 from .models import METRIC_COLUMNS, Case, Result, Series, Study
 from .series_codec import decode_series, series_names
@@ -51,7 +50,7 @@ def case_detail(session: Session, case_id: int) -> dict[str, Any] | None:
         "study_id": case.study_id,
         "study_name": row.name,
         "model": row.model,
-        "kind": "certificate" if is_certificate(case.kind, case.index) else case.kind,
+        "kind": case.kind,
         "index": case.index,
         "params": case.params,
         "status": case.status,
@@ -121,3 +120,11 @@ def export_rows(session: Session, study_id: int) -> tuple[list[str], list[dict[s
         ordered_metrics += list(twin_deviations({}, {}))
     columns = [*params_cols, "status", *ordered_metrics, CASE_ID_COLUMN]
     return columns, [{c: row.get(c) for c in columns} for row in out]
+
+
+def design_case_ids(session: Session, study_id: int) -> list[int]:
+    """The ids of the study's design cases (twins and certificates left out), in design
+    order."""
+    return list(session.scalars(
+        select(Case.id).where(Case.study_id == study_id, Case.kind == "case")
+        .order_by(Case.index)))

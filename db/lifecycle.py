@@ -13,11 +13,12 @@ once cannot both see the other's case still running and leave the study ``runnin
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from typing import Any
 
 from sqlalchemy import and_, delete, exists, func, select, update
 from sqlalchemy.orm import Session
 
-from .models import Case, Result, Series, Study, StudyTag, utcnow
+from .models import CERTIFICATE, Case, Result, Series, Study, StudyTag, utcnow
 
 
 class StudyNotFoundError(LookupError):
@@ -38,11 +39,10 @@ def live_study(session: Session, study_id: int) -> Study:
 
 def _cases_in(study_id: int, *statuses: str):
     """Any of the study's cases or twins in ``statuses``. Its convergence certificates
-    (kind "twin" with a negative index, :mod:`.certificates`) are left out: they run after
-    the study is done and never hold its status back - not even when a retry reopened the
-    study while they were still running."""
+    (:mod:`.certificates`) are left out: they run after the study is done and never hold its
+    status back - not even when a retry reopened the study while they were still running."""
     return exists().where(Case.study_id == study_id, Case.status.in_(statuses),
-                          ~and_(Case.kind == "twin", Case.index < 0))
+                          Case.kind != CERTIFICATE)
 
 
 def refresh_study_status(session: Session, study_id: int, *, now: datetime | None = None) -> str:
@@ -104,11 +104,26 @@ def cancel_study(session: Session, *, study_id: int, now: datetime | None = None
     return n
 
 
+def requeue(session: Session, where: tuple, *, now: datetime, returning: Any = Case.id,
+            **also: Any) -> list[Any]:
+    """The one transition back to the queue: the cases matching ``where`` become ``queued``
+    with no lease and no message sent (``enqueued_at`` None: :func:`.leases.stale_queued`
+    finds them), queued at ``now``; ``also``: more values (a reason, cleared times).
+    Returns ``returning`` of each (their ids by default), to enqueue after the commit."""
+    return list(session.scalars(
+        update(Case)
+        .where(*where)
+        .values(status="queued", lease_holder=None, lease_expires=None, queued_at=now,
+                enqueued_at=None, **also)
+        .returning(returning),
+        execution_options={"synchronize_session": False},
+    ))
+
+
 def _retryable(study_id: int) -> tuple:
     """The failed cases :func:`retry_failed` queues again: design cases and twins, not the
-    certificates (kind "twin" with a negative index, see :mod:`.certificates`)."""
-    return (Case.study_id == study_id, Case.status == "failed",
-            ~and_(Case.kind == "twin", Case.index < 0))
+    certificates (see :mod:`.certificates`)."""
+    return (Case.study_id == study_id, Case.status == "failed", Case.kind != CERTIFICATE)
 
 
 def retryable_count(session: Session, study_id: int) -> int:
@@ -125,24 +140,8 @@ def retry_failed(session: Session, *, study_id: int, now: datetime | None = None
     started); its cancelled cases stay cancelled."""
     now = now or utcnow()
     study = live_study(session, study_id)
-    ids = list(
-        session.scalars(
-            update(Case)
-            .where(*_retryable(study_id))
-            .values(
-                status="queued",
-                reason=None,
-                lease_holder=None,
-                lease_expires=None,
-                queued_at=now,
-                enqueued_at=None,
-                started_at=None,
-                finished_at=None,
-            )
-            .returning(Case.id),
-            execution_options={"synchronize_session": False},
-        )
-    )
+    ids = requeue(session, _retryable(study_id), now=now, reason=None, started_at=None,
+                  finished_at=None)
     if ids:
         status = "running" if study.started is not None else "queued"
         session.execute(

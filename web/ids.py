@@ -108,7 +108,8 @@ STUDY_CASE_GRID_KINDS = "study-case-grid-kinds"
 STUDY_CASE_GRID_REFRESHED = "study-case-grid-refreshed"
 NEW_CLONE_NOTICE = "new-clone-notice"
 
-# figure downloads (web/figure_downloads.py): pattern-matching ids {"type": ..., "graph": id}
+# figure downloads (web/components/figure_downloads.py): pattern-matching ids
+# {"type": ..., "graph": id}
 FIGURE_DOWNLOAD = "figure-download"
 FIGURE_DOWNLOAD_DONE = "figure-download-done"
 FIGURE_DOWNLOAD_NAME = "figure-download-name"
@@ -163,7 +164,7 @@ COMPARE_STUDIES_GRAPH = "compare-studies-graph"
 COMPARE_OPEN_CASE = "compare-open-case"
 CASE_METRICS = "case-metrics"
 
-# study page: variation and response-surface tabs (web/tolerance_views.py)
+# study page: variation and response-surface tabs (web/views/tolerance_views.py)
 VARIATION_METRIC = "variation-metric"
 VARIATION_LIMIT = "variation-limit"
 VARIATION_CONTENT = "variation-content"

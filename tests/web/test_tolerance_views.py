@@ -11,9 +11,10 @@ import pytest
 from archive_fixtures import component_ids, fake_metrics, find, page, texts
 from gapsweep.study.response_surface import fit_surface
 from gapsweep.study.variation import histogram, summary
-from gapsweep.web import ids, tolerance_views
+from gapsweep.web import ids
 from gapsweep.web.figures.variation import contributions_figure, histogram_figure
 from gapsweep.web.figures.whatif_export import whatif_html
+from gapsweep.web.views import tolerance_views
 
 MC = {
     "name": "H7/g6 x stiffness", "model": "slider-crank", "design": "monte-carlo",
@@ -131,7 +132,7 @@ def test_whatif_html_without_a_study():
 
 
 def test_trends_of_a_variation_study_scatter_its_samples(mc_study):
-    from gapsweep.web import study_results
+    from gapsweep.web.views import study_results
 
     module, _, study_id = mc_study
     detail = module.load_detail(study_id)

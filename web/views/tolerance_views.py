@@ -16,12 +16,12 @@ from typing import Any
 import dash_bootstrap_components as dbc
 from dash import ALL, Input, Output, State, callback, callback_context, dcc, html, no_update
 
-from . import ids
-from .figure_downloads import GRAPH_CONFIG
-from .figures import response_surface as surface_figs
-from .figures import variation as variation_figs
-from .figures.labels import metric_label, metric_scale, metric_unit, parameter_label
-from .figures.whatif_export import whatif_html
+from .. import ids
+from ..components.figure_downloads import GRAPH_CONFIG
+from ..figures import response_surface as surface_figs
+from ..figures import variation as variation_figs
+from ..figures.labels import metric_label, metric_scale, metric_unit, parameter_label
+from ..figures.whatif_export import whatif_html
 from .study_view import TABLE_METRICS, axes_of
 
 TAB_VARIATION, TAB_SURFACE = "variation", "surface"

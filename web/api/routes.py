@@ -11,7 +11,7 @@
     GET  /api/audit?limit=                   the audit log, newest first (admin)
     GET  /api/cases/<id>                     the case (params, status, metrics, provenance)
     GET  /api/cases/<id>/series?names=a,b    {"name": [numbers ...]}
-    GET  /api/studies/<id>/variation, /predict   (design.md 4.8: :mod:`.api_tolerances`)
+    GET  /api/studies/<id>/variation, /predict   (design.md 4.8: :mod:`.tolerances`)
 
 Ids are integers; an unknown id, or any unknown path under ``/api``, is a JSON 404. Bodies are
 limited to :data:`MAX_BODY_BYTES` (413). With accounts on, a request without a session or a
@@ -33,8 +33,8 @@ from gapsweep.study.errors import SpecError
 from werkzeug.exceptions import HTTPException
 from werkzeug.routing import IntegerConverter
 
-from . import actions, context
-from .auth import principal
+from .. import actions, context
+from ..auth import principal
 from .kernels import local_workers, workers_ready
 
 MAX_BODY_BYTES = 1 << 20  # a study spec is a few KB; a Sobol spec with many axes stays far below
@@ -53,7 +53,7 @@ class IdConverter(IntegerConverter):
 
 def install_api(server: flask.Flask) -> None:
     """Register the blueprint and the JSON error pages for ``/api/...`` on ``server``."""
-    from .api_tolerances import tolerances_api
+    from .tolerances import tolerances_api
 
     server.url_map.converters["id"] = IdConverter
     server.register_blueprint(api)
@@ -220,7 +220,7 @@ def change_study(study_id: int, verb: str) -> Any:
     change = actions.cancel if verb == "cancel" else actions.retry
     try:
         return jsonify(change(study_id, who=principal()))
-    except actions.StudyNotFoundError:
+    except actions.UnknownIdError:
         return _not_found("study", study_id)
     except actions.ForbiddenError as exc:
         return _error(403, str(exc))

@@ -22,7 +22,7 @@ from gapsweep.study.factors import factor_data, metric_choices
 from gapsweep.study.response_surface import DEFAULT_ORDER, ORDERS, SurfaceError, fit_surface
 from gapsweep.study.variation import variation_report
 
-from . import context
+from .. import context
 
 tolerances_api = Blueprint("tolerances_api", __name__, url_prefix="/api")
 
