@@ -154,6 +154,17 @@ def zone_deviations_um(zone: Zone, diameter_mm: float) -> tuple[int, int]:
     return es - it, es
 
 
+# hole-basis clearance fits of ISO 286-1's preferred list (Figure 14 / Annex), offered first
+PREFERRED_FITS = ("H7/g6", "H7/h6", "H7/f7", "H8/f7", "H8/e8", "H8/h7", "H9/d9", "H9/e9",
+                  "H11/c11", "H11/h11", "H6/g5", "H6/h5")
+
+
+def fit_names() -> list[str]:
+    """Every fit the tables give (H<grade>/<shaft><grade>), the preferred ones first."""
+    every = [f"H{h}/{s}{g}" for h in GRADES for s in SHAFT_ES_UM for g in GRADES]
+    return [*PREFERRED_FITS, *(f for f in every if f not in PREFERRED_FITS)]
+
+
 def fit_limits(fit: str, diameter_mm: float) -> FitLimits:
     """The limits of ``fit`` (``"H7/g6"``) at nominal ``diameter_mm`` [mm]."""
     hole, shaft = parse_fit(fit)

@@ -78,3 +78,14 @@ def test_fit_command_bad_input_exits_2(argv):
                        capture_output=True, text=True)
     assert r.returncode == 2
     assert "fit" in r.stderr or "diameter_mm" in r.stderr
+
+
+def test_every_fit_name_offered_has_limits_at_every_step():
+    from gapsweep.core.iso286 import STEPS_MM, fit_names
+
+    names = fit_names()
+    assert names[0] == "H7/g6" and len(names) == len(set(names)) == 7 * 6 * 7
+    for d in STEPS_MM:
+        for name in names:
+            lo, hi = fit_limits(name, d).clearance_mm
+            assert 0.0 <= lo < hi  # H with c..h: a clearance fit, h the zero line

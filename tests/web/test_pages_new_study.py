@@ -264,6 +264,8 @@ def test_monte_carlo_rows_build_distribution_axes_and_the_fit_shows_its_limits(n
         "clearance_mm": {"fit": "H7/g6", "diameter_mm": 20},
         "stiffness_scale": {"distribution": "normal", "nominal": 1.0, "relative_percent": 30},
         "friction": {"distribution": "uniform", "low": 0, "high": 0.02}}
+    picker = find(module.layout(), ids.NEW_AXES_TABLE).dropdown["fit"]["options"]
+    assert picker[0]["value"] == "H7/g6" and len(picker) == 294
     # the fit's limits as typed (ISO 286-2: H7 0/+21 µm, g6 -7/-20 µm on 18-30 mm)
     shown = texts(module.fit_limits(rows))
     assert ("H7/g6 on 20 mm: hole 20.000–20.021 mm, shaft 19.980–19.993 mm, radial "

@@ -17,6 +17,7 @@ import flask
 from dash import Input, Output, State, callback, dash_table, dcc, html, no_update
 from gapsweep.accounts.roles import Action, may
 from gapsweep.core import metrics as metric_registry
+from gapsweep.core.iso286 import fit_names
 from gapsweep.study.errors import FieldError, SpecError
 from gapsweep.study.upload import MAX_UPLOAD_BYTES, read_upload
 from gapsweep.web import actions, data, ids
@@ -81,6 +82,8 @@ def axis_dropdowns(model: str) -> dict[str, Any]:
         "parameter": {"options": [{"label": parameters.label(n), "value": n} for n in names],
                       "clearable": False},
         "form": {"options": [{"label": f, "value": f} for f in AXIS_FORMS], "clearable": False},
+        # the fit picker of an ISO 286 fit row: type to filter, the limits show below the table
+        "fit": {"options": [{"label": f, "value": f} for f in fit_names()]},
     }
 
 
@@ -177,7 +180,8 @@ def layout(**query: Any) -> html.Div:
             dash_table.DataTable(
                 id=ids.NEW_AXES_TABLE,
                 columns=[{"id": c, "name": c, "editable": True,
-                          **({"presentation": "dropdown"} if c in ("parameter", "form") else {})}
+                          **({"presentation": "dropdown"} if c in ("parameter", "form", "fit")
+                             else {})}
                          for c in AXIS_COLUMNS],
                 data=form["axis_rows"],
                 dropdown=axis_dropdowns(form["model"]),
