@@ -20,8 +20,8 @@ def open_archive(where: str | os.PathLike[str] | None = None, *,
     - ``"http://host:8050"`` or ``https://...``: a ``gapsweep serve`` (``token``: an API
       token, ``gapsweep user token NAME``; default ``GAPSWEEP_TOKEN``);
     - a SQLAlchemy URL (``postgresql+psycopg://...``, ``sqlite:///...``): that database,
-      the embedded broker and workers of the settings' data folder;
-    - a folder: its ``gapsweep.db`` and embedded broker, as ``GAPSWEEP_DATA=folder``.
+      with the environment's broker (``GAPSWEEP_BROKER_URL``, else the data folder's);
+    - a folder: its ``gapsweep.db`` and embedded broker, as ``GAPSWEEP_DATA=folder`` alone.
 
     A local archive acts as the machine's admin (as the command line does)."""
     from gapsweep.settings import get_settings
@@ -38,8 +38,9 @@ def open_archive(where: str | os.PathLike[str] | None = None, *,
     env = dict(os.environ)
     if "://" in text:
         env["GAPSWEEP_DATABASE_URL"] = text
-    else:
+    else:  # the folder's own database and broker, whatever the environment names
         env.pop("GAPSWEEP_DATABASE_URL", None)
+        env.pop("GAPSWEEP_BROKER_URL", None)
         env["GAPSWEEP_DATA"] = str(Path(text).expanduser().resolve())
     return _local(get_settings(env))
 

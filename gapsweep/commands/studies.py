@@ -102,7 +102,9 @@ def archive():
 
 
 def _is_remote(arch: Any) -> bool:
-    return not hasattr(arch, "sessions")
+    from gapsweep.archive.remote import RemoteArchive
+
+    return isinstance(arch, RemoteArchive)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
