@@ -1,7 +1,9 @@
 """A study ``/studies/<study_id>``: live progress (polling the database), cancel and retry,
 and its results in tabs (cases, trends, sensitivity, spectra, convergence, parallel
-coordinates when it has more than two axes). Figures come from ``web/figures``; the data
-from ``gapsweep.db``; the shaping from :mod:`gapsweep.web.views.study_view`."""
+coordinates when it has more than two axes; variation for a monte-carlo study, a response
+surface when it has numeric axes: :mod:`gapsweep.web.views.tolerance_views`). Figures come
+from ``web/figures``; the data from ``gapsweep.db``; the shaping from
+:mod:`gapsweep.web.views.study_view`."""
 
 from __future__ import annotations
 
