@@ -33,12 +33,14 @@ class Axis(BaseModel):
     """One varied parameter, in one of three forms, or a distribution (monte-carlo).
 
     ``values`` (optional ``nominal``, one of them); ``start``/``stop``/``count`` (evenly
-    spaced, both ends included); ``nominal``/``relative_percent``/``levels``
-    (``nominal * (1 ± relative_percent / 100)``, ``levels`` evenly spaced). Values carry the
-    parameter's own unit (``clearance_mm``: mm). The distribution form (design.md 4.8,
-    :mod:`.distributions`): ``distribution = "normal"`` with ``nominal`` and ``three_sigma``
-    or ``relative_percent``; ``"uniform"`` with ``low``/``high`` or ``nominal``/
-    ``half_width``; ``fit``/``diameter_mm`` on a clearance axis.
+    spaced, both ends included; a sampling design reads only ``start``/``stop``, so there
+    the ``count`` may be left out: the ``"bounds"`` form);
+    ``nominal``/``relative_percent``/``levels`` (``nominal * (1 ± relative_percent / 100)``,
+    ``levels`` evenly spaced). Values carry the parameter's own unit (``clearance_mm``: mm).
+    The distribution form (design.md 4.8, :mod:`.distributions`): ``distribution =
+    "normal"`` with ``nominal`` and ``three_sigma`` or ``relative_percent``; ``"uniform"``
+    with ``low``/``high`` or ``nominal``/``half_width``; ``fit``/``diameter_mm`` on a
+    clearance axis.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -70,6 +72,9 @@ class Axis(BaseModel):
             return "values"
         if given == {"start", "stop", "count"}:
             return "range"
+        if given == {"start", "stop"}:
+            # a sampling design draws within the bounds and needs no level count
+            return "bounds"
         if given == {"nominal", "relative_percent", "levels"}:
             return "factor"
         return None
@@ -82,6 +87,8 @@ class Axis(BaseModel):
             return len(self.level_values())
         if self.form == "values":
             return len(self.values or [])
+        if self.form == "bounds":
+            return 2
         return int(self.count if self.form == "range" else self.levels)
 
     def level_values(self) -> list[Any]:
@@ -93,6 +100,8 @@ class Axis(BaseModel):
             return list(self.bounds())
         if self.form == "values":
             return list(self.values or [])
+        if self.form == "bounds":
+            return [self.start, self.stop]
         if self.form == "range":
             grid = np.linspace(self.start, self.stop, self.count)
             return [_tidy(x) for x in grid]
