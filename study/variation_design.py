@@ -32,7 +32,7 @@ from gapsweep.core.parameters import ideal_ignored
 
 from . import distributions
 from .errors import FieldError
-from .schema import DISTRIBUTION_FORMS, Axis, StudySpec, param_kinds, typed
+from .schema import DISTRIBUTION_FORMS, Axis, StudySpec, typed
 
 CLEARANCE_SUFFIX = "clearance_mm"
 
@@ -82,7 +82,7 @@ def monte_carlo(spec: StudySpec) -> tuple[list[dict[str, Any]], np.ndarray]:
     names = list(spec.axes)
     dists = [axis_distribution(spec, n) for n in names]
     matrix = distributions.sample_matrix(dists, spec.samples, spec.seed or 0)
-    kinds = param_kinds(spec.model)
+    kinds = spec.param_kinds()
     fixed = fixed_params(spec)
     cases = [{**fixed, **{n: typed(kinds[n], float(x)) for n, x in zip(names, row, strict=True)}}
              for row in matrix]
@@ -153,7 +153,7 @@ def _check_fit(spec: StudySpec, field: str, name: str, axis: Axis,
         return [FieldError(f"{field}.fit", axis.fit,
                            "a fit only on a clearance axis (a name ending in clearance_mm)")]
     radius = bearing_param(name)
-    if radius not in param_kinds(spec.model):
+    if radius not in spec.param_kinds():
         return [FieldError(f"{field}.fit", axis.fit,
                            f"a model with a bearing radius ({radius}) beside the clearance")]
     if radius in spec.base or radius in spec.axes:
@@ -180,7 +180,7 @@ def check_design(spec: StudySpec) -> list[FieldError]:
     errors = []
     if spec.samples is None:
         errors.append(FieldError("samples", None, "an integer >= 1 (cases) for monte-carlo"))
-    kinds = param_kinds(spec.model)
+    kinds = spec.param_kinds()
     for name, axis in spec.axes.items():
         if axis.form != "distribution":
             errors.append(FieldError(f"axes.{name}", sorted(axis.to_dict()),

@@ -205,3 +205,9 @@ WHATIF_NEAREST = "whatif-nearest"
 WHATIF_EXPORT = "whatif-export"
 WHATIF_DOWNLOAD = "whatif-download"
 NEW_FIT_LIMITS = "new-fit-limits"
+CASE_ANIMATION = "case-mechanism-animation"  # a described mechanism's run, animated
+NEW_MECHANISM = "new-mechanism"  # store: the study's [mechanism] table (model = "mechanism")
+NEW_MECHANISM_LIBRARY = "new-mechanism-library"  # dropdown: shipped and archived mechanisms
+NEW_MECHANISM_DRAWING = "new-mechanism-drawing"  # graph: the mechanism at driver angle 0
+NEW_MECHANISM_CARD = "new-mechanism-card"
+NEW_MECHANISM_VARIABLES = "new-mechanism-variables"  # table: the design variables, editable
