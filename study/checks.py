@@ -14,16 +14,18 @@ from typing import Any
 from gapsweep.core.api import MODELS, get_model
 from gapsweep.core.errors import InputError
 
+from . import variation_design
 from .design_rules import check_design, max_cases
 from .errors import FieldError
 from .mechanism import table_errors as mechanism_errors
-from .schema import SAMPLING_DESIGNS, Axis, StudySpec, typed
+from .schema import DISTRIBUTION_FORMS, SAMPLING_DESIGNS, Axis, StudySpec, typed
 
 # Range and factor levels are monotone, so their ends carry the core's interval checks;
 # beyond this many levels only the first ones and the ends are checked (each check costs
 # ~0.2 ms of validation in the core).
 MAX_CHECKED_LEVELS = 200
-AXIS_FORMS = "values (optional nominal), or start/stop/count, or nominal/relative_percent/levels"
+AXIS_FORMS = ("values (optional nominal), or start/stop/count, or nominal/relative_percent/levels"
+              "; for monte-carlo: " + DISTRIBUTION_FORMS)
 
 
 # each axis form's keys (the ones a person is told to add or remove), in AXIS_FORMS' order
@@ -148,6 +150,10 @@ class _Checker:
                      f"{self.spec.design} study runs each level; only "
                      f"{', '.join(SAMPLING_DESIGNS)} draw within start-stop without a count)")
             return None
+        if axis.form == "distribution":
+            errors = variation_design.check_axis(self.spec, name, axis, base)
+            self.errors += errors
+            return None if errors else axis
         if axis.form == "values":
             return self.check_values(field, name, axis, base)
         if axis.form == "factor" and not (

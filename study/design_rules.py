@@ -16,6 +16,7 @@ from gapsweep.core.errors import InputError
 
 from .errors import FieldError
 from .schema import SAMPLING_DESIGNS, StudySpec
+from .variation_design import check_design as check_monte_carlo
 
 DEFAULT_MAX_CASES = 100_000
 OAT_NOMINAL = (
@@ -47,6 +48,7 @@ CASE_COUNTS: dict[str, Callable[[StudySpec], int]] = {
     "sobol": lambda s: (s.samples or 0) * (2 * len(s.axes) + 2),
     "morris": lambda s: (s.samples or 0) * (len(s.axes) + 1),
     "convergence": lambda s: sum(_n_levels(s)),
+    "monte-carlo": lambda s: s.samples or 0,
 }
 
 
@@ -117,12 +119,14 @@ def check_design(spec: StudySpec, *, complete: bool, count: bool) -> list[FieldE
         errors = _convergence(spec, complete)
     elif spec.design in SAMPLING_DESIGNS:
         errors = _sampling(spec)
+    elif spec.design == "monte-carlo":
+        errors = check_monte_carlo(spec)
     else:
         errors = []
     if count and complete and not errors and spec.axes:
         n, limit = count_cases(spec), max_cases()
         if n > limit:
-            field = "design" if spec.design in SAMPLING_DESIGNS else "axes"
+            field = "design" if spec.design in (*SAMPLING_DESIGNS, "monte-carlo") else "axes"
             errors.append(FieldError(field, n, f"at most {limit} cases (GAPSWEEP_MAX_CASES); "
                                      f"this {spec.design} study has {n}"))
     return errors

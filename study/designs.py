@@ -21,6 +21,7 @@ from .design_rules import count_cases, max_cases
 from .errors import FieldError, SpecError
 from .spec import StudySpec, typed
 from .twins import twin_key, twin_params
+from .variation_design import monte_carlo
 
 
 @dataclass(frozen=True)
@@ -131,6 +132,7 @@ DESIGNS: dict[str, Callable[[StudySpec], Cases]] = {
     "sobol": _sampled(lambda s, b, seed: sobol_matrix(b, s.samples, seed)),
     "morris": _sampled(lambda s, b, seed: morris_matrix(b, s.samples, seed, s.morris_levels)),
     "convergence": _convergence,
+    "monte-carlo": monte_carlo,
 }
 
 

@@ -14,7 +14,8 @@ import numpy as np
 from gapsweep.core.api import get_model
 from pydantic import BaseModel, ConfigDict, Field, FiniteFloat, StringConstraints
 
-DesignName = Literal["grid", "one-at-a-time", "latin-hypercube", "sobol", "morris", "convergence"]
+DesignName = Literal["grid", "one-at-a-time", "latin-hypercube", "sobol", "morris", "convergence",
+                     "monte-carlo"]
 SAMPLING_DESIGNS = ("latin-hypercube", "sobol", "morris")
 Tag = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=40)]
 Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
@@ -29,13 +30,17 @@ def _tidy(x: float) -> float:
 
 
 class Axis(BaseModel):
-    """One varied parameter, in one of three forms.
+    """One varied parameter, in one of three forms, or a distribution (monte-carlo).
 
     ``values`` (optional ``nominal``, one of them); ``start``/``stop``/``count`` (evenly
     spaced, both ends included; a sampling design reads only ``start``/``stop``, so there
     the ``count`` may be left out: the ``"bounds"`` form);
     ``nominal``/``relative_percent``/``levels`` (``nominal * (1 ± relative_percent / 100)``,
     ``levels`` evenly spaced). Values carry the parameter's own unit (``clearance_mm``: mm).
+    The distribution form (design.md 4.8, :mod:`.distributions`): ``distribution =
+    "normal"`` with ``nominal`` and ``three_sigma`` or ``relative_percent``; ``"uniform"``
+    with ``low``/``high`` or ``nominal``/``half_width``; ``fit``/``diameter_mm`` on a
+    clearance axis.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -47,11 +52,22 @@ class Axis(BaseModel):
     count: int | None = Field(None, ge=1)
     relative_percent: FiniteFloat | None = Field(None, ge=0)
     levels: int | None = Field(None, ge=1)
+    distribution: Literal["normal", "uniform", "fit"] | None = None
+    three_sigma: FiniteFloat | None = Field(None, ge=0)
+    low: FiniteFloat | None = None
+    high: FiniteFloat | None = None
+    half_width: FiniteFloat | None = Field(None, ge=0)
+    fit: str | None = Field(None, max_length=20)
+    diameter_mm: FiniteFloat | None = None
 
     @property
     def form(self) -> str | None:
-        """``"values"``, ``"range"``, ``"factor"``, or None if the keys fit no form."""
+        """``"values"``, ``"range"``, ``"factor"``, ``"distribution"``, or None if the keys
+        fit no form."""
         given = {k for k, v in self.__dict__.items() if v is not None}
+        if self.distribution is not None or self.fit is not None:
+            return "distribution" if given - {"distribution"} in DISTRIBUTION_KEYS.get(
+                self.distribution or "fit", ()) else None
         if given in ({"values"}, {"values", "nominal"}):
             return "values"
         if given == {"start", "stop", "count"}:
@@ -65,7 +81,10 @@ class Axis(BaseModel):
 
     @property
     def n_levels(self) -> int:
-        """How many levels the axis has (without building them)."""
+        """How many levels the axis has (without building them); a distribution: the
+        values :meth:`level_values` gives for the checks."""
+        if self.form == "distribution":
+            return len(self.level_values())
         if self.form == "values":
             return len(self.values or [])
         if self.form == "bounds":
@@ -73,7 +92,12 @@ class Axis(BaseModel):
         return int(self.count if self.form == "range" else self.levels)
 
     def level_values(self) -> list[Any]:
-        """The axis's levels in order (no rounding to the parameter's type)."""
+        """The axis's levels in order (no rounding to the parameter's type); a
+        distribution's: the ends of a bounded support, a normal's nominal."""
+        if self.form == "distribution":
+            if self.distribution == "normal":
+                return [_tidy(float(self.nominal))]
+            return list(self.bounds())
         if self.form == "values":
             return list(self.values or [])
         if self.form == "bounds":
@@ -94,7 +118,10 @@ class Axis(BaseModel):
         return None
 
     def bounds(self) -> tuple[float, float]:
-        """Lower and upper bound a sampling design draws within (parameter units)."""
+        """Lower and upper bound a sampling design draws within (parameter units); a normal:
+        nominal ± 3σ (before truncation to the allowed range)."""
+        if self.form == "distribution":
+            return distribution_bounds(self)
         if self.form == "factor":
             n, p = float(self.nominal), self.relative_percent / 100.0
             ends = (_tidy(n * (1.0 - p)), _tidy(n * (1.0 + p)))
@@ -104,6 +131,37 @@ class Axis(BaseModel):
 
     def to_dict(self) -> dict[str, Any]:
         return self.model_dump(mode="json", exclude_none=True)
+
+
+# distribution kind -> the sets of keys (besides ``distribution``) that give it
+DISTRIBUTION_KEYS: dict[str, tuple[set[str], ...]] = {
+    "normal": ({"nominal", "three_sigma"}, {"nominal", "relative_percent"}),
+    "uniform": ({"low", "high"}, {"nominal", "half_width"}),
+    "fit": ({"fit", "diameter_mm"},),
+}
+DISTRIBUTION_FORMS = (
+    'distribution = "normal" with nominal and three_sigma (or relative_percent, 3σ in % of '
+    'nominal); "uniform" with low/high (or nominal/half_width); fit = "H7/g6" with '
+    "diameter_mm (a clearance axis)"
+)
+
+
+def distribution_bounds(axis: Axis) -> tuple[float, float]:
+    """The support of a distribution axis (a normal: nominal ± 3σ), parameter units."""
+    if axis.fit is not None:
+        from gapsweep.core.iso286 import fit_limits
+
+        return fit_limits(axis.fit, axis.diameter_mm).clearance_mm
+    if axis.low is not None:
+        return float(axis.low), float(axis.high)
+    n = float(axis.nominal)
+    if axis.distribution == "uniform":
+        w = float(axis.half_width)
+    elif axis.three_sigma is not None:
+        w = float(axis.three_sigma)
+    else:
+        w = abs(n) * axis.relative_percent / 100.0
+    return _tidy(n - w), _tidy(n + w)
 
 
 class StudySpec(BaseModel):

@@ -183,6 +183,28 @@ COMPARE_STUDIES = "compare-studies"
 COMPARE_STUDIES_GRAPH = "compare-studies-graph"
 COMPARE_OPEN_CASE = "compare-open-case"
 CASE_METRICS = "case-metrics"
+
+# study page: variation and response-surface tabs (web/views/tolerance_views.py)
+VARIATION_METRIC = "variation-metric"
+VARIATION_LIMIT = "variation-limit"
+VARIATION_CONTENT = "variation-content"
+VARIATION_HISTOGRAM = "variation-histogram"
+VARIATION_ECDF = "variation-ecdf"
+VARIATION_SUMMARY = "variation-summary"
+VARIATION_EXCEEDANCE = "variation-exceedance"
+SURFACE_METRIC = "surface-metric"
+SURFACE_ORDER = "surface-order"
+SURFACE_X = "surface-x"
+SURFACE_Y = "surface-y"
+SURFACE_CONTENT = "surface-content"
+SURFACE_CONTOUR = "surface-contour"
+SURFACE_WHATIF = "surface-whatif"
+WHATIF_SLIDER = "whatif-slider"  # pattern-matching: {"type": WHATIF_SLIDER, "factor": name}
+WHATIF_PREDICTION = "whatif-prediction"
+WHATIF_NEAREST = "whatif-nearest"
+WHATIF_EXPORT = "whatif-export"
+WHATIF_DOWNLOAD = "whatif-download"
+NEW_FIT_LIMITS = "new-fit-limits"
 CASE_ANIMATION = "case-mechanism-animation"  # a described mechanism's run, animated
 NEW_MECHANISM = "new-mechanism"  # store: the study's [mechanism] table (model = "mechanism")
 NEW_MECHANISM_LIBRARY = "new-mechanism-library"  # dropdown: shipped and archived mechanisms

@@ -254,6 +254,46 @@ def test_design_fields_show_only_for_their_designs(new_study):
     assert errors == [] and spec["samples"] == 40
 
 
+def test_monte_carlo_rows_build_distribution_axes_and_the_fit_shows_its_limits(new_study):
+    module, _ = new_study
+    vals = values(module.layout(), module)
+    vals = set_value(module, vals, "design", "monte-carlo")
+    vals = set_value(module, vals, "samples", 120)
+    vals = set_value(module, vals, "seed", 4)
+    rows = [axis_row("clearance_mm", "ISO 286 fit", fit="H7/g6", diameter_mm="20"),
+            axis_row("stiffness_scale", "normal (3σ)", nominal=1.0, relative_percent=30),
+            axis_row("friction", "uniform", low="0", high="0.02")]
+    vals = set_value(module, vals, "axis_rows", rows)
+    summary, errors, disabled, *_ = module.validate(*vals)
+    assert errors is None and disabled is False
+    assert texts(summary).startswith("120 cases + 1 ideal twin")
+    spec, _, _ = module.check_form(module.form_kwargs(vals))
+    assert spec["axes"] == {
+        "clearance_mm": {"fit": "H7/g6", "diameter_mm": 20},
+        "stiffness_scale": {"distribution": "normal", "nominal": 1.0, "relative_percent": 30},
+        "friction": {"distribution": "uniform", "low": 0, "high": 0.02}}
+    picker = find(module.layout(), ids.NEW_AXES_TABLE).dropdown["fit"]["options"]
+    assert picker[0]["value"] == "H7/g6" and len(picker) == 294
+    # the fit's limits as typed (ISO 286-2: H7 0/+21 µm, g6 -7/-20 µm on 18-30 mm)
+    shown = texts(module.fit_limits(rows))
+    assert ("H7/g6 on 20 mm: hole 20.000–20.021 mm, shaft 19.980–19.993 mm, radial "
+            "clearance 0.0035–0.0205 mm (bearing radius 10 mm)") in shown
+    assert "not allowed" in texts(module.fit_limits(
+        [axis_row("clearance_mm", "ISO 286 fit", fit="H7/z6", diameter_mm=20)]))
+    # and the form reads the spec back into the same rows
+    back = module.spec_to_form(spec, [])["axis_rows"]
+    assert [r["form"] for r in back] == ["ISO 286 fit", "normal (3σ)", "uniform"]
+
+
+def test_a_distribution_row_in_a_grid_is_refused(new_study):
+    module, _ = new_study
+    vals = values(module.layout(), module)
+    vals = set_value(module, vals, "axis_rows", [
+        axis_row("stiffness_scale", "normal (3σ)", nominal=1.0, three_sigma=0.3)])
+    _, errors, disabled, *_ = module.validate(*vals)
+    assert disabled is True and "monte-carlo" in texts(errors)
+
+
 def test_the_help_texts_follow_the_design(new_study):
     """The design's help, the axes card's header and what Samples means in cases change with
     the design picked (the form once said "grid: every combination" whatever was chosen)."""

@@ -31,7 +31,8 @@ def test_layout_of_a_study_and_of_an_unknown_id(study):
             ids.TRENDS_METRIC, ids.TRENDS_WINDOW, ids.TRENDS_LOG_Y, ids.STUDY_POLL} <= found
     assert ids.PARALLEL_GRAPH not in found  # only with more than two axes
     tabs = [t.tab_id for t in find(layout, ids.STUDY_TABS).children]
-    assert tabs == ["cases", "trends", "sensitivity", "spectra", "motion", "convergence"]
+    assert tabs == ["cases", "trends", "sensitivity", "spectra", "motion", "convergence",
+                    "surface"]
     grid = find(layout, ids.STUDY_CASE_GRID)
     assert grid.rowModelType == "infinite"  # rows come from the server, a block at a time
     names = [c["headerName"] for c in grid.columnDefs]

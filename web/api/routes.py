@@ -12,6 +12,7 @@
     GET  /api/audit?limit=                   the audit log, newest first (admin)
     GET  /api/cases/<id>                     the case (params, status, metrics, provenance)
     GET  /api/cases/<id>/series?names=a,b    {"name": [numbers ...]}
+    GET  /api/studies/<id>/variation, /predict   (design.md 4.8: :mod:`.tolerances`)
 
 Ids are integers; an unknown id, or any unknown path under ``/api``, is a JSON 404. Bodies are
 limited to :data:`MAX_BODY_BYTES` (413). With accounts on, a request without a session or a
@@ -53,8 +54,11 @@ class IdConverter(IntegerConverter):
 
 def install_api(server: flask.Flask) -> None:
     """Register the blueprint and the JSON error pages for ``/api/...`` on ``server``."""
+    from .tolerances import tolerances_api
+
     server.url_map.converters["id"] = IdConverter
     server.register_blueprint(api)
+    server.register_blueprint(tolerances_api)
 
 
 @api.before_request

@@ -41,7 +41,7 @@ from .style import BASELINE_COLOR, SEQUENTIAL, TEMPLATE, color, new_figure, titl
 TREND_METRICS = metric_registry.trend_metrics()  # the metric registry's
 BASELINE_NAME = "ideal joint"
 NOMINAL_NAME = "nominal case"
-SAMPLING_DESIGNS = ("latin-hypercube", "sobol", "morris")
+SAMPLING_DESIGNS = ("latin-hypercube", "sobol", "morris", "monte-carlo")  # scattered samples
 DASHES = ("solid", "dot", "dashdot", "longdash")  # further axes of a grid, by combination
 
 

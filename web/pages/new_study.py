@@ -27,6 +27,7 @@ from dash import (
 )
 from gapsweep.accounts.roles import Action, may
 from gapsweep.core import metrics as metric_registry
+from gapsweep.core.iso286 import fit_names
 from gapsweep.study.errors import FieldError, SpecError
 from gapsweep.study.upload import MAX_UPLOAD_BYTES, read_upload
 from gapsweep.web import actions, data, ids
@@ -45,6 +46,7 @@ from gapsweep.web.views.study_form import (
     design_help,
     design_uses,
     error_cells,
+    fit_limits_text,
     form_to_spec,
     spec_to_form,
 )
@@ -52,7 +54,8 @@ from gapsweep.web.views.study_form import (
 dash.register_page(__name__, path="/studies/new", name="New study",
                    title="gapsweep — new study", order=1)
 
-DESIGNS = ("grid", "one-at-a-time", "latin-hypercube", "sobol", "morris", "convergence")
+DESIGNS = ("grid", "one-at-a-time", "latin-hypercube", "sobol", "morris", "convergence",
+           "monte-carlo")
 SERIES = (("preview", "preview (default)"), ("full", "full"), ("none", "none"))
 
 # The active and selected cells in the form's tables: a quiet blue (Dash's default is red,
@@ -108,6 +111,8 @@ def axis_dropdowns(model: str, mechanism: dict | None = None) -> dict[str, Any]:
     return {
         "parameter": {"options": options, "clearable": False},
         "form": {"options": [{"label": f, "value": f} for f in AXIS_FORMS], "clearable": False},
+        # the fit picker of an ISO 286 fit row: type to filter, the limits show below the table
+        "fit": {"options": [{"label": f, "value": f} for f in fit_names()]},
     }
 
 
@@ -272,7 +277,8 @@ def layout(**query: Any) -> html.Div:
             dash_table.DataTable(
                 id=ids.NEW_AXES_TABLE,
                 columns=[{"id": c, "name": c, "editable": True,
-                          **({"presentation": "dropdown"} if c in ("parameter", "form") else {})}
+                          **({"presentation": "dropdown"} if c in ("parameter", "form", "fit")
+                             else {})}
                          for c in AXIS_COLUMNS],
                 data=form["axis_rows"],
                 dropdown=axis_dropdowns(form["model"], form["mechanism"]),
@@ -296,7 +302,11 @@ def layout(**query: Any) -> html.Div:
                          "nominal, relative_percent, levels; range: start, stop, count "
                          "(optional nominal among its levels, for one-at-a-time). "
                          "Values in the parameter's unit. An axis replaces the parameter's "
-                         "base value."),
+                         "base value. Monte-carlo rows: normal (3σ): nominal with three_sigma "
+                         "or relative_percent (3σ in %), truncated to the parameter's allowed "
+                         "range; uniform: low/high or nominal/half_width; ISO 286 fit (a "
+                         "clearance axis): fit (e.g. H7/g6) and diameter_mm."),
+            html.Div(id=ids.NEW_FIT_LIMITS, className="mt-2 small"),
         ]),
     ], className="mb-3")
     base = dbc.Card([
@@ -541,6 +551,15 @@ def change_model(model, rows, mechanism=None):
     fresh = [{**r, "value": typed.get(r["name"], "")}
              for r in parameters.parameter_rows(model)]
     return fresh, axis_dropdowns(model, mechanism)
+
+
+@callback(
+    Output(ids.NEW_FIT_LIMITS, "children"),
+    Input(ids.NEW_AXES_TABLE, "data"),
+)
+def fit_limits(rows):
+    """A fit row's ISO 286 limits as it is typed (web/views/study_form.py)."""
+    return [html.Div(text) for text in fit_limits_text(rows)]
 
 
 @callback(

@@ -1,7 +1,9 @@
 """A study ``/studies/<study_id>``: live progress (polling the database), cancel and retry,
 and its results in tabs (cases, trends, sensitivity, spectra, convergence, parallel
-coordinates when it has more than two axes). Figures come from ``web/figures``; the data
-from ``gapsweep.db``; the shaping from :mod:`gapsweep.web.views.study_view`."""
+coordinates when it has more than two axes; variation for a monte-carlo study, a response
+surface when it has numeric axes: :mod:`gapsweep.web.views.tolerance_views`). Figures come
+from ``web/figures``; the data from ``gapsweep.db``; the shaping from
+:mod:`gapsweep.web.views.study_view`."""
 
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ from gapsweep.web.auth import principal
 from gapsweep.web.components import case_grid, figure_downloads, study_motion, study_notes
 from gapsweep.web.figures.trends import TREND_METRICS
 from gapsweep.web.figures.windows import DEFAULT_SETTLED, DEFAULT_WINDOW, WINDOWS, quantities
-from gapsweep.web.views import study_results
+from gapsweep.web.views import study_results, tolerance_views
 from gapsweep.web.views import study_view as view
 
 dash.register_page(__name__, path_template="/studies/<study_id>", name="Study",
@@ -66,6 +68,7 @@ def load_detail(study_id: int | None) -> dict[str, Any] | None:
 
 
 study_motion.register_callbacks(load_detail)
+tolerance_views.register_callbacks(load_detail)
 
 
 def not_found(text: str) -> html.Div:
@@ -298,6 +301,12 @@ def layout(study_id: str | None = None, **_query: Any) -> html.Div:
                 label="Convergence",
                 tab_id=TAB_CONVERGENCE),
     ]
+    if tolerance_views.is_variation(detail):
+        tabs.insert(1, dbc.Tab(tolerance_views.variation_tab(), label="Variation",
+                               tab_id=tolerance_views.TAB_VARIATION))
+    if tolerance_views.has_numeric_axes(detail):
+        tabs.append(dbc.Tab(tolerance_views.surface_tab(detail), label="Response surface",
+                            tab_id=tolerance_views.TAB_SURFACE))
     if len(axes) > 2:
         tabs.append(dbc.Tab(html.Div([metric_picker(ids.PARALLEL_METRIC),
                                       dcc.Graph(id=ids.PARALLEL_GRAPH),

@@ -19,7 +19,11 @@ from gapsweep.study.errors import FieldError
 FORM_VALUES = "values"
 FORM_FACTOR = "nominal ± %"
 FORM_RANGE = "range"
-AXIS_FORMS = (FORM_VALUES, FORM_FACTOR, FORM_RANGE)
+# the distribution rows of a monte-carlo study (design.md 4.8)
+FORM_NORMAL = "normal (3σ)"
+FORM_UNIFORM = "uniform"
+FORM_FIT = "ISO 286 fit"
+AXIS_FORMS = (FORM_VALUES, FORM_FACTOR, FORM_RANGE, FORM_NORMAL, FORM_UNIFORM, FORM_FIT)
 AXIS_COLUMNS = (
     "parameter",
     "form",
@@ -30,17 +34,29 @@ AXIS_COLUMNS = (
     "start",
     "stop",
     "count",
+    "three_sigma",
+    "low",
+    "high",
+    "half_width",
+    "fit",
+    "diameter_mm",
 )
 FORM_KEYS = {
     FORM_VALUES: ("values", "nominal"),
     FORM_FACTOR: ("nominal", "relative_percent", "levels"),
     FORM_RANGE: ("start", "stop", "count", "nominal"),
+    FORM_NORMAL: ("nominal", "three_sigma", "relative_percent"),
+    FORM_UNIFORM: ("low", "high", "nominal", "half_width"),
+    FORM_FIT: ("fit", "diameter_mm"),
 }
+# a distribution row's ``distribution`` key (a fit row is known by its ``fit``)
+FORM_DISTRIBUTION = {FORM_NORMAL: "normal", FORM_UNIFORM: "uniform"}
+TEXT_CELLS = ("fit",)  # kept as typed: "H7/g6" is not a number
 # The top-level fields only some designs read (design.md 4.5): the form shows, and sends,
 # each only for those.
 DESIGN_FIELDS = {
-    "samples": ("latin-hypercube", "sobol", "morris"),
-    "seed": ("latin-hypercube", "sobol", "morris"),
+    "samples": ("latin-hypercube", "sobol", "morris", "monte-carlo"),
+    "seed": ("latin-hypercube", "sobol", "morris", "monte-carlo"),
     "morris_levels": ("morris",),
     "metric": ("convergence",),
 }
@@ -66,12 +82,16 @@ DESIGN_HELP = {
     "convergence": ("one refinement axis (rtol, stiffness_scale, elements, dt ...) and the "
                     "metric judged: the observed order and a verdict",
                     "Axis (the one refinement, coarse to fine)"),
+    "monte-carlo": ("a variation study: Samples cases, each axis drawn from its distribution "
+                    "(normal with 3σ, uniform, or an ISO 286 fit on a clearance axis), seeded",
+                    "Axes (each a distribution: normal (3σ), uniform or ISO 286 fit)"),
 }
 # what "Samples" means in cases, per sampling design (D: the number of axes)
 SAMPLES_HELP = {
     "latin-hypercube": "the number of cases (one per sample)",
     "sobol": "the base count N: the study runs N × (2 × axes + 2) cases",
     "morris": "the number of trajectories N: the study runs N × (axes + 1) cases",
+    "monte-carlo": "the number of cases (one per draw)",
 }
 
 
@@ -146,7 +166,13 @@ def axis_rows(axes: Mapping[str, Mapping[str, Any]]) -> list[dict[str, Any]]:
         row: dict[str, Any] = {c: "" for c in AXIS_COLUMNS}
         row["parameter"] = name
         keys = set(axis)
-        if "values" in keys:
+        if "fit" in keys:
+            row["form"] = FORM_FIT
+        elif axis.get("distribution") == "normal":
+            row["form"] = FORM_NORMAL
+        elif axis.get("distribution") == "uniform":
+            row["form"] = FORM_UNIFORM
+        elif "values" in keys:
             row["form"] = FORM_VALUES
         elif keys & {"start", "stop", "count"}:
             row["form"] = FORM_RANGE
@@ -201,8 +227,12 @@ def axes_from_rows(
             value = row.get(key)
             if key == "values":
                 axis["values"] = cell_list(value)
+            elif key in TEXT_CELLS and not blank(value):
+                axis[key] = str(value).strip()
             elif not blank(value):
                 axis[key] = cell(value)
+        if form in FORM_DISTRIBUTION:
+            axis["distribution"] = FORM_DISTRIBUTION[form]
         if form == FORM_RANGE and "nominal" in axis:
             axis = _range_with_nominal(axis)
         axes[name] = axis
@@ -227,6 +257,29 @@ def _range_with_nominal(axis: dict[str, Any]) -> dict[str, Any]:
 # a range with a nominal becomes a list: one-at-a-time levels are few, and a typed count of
 # 10**9 must not build a list (the spec check refuses the range form's count instead)
 MAX_RANGE_WITH_NOMINAL = 1000
+
+
+def fit_limits_text(rows: Sequence[Mapping[str, Any]] | None) -> list[str]:
+    """Per fit row with a fit and a diameter typed, the ISO 286 limits as the form shows them
+    (hole, shaft, radial clearance, bearing radius), or why the fit is not one."""
+    from gapsweep.core.errors import InputError
+    from gapsweep.core.iso286 import fit_limits
+
+    out = []
+    for row in _rows(rows):
+        if row.get("form") != FORM_FIT or blank(row.get("fit")) or blank(row.get("diameter_mm")):
+            continue
+        name = str(row.get("parameter") or "").strip() or "?"
+        try:
+            lim = fit_limits(str(row["fit"]).strip(), cell(row["diameter_mm"]))
+        except (InputError, TypeError, ValueError) as exc:
+            out.append(f"{name}: {exc}")
+            continue
+        (h0, h1), (s0, s1), (c0, c1) = lim.hole_mm, lim.shaft_mm, lim.clearance_mm
+        out.append(f"{name}: {lim.fit} on {lim.diameter_mm:g} mm: hole {h0:.3f}–{h1:.3f} mm, "
+                   f"shaft {s0:.3f}–{s1:.3f} mm, radial clearance {c0:.4f}–{c1:.4f} mm "
+                   f"(bearing radius {lim.diameter_mm / 2:g} mm)")
+    return out
 
 
 def base_overridden(

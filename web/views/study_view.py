@@ -73,7 +73,7 @@ def trend_choices(detail: Mapping[str, Any]) -> dict[str, Any]:
                 "group_shown": False}
     x = "clearance_mm" if "clearance_mm" in axes else (axes[0] if axes else None)
     group = next((a for a in axes if a != x), NO_GROUP)
-    sampled = design in ("latin-hypercube", "sobol", "morris")
+    sampled = design in ("latin-hypercube", "sobol", "morris", "monte-carlo")
     return {"x_options": options, "x": x, "group_options": [*options, none], "group": group,
             "group_label": "colour by" if sampled else "one line per",
             "group_shown": True}
