@@ -31,6 +31,7 @@ from .lifecycle import (
 )
 from .metrics import case_entry, iso, plain
 from .models import CASE_STATUSES, Case, Result, Study, StudyTag, utcnow
+from .search import best_entry
 
 __all__ = [
     "StudyNotFoundError",
@@ -277,6 +278,13 @@ def study_progress_report(session: Session, study_id: int) -> dict[str, Any] | N
     }
 
 
+def search_entries(search: dict[str, Any] | None, cases: list[dict[str, Any]]) -> dict:
+    """An adaptive study's ``"search"`` summary and ``"best"`` case (design.md 4.9)."""
+    if search is None:
+        return {}
+    return {"search": search, "best": best_entry(search, cases)}
+
+
 def study_detail(session: Session, study_id: int) -> dict[str, Any] | None:
     """The study as ``gapsweep show --json`` prints it (design.md 4.3, 4.5), None when there
     is no such (live) study: ``{"id","name","model","status","description","tags",
@@ -334,4 +342,5 @@ def study_detail(session: Session, study_id: int) -> dict[str, Any] | None:
         "cases": cases,
         "twins": twins,
         "certificates": certificates,
+        **search_entries(study.search, cases),
     }

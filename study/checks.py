@@ -22,7 +22,8 @@ from .schema import SAMPLING_DESIGNS, Axis, StudySpec, param_kinds, typed
 # beyond this many levels only the first ones and the ends are checked (each check costs
 # ~0.2 ms of validation in the core).
 MAX_CHECKED_LEVELS = 200
-AXIS_FORMS = "values (optional nominal), or start/stop/count, or nominal/relative_percent/levels"
+AXIS_FORMS = ("values (optional nominal), or start/stop/count, or nominal/relative_percent/levels"
+              " (or start/stop: the search box of optimize and calibrate)")
 
 
 class _Checker:
@@ -145,7 +146,7 @@ class _Checker:
 
     def level_error(self, field, name, axis, level, err, base) -> None:
         why = self.why(name, err, base)
-        if axis.form == "range":
+        if axis.form in ("range", "bounds"):
             if level in (axis.start, axis.stop):
                 key = "start" if level == axis.start else "stop"
                 self.add(f"{field}.{key}", getattr(axis, key), why)

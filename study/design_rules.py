@@ -16,6 +16,8 @@ from gapsweep.core.errors import InputError
 
 from .errors import FieldError
 from .schema import SAMPLING_DESIGNS, StudySpec, param_kinds
+from .search_rules import adaptive_errors, not_adaptive_errors
+from .search_schema import ADAPTIVE_DESIGNS
 
 DEFAULT_MAX_CASES = 100_000
 OAT_NOMINAL = (
@@ -47,6 +49,8 @@ CASE_COUNTS: dict[str, Callable[[StudySpec], int]] = {
     "sobol": lambda s: (s.samples or 0) * (2 * len(s.axes) + 2),
     "morris": lambda s: (s.samples or 0) * (len(s.axes) + 1),
     "convergence": lambda s: sum(_n_levels(s)),
+    "optimize": lambda s: s.budget or 0,  # at most: the search may stop short of it
+    "calibrate": lambda s: s.budget or 0,
 }
 
 
@@ -117,8 +121,12 @@ def check_design(spec: StudySpec, *, complete: bool, count: bool) -> list[FieldE
         errors = _convergence(spec, complete)
     elif spec.design in SAMPLING_DESIGNS:
         errors = _sampling(spec)
+    elif spec.design in ADAPTIVE_DESIGNS:
+        errors = adaptive_errors(spec)
     else:
         errors = []
+    if spec.design not in ADAPTIVE_DESIGNS:
+        errors += not_adaptive_errors(spec)
     if count and complete and not errors and spec.axes:
         n, limit = count_cases(spec), max_cases()
         if n > limit:

@@ -12,9 +12,12 @@ from typing import Annotated, Any, Literal
 
 import numpy as np
 from gapsweep.core.api import get_model
-from pydantic import BaseModel, ConfigDict, Field, FiniteFloat, StringConstraints
+from pydantic import BaseModel, ConfigDict, Field, FiniteFloat, StringConstraints, model_validator
 
-DesignName = Literal["grid", "one-at-a-time", "latin-hypercube", "sobol", "morris", "convergence"]
+from .search_schema import MeasurementRef, Objective
+
+DesignName = Literal["grid", "one-at-a-time", "latin-hypercube", "sobol", "morris", "convergence",
+                     "optimize", "calibrate"]
 SAMPLING_DESIGNS = ("latin-hypercube", "sobol", "morris")
 Tag = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=40)]
 Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
@@ -57,6 +60,8 @@ class Axis(BaseModel):
             return "range"
         if given == {"nominal", "relative_percent", "levels"}:
             return "factor"
+        if given == {"start", "stop"}:
+            return "bounds"  # an adaptive study's search box (design.md 4.9)
         return None
 
     @property
@@ -64,12 +69,16 @@ class Axis(BaseModel):
         """How many levels the axis has (without building them)."""
         if self.form == "values":
             return len(self.values or [])
+        if self.form == "bounds":
+            return 2
         return int(self.count if self.form == "range" else self.levels)
 
     def level_values(self) -> list[Any]:
         """The axis's levels in order (no rounding to the parameter's type)."""
         if self.form == "values":
             return list(self.values or [])
+        if self.form == "bounds":
+            return [_tidy(self.start), _tidy(self.stop)]
         if self.form == "range":
             grid = np.linspace(self.start, self.stop, self.count)
             return [_tidy(x) for x in grid]
@@ -119,6 +128,22 @@ class StudySpec(BaseModel):
     metric: str | None = Field(None, min_length=1, max_length=100)
     base: dict[str, Any] = Field(default_factory=dict)
     axes: dict[str, Axis] = Field(default_factory=dict)
+    # adaptive designs (design.md 4.9, :mod:`.search_schema`)
+    objective: Objective | None = None
+    budget: int | None = Field(None, ge=10, le=100_000)
+    measurement: MeasurementRef | None = None
+    fit_series: str | None = Field(None, min_length=1, max_length=100)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _fitted_series(cls, data: Any) -> Any:
+        """In a calibration, ``series`` names the measured series to fit (design.md 4.9),
+        not a storage policy: it moves to ``fit_series``."""
+        if (isinstance(data, dict) and data.get("design") == "calibrate"
+                and data.get("series") not in (None, "preview", "full", "none")):
+            data = {**data, "fit_series": data["series"]}
+            data.pop("series")
+        return data
 
     def levels(self, name: str) -> list[Any]:
         """The levels of axis ``name``, typed as the parameter is (integers rounded)."""

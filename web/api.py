@@ -53,6 +53,8 @@ class IdConverter(IntegerConverter):
 def install_api(server: flask.Flask) -> None:
     """Register the blueprint and the JSON error pages for ``/api/...`` on ``server``."""
     server.url_map.converters["id"] = IdConverter
+    from . import measurements_api  # noqa: F401 - its routes join this blueprint
+
     server.register_blueprint(api)
 
 

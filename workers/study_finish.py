@@ -11,6 +11,7 @@ import logging
 from gapsweep.db import studies
 from gapsweep.study.analysis import analyse
 from gapsweep.study.designs import plan_study
+from gapsweep.study.search_schema import ADAPTIVE_DESIGNS
 from gapsweep.study.spec import parse_spec
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -24,6 +25,8 @@ def finish_study(sessions: sessionmaker[Session], study_id: int) -> None:
     if detail is None:
         return
     spec = parse_spec(detail["spec"])
+    if spec.design in ADAPTIVE_DESIGNS:  # its result is its search (studies.search)
+        return
     plan = plan_study(spec)
     # cases come back in the plan's order, so the i-th metrics belong to plan.cases[i]
     metrics = [c["metrics"] if c["status"] == "done" else None for c in detail["cases"]]
