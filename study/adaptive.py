@@ -9,7 +9,7 @@ Costs, per case:
 
 - ``optimize``: the objective's metric ``m``: ``m`` (goal min), ``-m`` (max), or
   ``|m - value| / |value|`` (target; ``|m - value|`` for a target of 0);
-- ``calibrate``: the metrics :mod:`gapsweep.core.calibration` adds to each case (the
+- ``calibrate``: the metrics :mod:`.calibration_cost` adds to each case (the
   worker computes them against the study's measurement), one per stage.
 
 A case the solver failed (a deterministic verdict) costs ``inf``: an infeasible point the
@@ -151,7 +151,7 @@ def _stage_state(stage: Stage, result: StageResult, offset: int) -> dict[str, An
 def _finish_state(state: dict[str, Any], spec: StudySpec, cases, finished: bool) -> dict:
     last = next((s for s in reversed(state["stages"]) if s["best_index"] is not None), None)
     if spec.design == "calibrate" and last is not None:
-        from gapsweep.core.calibration import FINAL_METRIC
+        from gapsweep.study.calibration_cost import FINAL_METRIC
 
         from .calibration import best_case_index
 

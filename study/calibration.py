@@ -1,7 +1,7 @@
 """A calibration study's stages (design.md 4.9): the staged search of
-:mod:`gapsweep.core.calibration` as :class:`~.search.Stage` planners for :mod:`.adaptive`.
+:mod:`.calibration_cost` as :class:`~.search.Stage` planners for :mod:`.adaptive`.
 
-Stage k searches :data:`gapsweep.core.calibration.STAGES` [k]'s cost in a box of
+Stage k searches :data:`gapsweep.study.calibration_cost.STAGES` [k]'s cost in a box of
 ``box_fraction`` of the study's box per axis, centred on the best case of stage k-1 (by
 that stage's cost, clipped to the study's box) and seeded with it; its budget is its
 ``budget_fraction`` of the study's. Everything a stage needs is in the stored cases of the
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gapsweep.core.calibration import FINAL_METRIC, STAGES, CostStage
+from gapsweep.study.calibration_cost import FINAL_METRIC, STAGES, CostStage
 
 from .schema import StudySpec
 from .search import Stage, StageResult
@@ -67,12 +67,12 @@ def target_record(spec: StudySpec, stored: dict[str, Any] | None = None):
 
 
 def case_calibration_metrics(spec: StudySpec, record: Any, result: Any) -> dict[str, float]:
-    """The calibration metrics (:func:`gapsweep.core.calibration.calibration_metrics`) of
+    """The calibration metrics (:func:`.calibration_cost.calibration_metrics`) of
     a solved case against ``record``, on the series the study fits."""
     import numpy as np
     from gapsweep.core.api import get_model
-    from gapsweep.core.calibration import calibration_metrics
-    from gapsweep.core.signal_match import crank_deg_to_time
+    from gapsweep.study.calibration_cost import calibration_metrics
+    from gapsweep.study.signal_match import crank_deg_to_time
 
     from .search_rules import DEFAULT_FIT_SERIES
 

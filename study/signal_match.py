@@ -16,8 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-
-from .errors import InputError
+from gapsweep.core.errors import InputError
 
 
 def crank_deg_to_time(crank_deg: np.ndarray, speed_rpm: float) -> np.ndarray:
