@@ -162,3 +162,13 @@ COMPARE_STUDIES = "compare-studies"
 COMPARE_STUDIES_GRAPH = "compare-studies-graph"
 COMPARE_OPEN_CASE = "compare-open-case"
 CASE_METRICS = "case-metrics"
+
+# an adaptive study's tab (web/search_view.py)
+SEARCH_CONTENT = "search-content"
+SEARCH_SUMMARY = "search-summary"
+SEARCH_BEST = "search-best"
+SEARCH_HISTORY = "search-history"
+SEARCH_TRACES = "search-traces"
+SEARCH_OVERLAY = "search-overlay"
+SEARCH_SPECTRUM = "search-spectrum"
+SEARCH_PROFILES = "search-profiles"

@@ -33,6 +33,7 @@ case_grid.register_callbacks()
 POLL_MS = 1500
 TAB_CASES, TAB_TRENDS, TAB_SENSITIVITY = "cases", "trends", "sensitivity"
 TAB_SPECTRA, TAB_CONVERGENCE, TAB_PARALLEL = "spectra", "convergence", "parallel"
+TAB_SEARCH = "search"  # optimize / calibrate (web/search_view.py)
 
 
 def parse_id(value: Any) -> int | None:
@@ -282,6 +283,10 @@ def layout(study_id: str | None = None, **_query: Any) -> html.Div:
                                       dcc.Graph(id=ids.PARALLEL_GRAPH),
                                       figure_downloads.tools(ids.PARALLEL_GRAPH, "parallel")]),
                             label="Parallel coordinates", tab_id=TAB_PARALLEL))
+    adaptive = (detail.get("spec") or {}).get("design") in ("optimize", "calibrate")
+    if adaptive:
+        tabs.insert(0, dbc.Tab(html.Div(id=ids.SEARCH_CONTENT), label="Search",
+                               tab_id=TAB_SEARCH))
     return html.Div([
         dcc.Store(id=ids.STUDY_ID_STORE, data=sid),
         # the table in the layout is current: the first poll need not send it again
@@ -289,7 +294,7 @@ def layout(study_id: str | None = None, **_query: Any) -> html.Div:
         dcc.Interval(id=ids.STUDY_POLL, interval=POLL_MS, disabled=not keep_polling(detail)),
         header(detail),
         progress_card(detail),
-        dbc.Tabs(tabs, id=ids.STUDY_TABS, active_tab=TAB_CASES),
+        dbc.Tabs(tabs, id=ids.STUDY_TABS, active_tab=TAB_SEARCH if adaptive else TAB_CASES),
     ])
 
 
@@ -488,6 +493,18 @@ def spectra(tab, _version, signal, kind, log_x, study_id):
 )
 def convergence(tab, _version, study_id):
     return _when_open(tab, TAB_CONVERGENCE, study_id, study_results.convergence)
+
+
+@callback(
+    Output(ids.SEARCH_CONTENT, "children"),
+    Input(ids.STUDY_TABS, "active_tab"),
+    Input(ids.STUDY_VERSION, "data"),
+    State(ids.STUDY_ID_STORE, "data"),
+)
+def search(tab, _version, study_id):
+    from gapsweep.web.search_view import search_content
+
+    return _when_open(tab, TAB_SEARCH, study_id, search_content)
 
 
 @callback(
