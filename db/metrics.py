@@ -13,14 +13,9 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
+from gapsweep.study.twins import deviations as _study_deviations
+
 from .models import INT_METRICS, METRIC_COLUMNS, Case, Result
-
-try:  # the study layer's definition, when present (one source of truth)
-    from gapsweep.study.twins import deviations as _study_deviations
-except ImportError:  # pragma: no cover - only before study/twins.py exists
-    _study_deviations = None
-
-_DEVIATIONS = ("peak_slider_accel", "rms_slider_accel", "peak_driving_torque")
 
 
 def plain(value: Any) -> Any:
@@ -64,15 +59,9 @@ def result_metrics(result: Result | None) -> dict[str, Any]:
 
 
 def deviations(metrics: Mapping[str, Any], twin_metrics: Mapping[str, Any]) -> dict[str, Any]:
-    """``deviation_*`` of a case from its twin (relative: m / m_twin - 1)."""
-    if _study_deviations is not None:
-        return dict(_study_deviations(metrics, twin_metrics))
-    out: dict[str, Any] = {}
-    for name in _DEVIATIONS:
-        m, t = metrics.get(name), twin_metrics.get(name)
-        ok = isinstance(m, (int, float)) and isinstance(t, (int, float)) and t != 0
-        out["deviation_" + name] = m / t - 1.0 if ok else None
-    return out
+    """``deviation_*`` of a case from its twin (relative: m / m_twin - 1), the study layer's
+    (:func:`gapsweep.study.twins.deviations`)."""
+    return dict(_study_deviations(metrics, twin_metrics))
 
 
 def iso(moment: datetime | None) -> str | None:

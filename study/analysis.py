@@ -15,20 +15,14 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
+from gapsweep.core import metrics as metric_registry
 from gapsweep.core.convergence import refinement_study
 from gapsweep.core.errors import InputError
 
 from .designs import StudyPlan, problem
 from .spec import StudySpec
 
-HEADLINE_METRICS = (
-    "peak_slider_accel",
-    "rms_slider_accel",
-    "peak_contact_force",
-    "max_penetration",
-    "impacts",
-    "peak_slider_accel_steady",
-)
+HEADLINE_METRICS = metric_registry.headline()
 # Not a property of the case: the same case takes a different time on another run.
 NOT_ANALYSED = frozenset({"wall_time_s"})
 CONVERGENCE_TOLERANCE = 0.01  # relative change of the last refinement (1 %)

@@ -13,6 +13,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from gapsweep.core import metrics as registry
 from gapsweep.core.parameters import ideal_ignored
 
 # Parameters an ideal-joint run of some model does not read: the registry's entries that say
@@ -20,12 +21,9 @@ from gapsweep.core.parameters import ideal_ignored
 # drops only that model's.
 IDEAL_IGNORES = ideal_ignored()
 
-# metric -> deviation metric (relative to the twin: m / m_twin - 1)
-DEVIATIONS = {
-    "peak_slider_accel": "deviation_peak_slider_accel",
-    "rms_slider_accel": "deviation_rms_slider_accel",
-    "peak_driving_torque": "deviation_peak_driving_torque",
-}
+# metric -> deviation metric (relative to the twin: m / m_twin - 1): the metric registry's
+# entries that have one
+DEVIATIONS = {m: registry.deviation_name(m) for m in registry.with_deviation()}
 
 
 def twin_params(params: Mapping[str, Any], model: str | None = None) -> dict[str, Any]:

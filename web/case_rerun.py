@@ -18,6 +18,7 @@ from typing import Any
 
 import dash_bootstrap_components as dbc
 from dash import Input, Output, State, callback, dcc, html, no_update
+from gapsweep.core import metrics as metric_registry
 
 from . import actions, context, ids
 from .auth import principal
@@ -26,11 +27,9 @@ from .figures.labels import metric_label
 #: the solver settings the form offers (each checked by the spec and the core as usual)
 SETTINGS = ("rtol", "integrator", "n_output", "event_location")
 POLL_MS = 1000
-#: metrics compared (the headline ones, their steady twins, torque, wall time)
-COMPARED = ("peak_slider_accel", "rms_slider_accel", "peak_contact_force", "max_penetration",
-            "impacts", "peak_slider_accel_steady", "rms_slider_accel_steady",
-            "peak_contact_force_steady", "max_penetration_steady", "impacts_steady",
-            "peak_driving_torque", "wall_time_s")
+#: metrics compared: those every case stores in a column (the headline ones, their steady
+#: twins, torque, wall time; the metric registry's)
+COMPARED = tuple(m.name for m in metric_registry.columns())
 
 
 def choices() -> dict[str, tuple[str, ...]]:

@@ -7,12 +7,13 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from typing import Any
 
+from gapsweep.core import metrics as metric_registry
+
 from .figures.labels import parameter_label
 
 FINISHED = ("done", "cancelled")
 CASE_STATUSES = ("queued", "running", "done", "failed", "cancelled")
-TABLE_METRICS = ("peak_slider_accel", "rms_slider_accel", "peak_contact_force",
-                 "max_penetration", "impacts", "peak_slider_accel_steady")
+TABLE_METRICS = metric_registry.headline()  # the case table's metric columns
 
 
 def axes_of(detail: Mapping[str, Any]) -> list[str]:

@@ -8,15 +8,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
-# metric -> unit shown in a table header
-UNITS = {
-    "peak_slider_accel": "m/s^2",
-    "rms_slider_accel": "m/s^2",
-    "peak_slider_accel_steady": "m/s^2",
-    "peak_contact_force": "N",
-    "max_penetration": "m",
-    "impacts": "",
-}
+from gapsweep.core import metrics as registry
 
 
 def json_ready(value: Any) -> Any:
@@ -84,21 +76,30 @@ def _cell(value: Any) -> str:
     return str(value)
 
 
+def metric_header(name: str) -> str:
+    """A table's header of metric ``name`` with the unit its values are shown in, as the
+    pages label it (the core's metric registry): ``max_penetration [µm]``, ``impacts [count]``;
+    a ratio without a unit."""
+    unit = registry.display_unit(name)
+    return name if unit == registry.DIMENSIONLESS else f"{name} [{unit}]"
+
+
 def study_table(detail: dict[str, Any], metrics: Sequence[str], *, with_attempts=False) -> None:
-    """One row per case: parameters that vary, status, the headline metrics (units in the
-    header); a failed case shows its reason under the table."""
+    """One row per case: parameters that vary, status, the headline metrics in the units the
+    header names (:func:`metric_header`; ``--json`` stays SI); a failed case shows its reason
+    under the table."""
     cases = detail.get("cases", [])
     names: list[str] = []
     for case in cases:
         names += [k for k in case["params"] if k not in names]
     varying = [n for n in names if len({repr(c["params"].get(n)) for c in cases}) > 1] or names
     header = ["id", *varying, "status"] + (["attempts"] if with_attempts else [])
-    header += [f"{m} [{UNITS[m]}]" if UNITS.get(m) else m for m in metrics]
+    header += [metric_header(m) for m in metrics]
     rows = []
     for case in cases:
         row = [case["id"], *(case["params"].get(n) for n in varying), case["status"]]
         row += [case.get("attempts")] if with_attempts else []
-        row += [(case.get("metrics") or {}).get(m) for m in metrics]
+        row += [registry.lookup(m).display((case.get("metrics") or {}).get(m)) for m in metrics]
         rows.append([_cell(v) for v in row])
     widths = [max(len(h), *(len(r[k]) for r in rows)) if rows else len(h)
               for k, h in enumerate(header)]

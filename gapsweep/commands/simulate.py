@@ -17,6 +17,7 @@ import sys
 import time
 from typing import TYPE_CHECKING, Any
 
+from gapsweep.core import metrics
 from gapsweep.core.errors import InputError
 from gapsweep.core.parameters import describe, ideal_ignored
 
@@ -28,28 +29,6 @@ if TYPE_CHECKING:
 # The solver (numpy, numba), the study layer (scipy) are imported by the commands that run,
 # not here: `gapsweep --help` and the archive commands import this module too (issue 16).
 
-# units shown next to metrics in the human-readable output: the first pattern found in the
-# metric's name wins (relative figures first, so "energy_drift" is not read as metres)
-UNITS = (
-    ("penetration_error", "m"),  # the onset error is a length, unlike the other errors
-    ("error", ""),
-    ("fraction", ""),
-    ("_ratio", ""),  # not "ratio": max_penetration would match it
-    ("energy_drift", ""),
-    ("_hz", "Hz"),
-    ("accel", "m/s^2"),
-    ("force", "N"),
-    ("torque", "N m"),
-    ("penetration", "m"),
-    ("deflection", "m"),
-    ("shortening", "m"),
-    ("drift", "m"),
-    ("energy", "J"),
-    ("wall_time_s", "s"),
-    ("dt", "s"),
-)
-
-
 # the measured cold compile (README, "Cold compile"): `gapsweep warmup` uses two processes, a
 # first `simulate` compiles in its own
 COMPILE_TIME = "1 min"
@@ -57,10 +36,8 @@ COMPILE_TIME_ONE_PROCESS = "1.5 min"
 
 
 def headline() -> tuple[str, ...]:
-    """The sweep table's columns: the headline metrics (design.md 4.5), the study layer's."""
-    from gapsweep.study.analysis import HEADLINE_METRICS
-
-    return tuple(HEADLINE_METRICS)
+    """The sweep table's columns: the headline metrics (design.md 4.5, the metric registry)."""
+    return metrics.headline()
 
 
 # the parameters an ideal-joint run ignores (the core's registry; the study's twins use it too)
@@ -98,7 +75,10 @@ def sweep_values(text: str) -> tuple[str, list[str]]:
 
 
 def _format_value(key: str, value: Any) -> str:
-    unit = next((u for pattern, u in UNITS if pattern in key), "")
+    """A metric's value in the unit the pages show it in (the metric registry's; ``--json``
+    stays SI): ``15.3 µm``, ``12`` for a count."""
+    entry = metrics.lookup(key)
+    value, unit = entry.display(value), entry.unit_shown
     text = f"{value:.6g}" if isinstance(value, float) else str(value)
     return f"{text} {unit}".rstrip()
 
@@ -182,7 +162,9 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
 
 def _unit(key: str) -> str:
-    return next((u for pattern, u in UNITS if pattern in key), "")
+    """The unit metric ``key`` is shown in, "" for a ratio (as :func:`.output.metric_header`)."""
+    unit = metrics.display_unit(key)
+    return "" if unit == metrics.DIMENSIONLESS else unit
 
 
 def _cell(value: Any) -> str:
@@ -224,12 +206,12 @@ def _print_sweep(
 ) -> None:
     """One row per case (its swept parameters, status, the headline metrics), then a summary:
     the case with the largest peak and the ideal joint's peak for reference."""
-    metrics = headline()
-    head = ["case", *names, "status", *metrics]
-    units = ["", *("" for _ in names), "", *(f"[{_unit(k)}]" if _unit(k) else "" for k in metrics)]
+    shown = headline()
+    head = ["case", *names, "status", *shown]
+    units = ["", *("" for _ in names), "", *(f"[{_unit(k)}]" if _unit(k) else "" for k in shown)]
     rows = [
         [str(i + 1), *(_param(r.params.get(n)) for n in names), r.status,
-         *(_cell(r.metrics.get(k)) for k in metrics)]
+         *(_cell(metrics.lookup(k).display(r.metrics.get(k))) for k in shown)]
         for i, r in enumerate(results)
     ]  # fmt: skip
     widths = [max(len(row[j]) for row in [head, units, *rows]) for j in range(len(head))]
@@ -246,7 +228,8 @@ def _print_sweep(
     i, top = max(ok, key=lambda item: item[1].metrics["peak_slider_accel"])
     peak = top.metrics["peak_slider_accel"]
     where = ", ".join(f"{n}={_param(top.params.get(n))}" for n in names)
-    line = f"largest peak_slider_accel: {_cell(peak)} m/s^2 in case {i + 1} ({where})"
+    accel = _unit("peak_slider_accel")
+    line = f"largest peak_slider_accel: {_cell(peak)} {accel} in case {i + 1} ({where})"
     if ideal:
         reference = ideal.get(_ideal_key(cases[i]))
         if reference:
@@ -255,7 +238,7 @@ def _print_sweep(
     if ideal:
         for key, value in ideal.items():
             at = ", ".join(f"{k}={v}" for k, v in key if k in names)
-            text = "failed" if value is None else f"{_cell(value)} m/s^2"
+            text = "failed" if value is None else f"{_cell(value)} {accel}"
             print(f"ideal joint peak_slider_accel: {text}" + (f" ({at})" if at else ""))
 
 

@@ -27,6 +27,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from gapsweep import remote
+from gapsweep.core import metrics as metric_registry
 from gapsweep.settings import Settings, get_settings
 
 from .actor import cli_actor
@@ -41,14 +42,7 @@ from .exit_codes import (
 )
 from .output import print_errors, print_json, progress_printer, study_table
 
-HEADLINE = (
-    "peak_slider_accel",
-    "rms_slider_accel",
-    "peak_contact_force",
-    "max_penetration",
-    "impacts",
-    "peak_slider_accel_steady",
-)
+HEADLINE = metric_registry.headline()  # the table's columns (the metric registry's)
 
 
 def _sessions(settings: Settings):

@@ -116,13 +116,15 @@ def test_params_lists_every_field_its_default_unit_kind_and_range(capsys, model)
 
 
 def test_human_output_names_each_metrics_unit():
-    shown = {k: command._format_value(k, 1.5) for k in (
-        "onset_penetration_error", "max_free_flight_penetration", "max_penetration_steady",
-        "energy_balance_error", "peak_kinetic_energy", "peak_slider_accel", "impacts")}
+    # penetrations in µm as the pages show them (1.5e-5 m = 15 µm); counts and ratios bare
+    values = {"onset_penetration_error": 1.5e-5, "max_free_flight_penetration": 1.5e-5,
+              "max_penetration_steady": 1.5e-5, "energy_balance_error": 1.5,
+              "peak_kinetic_energy": 1.5, "peak_slider_accel": 1.5, "impacts": 3}
+    shown = {k: command._format_value(k, v) for k, v in values.items()}
     assert shown == {
-        "onset_penetration_error": "1.5 m", "max_free_flight_penetration": "1.5 m",
-        "max_penetration_steady": "1.5 m", "energy_balance_error": "1.5",
-        "peak_kinetic_energy": "1.5 J", "peak_slider_accel": "1.5 m/s^2", "impacts": "1.5"}
+        "onset_penetration_error": "15 µm", "max_free_flight_penetration": "15 µm",
+        "max_penetration_steady": "15 µm", "energy_balance_error": "1.5",
+        "peak_kinetic_energy": "1.5 J", "peak_slider_accel": "1.5 m/s²", "impacts": "3"}
 
 
 def test_params_of_an_unknown_model_exits_2(capsys):
@@ -183,7 +185,8 @@ def test_the_sweep_prints_one_row_per_case_and_a_summary():
     head, units, rows, summary = _table(out.stdout)
     metrics = [*command.headline()]
     assert head == ["case", "clearance_mm", "stiffness_scale", "status", *metrics]
-    assert units == ["[m/s^2]", "[m/s^2]", "[N]", "[m]", "[m/s^2]"]
+    # the units the pages label these metrics with: max_penetration in µm (the JSON stays SI)
+    assert units == ["[m/s²]", "[m/s²]", "[N]", "[µm]", "[count]", "[m/s²]"]
     assert [(r[1], r[2], r[3]) for r in rows] == [
         (c, s, "ok") for c in ("0.02", "0.1") for s in ("0.7", "1", "1.3")
     ]
@@ -191,13 +194,14 @@ def test_the_sweep_prints_one_row_per_case_and_a_summary():
     data = json.loads(gapsweep("simulate", *grid, *base, "--json").stdout)
     for row, case in zip(rows, data, strict=True):
         for key, cell in zip(metrics, row[4:], strict=True):
-            assert float(cell) == pytest.approx(case[key], rel=1e-4), key
+            shown = case[key] * (1e6 if key == "max_penetration" else 1.0)
+            assert float(cell) == pytest.approx(shown, rel=1e-4), key
     top = max(range(len(data)), key=lambda i: data[i]["peak_slider_accel"])
     assert summary[0] == "6 of 6 cases ok"
-    largest = f"largest peak_slider_accel: {rows[top][4]} m/s^2 in case {top + 1}"
+    largest = f"largest peak_slider_accel: {rows[top][4]} m/s² in case {top + 1}"
     assert summary[1].startswith(largest)
     assert f"clearance_mm={rows[top][1]}, stiffness_scale={rows[top][2]}" in summary[1]
-    ideal = float(re.search(r"ideal joint peak_slider_accel: (\S+) m/s\^2", summary[2])[1])
+    ideal = float(re.search(r"ideal joint peak_slider_accel: (\S+) m/s²", summary[2])[1])
     assert ideal == pytest.approx(IDEAL_PEAK, rel=1e-4)
     ratio = float(re.search(r", (\S+) x the ideal joint's peak", summary[1])[1])
     assert ratio == pytest.approx(data[top]["peak_slider_accel"] / IDEAL_PEAK, rel=6e-3)  # 3 digits
@@ -217,7 +221,7 @@ def test_a_sweep_over_speed_gives_an_ideal_reference_per_speed_and_fails_with_1(
     assert summary[0].startswith("case 1 failed: penetration exceeded its bound")
     assert summary[2] == "2 of 4 cases ok"
     assert summary[3].startswith("largest peak_slider_accel:") and "in case 4" in summary[3]
-    found = re.finditer(r": (\S+) m/s\^2 \(speed_rpm=(\d+)\)", out.stdout)
+    found = re.finditer(r": (\S+) m/s² \(speed_rpm=(\d+)\)", out.stdout)
     ideal = {m[2]: float(m[1]) for m in found}
     w3 = 3000 * 2 * math.pi / 60
     assert ideal["3000"] == pytest.approx(w3 * w3 * (R + R * R / L), rel=1e-4)
@@ -231,8 +235,8 @@ def test_single_case_output_is_the_block_and_json_unchanged():
     lines = out.stdout.splitlines()
     assert lines[0] == "model: slider-crank   status: ok"
     assert lines[1] == "parameters: clearance_mm=0.1, t_end=0.003"
-    assert re.fullmatch(r"  peak_slider_accel +\S+ m/s\^2", lines[2])
-    assert any(re.fullmatch(r"  max_penetration +\S+ m", ln) for ln in lines)
+    assert re.fullmatch(r"  peak_slider_accel +\S+ m/s²", lines[2])
+    assert any(re.fullmatch(r"  max_penetration +\S+ µm", ln) for ln in lines)
 
 
 def test_cantilever_output():

@@ -39,7 +39,7 @@ def test_clearance_json_has_the_contract_keys():
 def test_human_readable_default_output():
     out = gapsweep("simulate", "--set", "clearance_mm=0.1", "--set", "t_end=0.006")
     assert out.returncode == 0, out.stderr
-    assert "peak_slider_accel" in out.stdout and "m/s^2" in out.stdout
+    assert "peak_slider_accel" in out.stdout and "m/s²" in out.stdout
     assert "clearance_mm=0.1" in out.stdout
 
 

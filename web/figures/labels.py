@@ -5,7 +5,9 @@ Convention: a quantity is shown in the SI unit the solver stores it in (m, s, N,
 m/s², Hz), with one exception: penetration *metrics* (``max_penetration``, the onset error,
 the free-flight penetration) are micrometres of a clearance of tens of µm, so they are shown
 in µm - :func:`metric_scale` is the factor from the stored SI value, and every figure and
-table that shows a metric's value multiplies by it (:func:`metric_display`). Series
+table that shows a metric's value multiplies by it (:func:`metric_display`). A metric's title,
+unit and factor are the core's metric registry's (:mod:`gapsweep.core.metrics`), which the
+CLI's tables read too, so the terminal and the pages show the same units. Series
 (penetration, eccentricity, the clearance circle of the case views) stay in metres, whose
 tick labels carry SI prefixes (``20µ`` on a ``[m]`` axis is 20 µm, see :mod:`.style`).
 A study parameter is shown in the unit its name carries (``clearance_mm`` in mm,
@@ -15,13 +17,12 @@ dimensionless quantities say ``[–]``, counts ``[count]``.
 
 from __future__ import annotations
 
-import functools
 import math
 from typing import Any
 
+from gapsweep.core import metrics
 from gapsweep.core import parameters as registry
-
-DIMENSIONLESS = "–"
+from gapsweep.core.metrics import DIMENSIONLESS
 
 # series name -> (title, unit)
 SERIES = {
@@ -46,53 +47,10 @@ SERIES = {
     "constraint_drift": ("Constraint drift", "m"),
 }
 
-COUNT = "count"
-MICROMETRE = "µm"
-
-# metric name (without "_steady" / "deviation_") -> (title, unit shown); every metric a model
-# reports is listed (tests/web/test_labels.py), so none falls back to [–] by omission
-METRICS = {
-    # rigid and flexible slider-crank (design.md 4.1)
-    "peak_slider_accel": ("Peak slider acceleration", "m/s²"),
-    "rms_slider_accel": ("RMS slider acceleration", "m/s²"),
-    "peak_contact_force": ("Peak contact force", "N"),
-    "max_penetration": ("Max penetration", MICROMETRE),
-    "impacts": ("Impacts", COUNT),
-    "peak_driving_torque": ("Peak driving torque", "N m"),
-    "contact_time_fraction": ("Contact time fraction", DIMENSIONLESS),
-    "peak_kinetic_energy": ("Peak kinetic energy", "J"),
-    "onset_penetration_error": ("Onset penetration error", MICROMETRE),
-    "max_free_flight_penetration": ("Max free-flight penetration", MICROMETRE),
-    "max_rod_deflection": ("Max rod deflection", "m"),
-    # spectra of the last revolution
-    "dominant_frequency_accel_hz": ("Dominant frequency of slider acceleration", "Hz"),
-    "high_frequency_ratio_accel": ("High-frequency ratio of slider acceleration", DIMENSIONLESS),
-    "dominant_frequency_force_hz": ("Dominant frequency of contact force", "Hz"),
-    "high_frequency_ratio_force": ("High-frequency ratio of contact force", DIMENSIONLESS),
-    # the cantilever (seed 001)
-    "tip_deflection_static": ("Static tip deflection", "m"),
-    "tip_deflection_mean": ("Mean tip deflection", "m"),
-    "tip_deflection_max": ("Max tip deflection", "m"),
-    "tip_shortening_static": ("Static tip shortening", "m"),
-    "first_frequency_hz": ("First natural frequency", "Hz"),
-    "first_frequency_linear_hz": ("First natural frequency, linearised", "Hz"),
-    "energy_drift": ("Energy drift", DIMENSIONLESS),
-    # the solver's own figures
-    "wall_time_s": ("Wall time", "s"),
-    "max_constraint_drift": ("Max constraint drift", "m"),
-    "energy_balance_error": ("Energy balance error", DIMENSIONLESS),
-    "rhs_evaluations": ("RHS evaluations", COUNT),
-    "accepted_steps": ("Accepted steps", COUNT),
-    "rejected_steps": ("Rejected steps", COUNT),
-    "peak_refinements": ("Peak refinements", COUNT),
-    "steps": ("Time steps", COUNT),
-    "static_iterations": ("Static Newton iterations", COUNT),
-    "dt": ("Time step", "s"),
-    "stable_dt": ("Stable time step", "s"),
-}
-
-# shown unit -> factor from the stored SI value (metres)
-DISPLAY_SCALE = {MICROMETRE: 1e6}
+# metric name -> (title, unit shown): the core's metric registry, which also resolves the
+# "_steady", "deviation_" and per-joint names (tests/web/test_labels.py: every metric a model
+# reports is registered, so none falls back to [–] by omission)
+METRICS = {m.name: (m.label, str(m.display_unit)) for m in metrics.REGISTRY.values()}
 
 # parameters that scale a nominal value: legend "stiffness ×0.7"
 SCALE_SUFFIX = "_scale"
@@ -115,17 +73,13 @@ def series_label(name: str) -> str:
 
 
 def metric_parts(name: str) -> tuple[str, str]:
-    """(title, unit) of a metric, with the ``_steady`` and ``deviation_`` variants.
+    """(title, unit shown) of a metric, with the ``_steady``, ``deviation_`` and per-joint
+    variants (the core's metric registry).
 
     ``deviation_*`` metrics are relative to the ideal twin (m / m_twin - 1), so dimensionless.
     """
-    if name.startswith("deviation_"):
-        title, _ = metric_parts(name.removeprefix("deviation_"))
-        return f"Deviation of {phrase(title)} from the ideal joint", DIMENSIONLESS
-    if name.endswith("_steady"):
-        title, u = metric_parts(name.removesuffix("_steady"))
-        return f"{title} (last revolution)", u
-    return METRICS.get(name, (name.replace("_", " ").capitalize(), DIMENSIONLESS))
+    entry = metrics.lookup(name)
+    return entry.label, str(entry.display_unit)
 
 
 def metric_unit(name: str) -> str:
@@ -138,20 +92,16 @@ def metric_label(name: str) -> str:
     return with_unit(*metric_parts(name))
 
 
-@functools.cache  # a table of 1,000 cases asks it for every cell
 def metric_scale(name: str) -> float:
     """Factor from the stored (SI) value of metric ``name`` to the unit it is shown in
     (1e6 for the penetrations shown in µm, else 1)."""
-    return DISPLAY_SCALE.get(metric_unit(name), 1.0)
+    return metrics.scale(name)
 
 
 def metric_display(name: str, value: Any) -> Any:
     """A stored value of metric ``name`` in the unit its label names; anything not a number
     (None, a bool, text) is returned as it is, an int only when the scale is 1."""
-    scale = metric_scale(name)
-    if scale == 1.0 or isinstance(value, bool) or not isinstance(value, (int, float)):
-        return value
-    return float(value) * scale
+    return metrics.lookup(name).display(value)
 
 
 def parameter_parts(name: str) -> tuple[str, str]:

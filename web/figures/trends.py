@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 import plotly.graph_objects as go
+from gapsweep.core import metrics as metric_registry
 from plotly.subplots import make_subplots
 
 from .cases import metric_value, skipped_note
@@ -36,13 +37,7 @@ from .labels import (
 from .style import BASELINE_COLOR, SEQUENTIAL, TEMPLATE, color, new_figure, title_text
 
 # The metrics the trends tab offers (each also as "<name>_steady", the last crank revolution).
-TREND_METRICS = (
-    "peak_slider_accel",
-    "rms_slider_accel",
-    "peak_contact_force",
-    "max_penetration",
-    "peak_driving_torque",
-)
+TREND_METRICS = metric_registry.trend_metrics()  # the metric registry's
 BASELINE_NAME = "ideal joint"
 NOMINAL_NAME = "nominal case"
 SAMPLING_DESIGNS = ("latin-hypercube", "sobol", "morris")

@@ -19,6 +19,7 @@ import dash_bootstrap_components as dbc
 import flask
 from dash import Input, Output, State, callback, dash_table, dcc, html, no_update
 from gapsweep.accounts.roles import Action, may
+from gapsweep.core import metrics as metric_registry
 from gapsweep.study.errors import FieldError, SpecError
 from gapsweep.web import actions, context, ids, parameters
 from gapsweep.web.auth import principal
@@ -47,8 +48,6 @@ dash.register_page(__name__, path="/studies/new", name="New study",
 
 DESIGNS = ("grid", "one-at-a-time", "latin-hypercube", "sobol", "morris", "convergence")
 SERIES = (("preview", "preview (default)"), ("full", "full"), ("none", "none"))
-METRICS = ("peak_slider_accel", "rms_slider_accel", "peak_contact_force", "max_penetration",
-           "impacts", "peak_slider_accel_steady")
 MAX_UPLOAD_BYTES = 256 * 1024  # a study file is a few KB
 
 # the form's fields, in form_to_spec's keyword names
@@ -77,11 +76,8 @@ def form_kwargs(values: tuple[Any, ...]) -> dict[str, Any]:
 
 
 def metric_options() -> list[str]:
-    try:
-        from gapsweep.study.analysis import HEADLINE_METRICS
-    except ImportError:
-        return list(METRICS)
-    return list(HEADLINE_METRICS)
+    """The metrics a sensitivity design can rank by: the headline ones (metric registry)."""
+    return list(metric_registry.headline())
 
 
 def axis_dropdowns(model: str) -> dict[str, Any]:
