@@ -9,7 +9,6 @@ import numpy as np
 from sqlalchemy import select
 from sqlalchemy.orm import Session, aliased
 
-from .certificates import is_certificate
 from .metrics import deviations, iso, result_metrics
 from .models import METRIC_COLUMNS, Case, Result, Series, Study
 from .series_codec import decode_series, series_names
@@ -51,7 +50,7 @@ def case_detail(session: Session, case_id: int) -> dict[str, Any] | None:
         "study_id": case.study_id,
         "study_name": row.name,
         "model": row.model,
-        "kind": "certificate" if is_certificate(case.kind, case.index) else case.kind,
+        "kind": case.kind,
         "index": case.index,
         "params": case.params,
         "status": case.status,

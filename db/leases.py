@@ -43,7 +43,7 @@ class ClaimedCase:
     id: int
     study_id: int
     model: str
-    kind: str  # "case" | "twin"
+    kind: str  # "case" | "twin" | "certificate"
     index: int
     params: dict[str, Any]
     attempts: int  # claims so far, this one included

@@ -17,7 +17,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import and_, delete, exists, func, select, update
 from sqlalchemy.orm import Session
 
-from .models import Case, Measurement, Result, Series, Study, StudyTag, utcnow
+from .models import CERTIFICATE, Case, Measurement, Result, Series, Study, StudyTag, utcnow
 
 
 class StudyNotFoundError(LookupError):
@@ -38,11 +38,10 @@ def live_study(session: Session, study_id: int) -> Study:
 
 def _cases_in(study_id: int, *statuses: str):
     """Any of the study's cases or twins in ``statuses``. Its convergence certificates
-    (kind "twin" with a negative index, :mod:`.certificates`) are left out: they run after
-    the study is done and never hold its status back - not even when a retry reopened the
-    study while they were still running."""
+    (:mod:`.certificates`) are left out: they run after the study is done and never hold its
+    status back - not even when a retry reopened the study while they were still running."""
     return exists().where(Case.study_id == study_id, Case.status.in_(statuses),
-                          ~and_(Case.kind == "twin", Case.index < 0))
+                          Case.kind != CERTIFICATE)
 
 
 def search_settled(search: dict | None) -> bool:
@@ -114,9 +113,8 @@ def cancel_study(session: Session, *, study_id: int, now: datetime | None = None
 
 def _retryable(study_id: int) -> tuple:
     """The failed cases :func:`retry_failed` queues again: design cases and twins, not the
-    certificates (kind "twin" with a negative index, see :mod:`.certificates`)."""
-    return (Case.study_id == study_id, Case.status == "failed",
-            ~and_(Case.kind == "twin", Case.index < 0))
+    certificates (see :mod:`.certificates`)."""
+    return (Case.study_id == study_id, Case.status == "failed", Case.kind != CERTIFICATE)
 
 
 def retryable_count(session: Session, study_id: int) -> int:

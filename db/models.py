@@ -56,7 +56,10 @@ NAMING_CONVENTION = {
 
 CASE_STATUSES = ("queued", "running", "done", "failed", "cancelled")
 STUDY_STATUSES = ("queued", "running", "done", "cancelled")
-CASE_KINDS = ("case", "twin")
+#: a design case, an ideal twin, or a convergence certificate (a finished study's refined
+#: re-run of one design case: its ``source_case_id`` and refinement ``slot``)
+CASE_KINDS = ("case", "twin", "certificate")
+CERTIFICATE = "certificate"
 SERIES_POLICIES = ("preview", "full", "none")
 ROLES = ("viewer", "editor", "admin")
 #: the largest id either database holds (a signed 64-bit integer): a larger one names nothing
@@ -165,13 +168,20 @@ class StudyTag(Base):
 
 
 class Case(Base):
-    """One solver run of a study (a design case or an ideal twin)."""
+    """One solver run of a study: a design case, an ideal twin, or a convergence certificate
+    (which alone has ``source_case_id`` and ``slot``; the database checks it)."""
 
     __tablename__ = "cases"
     __table_args__ = (
         CheckConstraint(f"status IN ({_in(CASE_STATUSES)})", name="status"),
         CheckConstraint(f"kind IN ({_in(CASE_KINDS)})", name="kind"),
+        CheckConstraint(
+            f"(kind = '{CERTIFICATE}' AND source_case_id IS NOT NULL AND slot IS NOT NULL) OR "
+            f"(kind <> '{CERTIFICATE}' AND source_case_id IS NULL AND slot IS NULL)",
+            name="source"),
         UniqueConstraint("study_id", "kind", "index", name="uq_cases_study_id_kind_index"),
+        # one certificate per source case and refinement, whoever writes them
+        UniqueConstraint("source_case_id", "slot", name="uq_cases_source_case_id_slot"),
         Index("ix_cases_study_id_status", "study_id", "status"),
         Index("ix_cases_status_lease_expires", "status", "lease_expires"),
         Index("ix_cases_twin_id", "twin_id"),
@@ -180,10 +190,16 @@ class Case(Base):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     study_id: Mapped[int] = mapped_column(ForeignKey("studies.id", ondelete="CASCADE"))
-    kind: Mapped[str] = mapped_column(String(8), default="case")
-    #: position within the study's design cases (kind "case") or within its twins
+    kind: Mapped[str] = mapped_column(String(16), default="case")
+    #: position within the study's rows of its kind: design order for cases, 0, 1, ... for
+    #: twins, and for certificates by source then slot
     index: Mapped[int] = mapped_column(Integer)
     twin_id: Mapped[int | None] = mapped_column(ForeignKey("cases.id", ondelete="SET NULL"))
+    #: a certificate's design case (the one it refines) and its refinement
+    #: (``gapsweep.study.certificates.REFINEMENTS``); None for cases and twins
+    source_case_id: Mapped[int | None] = mapped_column(
+        ForeignKey("cases.id", ondelete="CASCADE"))
+    slot: Mapped[int | None] = mapped_column(Integer)
     params: Mapped[dict[str, Any]] = mapped_column(JSON)
     status: Mapped[str] = mapped_column(String(16), default="queued")
     attempts: Mapped[int] = mapped_column(Integer, default=0)

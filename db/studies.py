@@ -18,7 +18,7 @@ from sqlalchemy import func, insert, or_, select
 from sqlalchemy.orm import Session
 
 from .case_reads import case_detail, case_series, export_rows, twin_deviations
-from .certificates import certificate_entry, is_certificate
+from .certificates import certificate_entry
 from .leases import queued_case_ids
 from .lifecycle import (
     StudyNotFoundError,
@@ -30,7 +30,7 @@ from .lifecycle import (
     soft_delete,
 )
 from .metrics import case_entry, iso, plain
-from .models import CASE_STATUSES, Case, Result, Study, StudyTag, utcnow
+from .models import CASE_STATUSES, CERTIFICATE, Case, Result, Study, StudyTag, utcnow
 from .search import best_entry
 
 __all__ = [
@@ -301,15 +301,15 @@ def study_detail(session: Session, study_id: int) -> dict[str, Any] | None:
         select(Case, Result)
         .outerjoin(Result, Result.case_id == Case.id)
         .where(Case.study_id == study_id)
-        .order_by(Case.kind.desc(), Case.index)  # "twin" sorts before "case" descending
+        .order_by(Case.kind.desc(), Case.index)  # descending: twins, cases, certificates
     ).all()
     twins: list[dict[str, Any]] = []
     cases: list[dict[str, Any]] = []
     twin_metrics: dict[int, dict[str, Any]] = {}
-    certificate_rows = []
+    certificates: list[dict[str, Any]] = []
     for case, result in rows:
-        if is_certificate(case.kind, case.index):
-            certificate_rows.append((case, result))
+        if case.kind == CERTIFICATE:  # by source then slot: their index order
+            certificates.append(certificate_entry(case, result))
             continue
         entry = case_entry(case, result)
         if case.kind == "twin":
@@ -317,8 +317,6 @@ def study_detail(session: Session, study_id: int) -> dict[str, Any] | None:
             twins.append(entry)
         else:
             cases.append(entry)
-    source_ids = {i: entry["id"] for i, entry in enumerate(cases)}  # design order = index
-    certificates = [certificate_entry(c, r, source_ids) for c, r in reversed(certificate_rows)]
     for entry in cases:
         if entry["twin_id"] is not None and entry["metrics"]:
             entry["metrics"].update(

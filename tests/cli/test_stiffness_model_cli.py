@@ -64,13 +64,18 @@ def test_simulate_set_and_sweep_over_the_models(core_metrics):
         "--set",
         "stiffness_model=liu-conformal",
         "--set",
-        "axial_length_mm=10",
+        "axial_length_mm=12",
         "--json",
     )
     assert one.returncode == 0, one.stderr
-    assert json.loads(one.stdout)["peak_contact_force"] == pytest.approx(
-        core_metrics[(0.02, "liu-conformal")]["peak_contact_force"], rel=1e-12
-    )
+    # the CLI passes the length on: the core's 12 mm run, not the default 10 mm one
+    (longer,) = simulate_batch([SliderCrankCase(clearance_mm=0.02, stiffness_model="liu-conformal",
+                                                axial_length_mm=12.0)])
+    force = json.loads(one.stdout)["peak_contact_force"]
+    assert force == pytest.approx(longer.metrics["peak_contact_force"], rel=1e-12)
+    default = core_metrics[(0.02, "liu-conformal")]["peak_contact_force"]
+    assert SliderCrankCase().axial_length_mm == 10.0
+    assert abs(force / default - 1.0) > 1e-3  # a line contact's stiffness grows with length
 
 
 @pytest.mark.parametrize(

@@ -130,18 +130,26 @@ def test_unit_conversions_are_the_ones_the_solver_applies():
             assert (p.to_si, p.si_unit) == (1.0, p.unit), p.name
 
 
-@pytest.mark.parametrize(("model", "name", "bad"), [
-    ("slider-crank", "restitution", 1.5), ("slider-crank", "clearance_mm", -0.1),
-    ("slider-crank", "rtol", 0.5), ("slider-crank", "n_output", 1),
-    ("slider-crank", "t_end", 200.0), ("slider-crank", "contact_law", "elastic"),
-    ("cantilever", "elements", 2000), ("cantilever", "mass", "diagonal"),
-    ("flexible-slider-crank", "elements", 60), ("flexible-slider-crank", "clearance_mm", 11.0),
+# the ranges and choices each model documents (design.md 4.1, `gapsweep params`), written
+# out: a refusal and the registry's listing must both say exactly this
+@pytest.mark.parametrize(("model", "name", "bad", "expected"), [
+    ("slider-crank", "restitution", 1.5, "in (0, 1]"),
+    ("slider-crank", "clearance_mm", -0.1, "> 0 and < bearing radius 10 mm"),
+    ("slider-crank", "rtol", 0.5, "in [1e-13, 1e-2]"),
+    ("slider-crank", "n_output", 1, "an integer in [2, 1000000]"),
+    ("slider-crank", "t_end", 200.0, "in (0, 100] s"),
+    ("slider-crank", "contact_law", "elastic",
+     "one of hertz, hunt-crossley, lankarani-nikravesh, flores, gonthier, impact"),
+    ("cantilever", "elements", 2000, "an integer in [1, 1000]"),
+    ("cantilever", "mass", "diagonal", "one of: consistent, lumped"),
+    ("flexible-slider-crank", "elements", 60, "an integer in [1, 50]"),
+    ("flexible-slider-crank", "clearance_mm", 11.0, "in (0, 10)"),
 ])  # fmt: skip
-def test_allowed_is_what_parse_says_when_it_refuses(model, name, bad):
+def test_allowed_is_what_parse_says_when_it_refuses(model, name, bad, expected):
     with pytest.raises(InputError) as exc:
         get_model(model).parse({name: bad})
-    assert exc.value.field == name
-    assert reg.allowed(model, name) == exc.value.allowed
+    assert (exc.value.field, exc.value.allowed) == (name, expected)
+    assert reg.allowed(model, name) == expected
 
 
 def test_allowed_lists_every_choice_and_every_default_is_allowed():

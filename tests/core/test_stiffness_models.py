@@ -105,17 +105,45 @@ def test_stored_energy_is_the_integral_of_the_force(model, fraction):
     assert elastic_energy(model, 0.0, 1.5, A, c, delta) == pytest.approx(energy, rel=1e-9)
 
 
-def test_hertz_sphere_path_is_unchanged():
-    """The split into elastic part + dissipative factor gives the old law's numbers exactly."""
+def _hertz_law(shape: int, k: float, chi: float, c_max: float, d: float, delta: float,
+               ddot: float, ddot0: float) -> tuple[float, float]:
+    """The Hertz-sphere contact laws written out: elastic K delta^1.5; shape 0
+    (hysteresis, Lankarani-Nikravesh/Flores form) K delta^1.5 (1 + chi ddot / v0) with the
+    approach speed v0 = |ddot0| held at 1 mm/s or more; shape 1 (ADAMS IMPACT) K delta^1.5 +
+    STEP(delta, 0, 0, d, c_max) ddot, STEP the cubic x^2 (3 - 2x) of x = delta / d up to d;
+    the total never pulls."""
+    elastic = k * delta**1.5
+    if shape == 0:
+        total = elastic * (1.0 + chi * ddot / max(abs(ddot0), 1e-3))
+    else:
+        x = min(delta / d, 1.0)
+        total = elastic + c_max * x * x * (3.0 - 2.0 * x) * ddot
+    return max(total, 0.0), elastic
+
+
+def test_hertz_sphere_path_is_the_hertz_law():
+    """The split into elastic part + dissipative factor gives the Hertz-sphere laws written out
+    independently (to rounding: the kernel takes delta^1.5 as delta sqrt(delta)), for both
+    dissipation shapes, in and beyond the IMPACT damping depth, pulling clamped to 0."""
     rng = np.random.default_rng(18)
+    pulled = 0
     for _ in range(200):
         k, delta = 10 ** rng.uniform(9, 12), 10 ** rng.uniform(-9, -4)
         ddot, ddot0, chi = rng.normal(0, 2), rng.normal(0, 2), rng.uniform(0, 2)
         for shape in (0, 1):
             fn, fel = normal_force(shape, k, 1.5, chi, 2000.0, 1e-6, delta, ddot, ddot0)
+            law_fn, law_fel = _hertz_law(shape, k, chi, 2000.0, 1e-6, delta, ddot, ddot0)
             elastic = elastic_force(HERTZ_SPHERE, k, 1.5, A, 1e-4, delta)
-            assert elastic == fel
+            assert fel == pytest.approx(law_fel, rel=1e-13) and elastic == fel
+            assert fn == pytest.approx(law_fn, rel=1e-12, abs=1e-12 * law_fel)
             assert dissipative_force(shape, chi, 2000.0, 1e-6, elastic, delta, ddot, ddot0) == fn
+            pulled += law_fn == 0.0
+    assert pulled > 0  # the clamp was exercised
+    # a penetration the rows above pin by hand: K = 1e10, delta = 1 µm, ddot = 0.5, v0 = 0.25
+    fn, fel = normal_force(0, 1e10, 1.5, 0.8, 0.0, 1.0, 1e-6, 0.5, -0.25)
+    assert (fel, fn) == pytest.approx((10.0, 10.0 * (1.0 + 0.8 * 2.0)), rel=1e-14)
+    fn, _ = normal_force(1, 1e10, 1.5, 0.0, 2000.0, 2e-6, 1e-6, 0.5, 0.0)  # x = 1/2: STEP 1/2
+    assert fn == pytest.approx(10.0 + 1000.0 * 0.5, rel=1e-14)
 
 
 def test_assembled_row_carries_the_line_stiffness_and_the_scale():

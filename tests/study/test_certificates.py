@@ -1,13 +1,12 @@
 """Which cases a finished study refines, how, and what the refinements say
-(``gapsweep.study.certificates``), and how a certificate row names its source and
-refinement (``gapsweep.db.certificates``)."""
+(``gapsweep.study.certificates``); how a certificate row names its source and refinement
+is tests/db/test_db_case_kinds.py's."""
 
 from __future__ import annotations
 
 import math
 
 import pytest
-from gapsweep.db.certificates import SLOTS, certificate_index, decode_index, is_certificate
 from gapsweep.study.certificates import (
     NUMERIC_TOLERANCE,
     STIFFNESS_TOLERANCE,
@@ -120,17 +119,3 @@ def test_no_verdict_until_every_run_is_in():
     ladder = report["sources"][0]["ladders"][1]
     assert ladder["converged"] is None and ladder["verdict"] == "waiting for the refined runs"
     assert certificate_report(MODEL, [src], [])["sources"] == []
-
-
-def test_row_index_names_source_and_refinement_and_never_meets_a_twin():
-    seen = set()
-    for source_index in (0, 1, 7, 12345):
-        for slot in range(SLOTS):
-            index = certificate_index(source_index, slot)
-            assert index < 0 and decode_index(index) == (source_index, slot)
-            assert is_certificate("twin", index) and not is_certificate("case", index)
-            seen.add(index)
-    assert len(seen) == 4 * SLOTS  # one row per (source, refinement)
-    assert not is_certificate("twin", 0)
-    with pytest.raises(ValueError):
-        certificate_index(0, SLOTS)

@@ -79,7 +79,9 @@ def test_behind_a_tls_proxy_the_session_cookie_is_secure(env, hops):
     attributes = cookie_attributes(answer, "gapsweep_session")
     assert ("secure" in attributes) == (hops == 1)
     assert "httponly" in attributes and "samesite=lax" in attributes
-    # the redirect after signing in names the public host only when the proxy is trusted
+    # the redirect after signing in is relative: it names no host at all, neither the public
+    # one nor the internal one the app sees, so the browser stays on the host it asked,
+    # trusted proxy or not
     assert answer.headers["Location"] == "/"
 
 

@@ -6,7 +6,7 @@ case). ``studies.search``: what an optimize / calibrate study's search has reach
 optimizer's whole state.
 
 Revision ID: 0004_measurements
-Revises: 0002_accounts (0003_case_kinds of branch i28reg once it is on main)
+Revises: 0003_case_kinds
 Create Date: 2026-12-03
 """
 
@@ -16,7 +16,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0004_measurements"
-down_revision = "0002_accounts"
+down_revision = "0003_case_kinds"
 branch_labels = None
 depends_on = None
 
