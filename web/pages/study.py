@@ -18,6 +18,7 @@ from gapsweep.web import (
     context,
     figure_downloads,
     ids,
+    measurement_upload,
     study_notes,
     study_results,
 )
@@ -93,6 +94,7 @@ def header(detail: dict[str, Any]) -> html.Div:
                id=ids.STUDY_OWNER, className="small text-muted mb-2"),
         study_notes.editor(study_id, notes),
         html.Div(id=ids.STUDY_NOTES_MESSAGE),
+        measurement_upload.uploader(notes["owner"]),
         html.Div([
             dbc.Button("Clone", id=ids.STUDY_CLONE, href=f"/studies/new?from={study_id}",
                        size="sm", color="primary", outline=True, className="me-2"),
