@@ -174,3 +174,4 @@ SEARCH_SPECTRUM = "search-spectrum"
 SEARCH_PROFILES = "search-profiles"
 MEASUREMENT_UPLOAD = "measurement-upload"
 MEASUREMENT_MESSAGE = "measurement-message"
+CASE_MEASURED = "case-measured"  # + "-<measurement id>-<series>" (web/case_measurements.py)

@@ -10,7 +10,14 @@ import dash
 import dash_bootstrap_components as dbc
 from dash import dash_table, dcc, html
 from gapsweep.db.models import MAX_ID
-from gapsweep.web import case_rerun, case_view, figure_downloads, ids, parameters
+from gapsweep.web import (
+    case_measurements,
+    case_rerun,
+    case_view,
+    figure_downloads,
+    ids,
+    parameters,
+)
 from gapsweep.web.figures import case_views
 from gapsweep.web.study_results import GRAPH_CONFIG, note
 
@@ -102,5 +109,6 @@ def layout(case_id: str | None = None, **query: Any) -> html.Div:
     if detail["kind"] == "case":
         rerun.append(case_rerun.form(detail, parameters.defaults(detail["model"])))
     rerun.append(html.Div(id=ids.CASE_RERUN_MESSAGE, className="mt-2"))
-    return html.Div([head, *compared, dbc.Row(figures(data), id=ids.CASE_GRAPHS), tables,
-                     *rerun])
+    measured = case_measurements.overlays(detail, data["series"])
+    return html.Div([head, *compared, dbc.Row(figures(data), id=ids.CASE_GRAPHS), *measured,
+                     tables, *rerun])
