@@ -26,7 +26,7 @@ from processes import (
 
 SPEC = {
     "name": "faults-optimize", "design": "optimize", "ideal_twin": False, "series": "none",
-    "base": {"t_end": 0.1, "n_output": 51},
+    "base": {"t_end": 0.05, "n_output": 51},
     "axes": {"clearance_mm": {"start": 0.02, "stop": 0.1},
              "stiffness_scale": {"start": 0.7, "stop": 1.3}},
     "objective": {"metric": "peak_slider_accel_steady", "goal": "min"},
