@@ -237,43 +237,11 @@ def rhs_cost_ns(n_calls: int = 1_000_000) -> dict:
     On a typical state of the 0.05 mm case: in contact (penetration 2 um, the contact and
     friction branch taken) and in free flight.
     """
-    import numba
-    from gapsweep.core.assembly import assemble, case_model
-    from gapsweep.core.dynamics import N_AUX, derivative, inverse_mass, make_workspace
-    from gapsweep.core.simulation import build_mechanism, initial_state
+    sys.path.insert(0, str(HERE))
+    from rhs_cost import cost_ns, wall_state
 
-    # compiled like the stepping loop's kernels: without numba's runtime (core/jit.py)
-    @numba.njit(cache=True, _nrt=False)
-    def drive(n_calls, y, model, in_contact, approach, probe, inv_mass, ws, dydt):
-        acc = 0.0
-        for i in range(n_calls):
-            derivative(
-                i * 1e-12, y, model, in_contact, approach, 0.0, 0.0, probe, inv_mass, ws, dydt
-            )
-            acc += dydt[probe]
-        return acc
-
-    case = study()[7]
-    topo, arr = assemble(build_mechanism(case))
-    n = topo.n_coordinates
-    model = case_model(topo, arr)
-    inv = np.empty(n)
-    inverse_mass(arr.mass[0], arr.inertia[0], topo.prescribed, inv)
-    ws = make_workspace(n, topo.n_constraints, topo.clear_int.shape[0])
-    y = np.zeros(2 * n + N_AUX)
-    y[: 2 * n] = initial_state(case)
-    y[3 * 2] += case.clearance_mm * 1e-3 + 2e-6  # slider x: journal 2 um into the wall
-    dydt = np.zeros_like(y)
-    out = {"contact": math.inf, "free": math.inf}
-    approach = np.ones(1)
-    for _ in range(5):  # interleaved, best of 5: the machine may be shared
-        for name, flag in (("contact", 1), ("free", 0)):
-            contact = np.full(1, flag, np.int64)
-            drive(10, y, model, contact, approach, topo.probe, inv, ws, dydt)
-            t0 = time.perf_counter()
-            drive(n_calls, y, model, contact, approach, topo.probe, inv, ws, dydt)
-            out[name] = min(out[name], 1e9 * (time.perf_counter() - t0) / n_calls)
-    return out
+    state = wall_state(study()[7])
+    return cost_ns({"contact": (state, True), "free": (state, False)}, n_calls)
 
 
 def rel_err(value: float, ref: float) -> float:

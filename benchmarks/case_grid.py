@@ -90,7 +90,7 @@ def datatable_rows(detail: dict) -> list[dict]:
     """Every design case as the former DataTable row (the baseline's work)."""
     import math
 
-    from gapsweep.web.study_view import TABLE_METRICS, axes_of
+    from gapsweep.web.views.study_view import TABLE_METRICS, axes_of
 
     def rounded(value):
         if isinstance(value, float):

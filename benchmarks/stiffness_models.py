@@ -84,42 +84,10 @@ def elastic_cost_ns(n_calls: int = 2_000_000) -> dict[str, float]:
 
 def rhs_cost_ns(n_calls: int = 500_000) -> dict[str, float]:
     """ns per compiled ``derivative`` call in contact (2 um into the wall, c = 0.05 mm)."""
-    import numba
-    from gapsweep.core.assembly import assemble, case_model
-    from gapsweep.core.dynamics import N_AUX, derivative, inverse_mass, make_workspace
-    from gapsweep.core.simulation import build_mechanism, initial_state
+    from rhs_cost import cost_ns, wall_state  # beside this script (numba loads with it)
 
-    @numba.njit(cache=False, _nrt=False)
-    def drive(n_calls, y, model, in_contact, approach, probe, inv_mass, ws, dydt):
-        acc = 0.0
-        for i in range(n_calls):
-            derivative(
-                i * 1e-12, y, model, in_contact, approach, 0.0, 0.0, probe, inv_mass, ws, dydt
-            )
-            acc += dydt[probe]
-        return acc
-
-    out = {name: math.inf for name in MODELS}
-    setups = {}
-    for name in MODELS:
-        case = SliderCrankCase(clearance_mm=0.05, stiffness_model=name)
-        topo, arr = assemble(build_mechanism(case))
-        n = topo.n_coordinates
-        inv = np.empty(n)
-        inverse_mass(arr.mass[0], arr.inertia[0], topo.prescribed, inv)
-        y = np.zeros(2 * n + N_AUX)
-        y[: 2 * n] = initial_state(case)
-        y[3 * 2] += case.clearance_mm * 1e-3 + 2e-6  # slider x: the journal 2 um into the wall
-        ws = make_workspace(n, topo.n_constraints, topo.clear_int.shape[0])
-        setups[name] = (y, case_model(topo, arr), topo.probe, inv, ws, np.zeros_like(y))
-    contact, approach = np.ones(1, np.int64), np.ones(1)
-    for _ in range(5):
-        for name, (y, model, probe, inv, ws, dydt) in setups.items():
-            drive(10, y, model, contact, approach, probe, inv, ws, dydt)
-            t0 = time.perf_counter()
-            drive(n_calls, y, model, contact, approach, probe, inv, ws, dydt)
-            out[name] = min(out[name], 1e9 * (time.perf_counter() - t0) / n_calls)
-    return out
+    return cost_ns({name: (wall_state(SliderCrankCase(clearance_mm=0.05, stiffness_model=name)),
+                           True) for name in MODELS}, n_calls)
 
 
 def print_table(

@@ -120,3 +120,11 @@ def export_rows(session: Session, study_id: int) -> tuple[list[str], list[dict[s
         ordered_metrics += list(twin_deviations({}, {}))
     columns = [*params_cols, "status", *ordered_metrics, CASE_ID_COLUMN]
     return columns, [{c: row.get(c) for c in columns} for row in out]
+
+
+def design_case_ids(session: Session, study_id: int) -> list[int]:
+    """The ids of the study's design cases (twins and certificates left out), in design
+    order."""
+    return list(session.scalars(
+        select(Case.id).where(Case.study_id == study_id, Case.kind == "case")
+        .order_by(Case.index)))

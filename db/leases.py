@@ -17,7 +17,7 @@ well within the lease length. No function commits (the caller does, see :mod:`.l
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -28,7 +28,7 @@ from sqlalchemy.orm import Session
 
 from gapsweep.settings import get_settings
 
-from .lifecycle import refresh_study_status
+from .lifecycle import refresh_study_status, requeue
 from .metrics import split_metrics
 from .models import Case, Result, Series, Study, UTCDateTime, utcnow
 from .series_codec import encode_series
@@ -127,6 +127,14 @@ def claim_cases(
     return [by_id[i] for i in case_ids if i in by_id]
 
 
+def running_for(holder: str, case_ids: Iterable[int], *,
+                unexpired_at: datetime | None = None) -> tuple:
+    """The SQL conditions "``case_ids`` are running for ``holder``" (its claim stands);
+    with ``unexpired_at``, also "and its lease has not expired at that time"."""
+    held = (Case.id.in_(list(case_ids)), Case.status == "running", Case.lease_holder == holder)
+    return held if unexpired_at is None else (*held, Case.lease_expires > unexpired_at)
+
+
 def renew_leases(
     session: Session,
     *,
@@ -136,13 +144,16 @@ def renew_leases(
     now: datetime | None = None,
 ) -> int:
     """Extend the leases ``holder`` still has on ``case_ids`` to now + ``lease_s``; returns
-    how many it still holds (a case requeued by the reconciler is no longer held)."""
+    how many it still holds. A lease that has expired is not held any more, requeued by the
+    reconciler yet or not: like :func:`complete_cases`, which refuses its result, a renewal
+    does not revive it - so a worker cut off for longer than a lease (a database outage)
+    loses its cases to the queue, whoever reaches the database first afterwards."""
     if not case_ids:
         return 0
     now = now or utcnow()
     return session.execute(
         update(Case)
-        .where(Case.id.in_(list(case_ids)), Case.status == "running", Case.lease_holder == holder)
+        .where(*running_for(holder, case_ids, unexpired_at=now))
         .values(lease_expires=now + timedelta(seconds=lease_s)),
         execution_options=_NO_SYNC,
     ).rowcount
@@ -178,12 +189,7 @@ def release_cases(
     )
     rows = session.execute(
         update(Case)
-        .where(
-            Case.id.in_(list(case_ids)),
-            Case.status == "running",
-            Case.lease_holder == holder,
-            Case.study_id.in_(stopped),
-        )
+        .where(*running_for(holder, case_ids), Case.study_id.in_(stopped))
         .values(
             status="cancelled",
             attempts=Case.attempts - 1,
@@ -255,13 +261,8 @@ def complete_cases(
         walls = {cid: cols.get("wall_time_s") for cid, (cols, _) in good.items()}
         accepted = session.execute(
             update(Case)
-            .where(
-                Case.id.in_(list(good)),
-                Case.status == "running",
-                Case.lease_holder == holder,
-                Case.lease_expires > now,
-                ~exists().where(Result.case_id == Case.id),
-            )
+            .where(*running_for(holder, good, unexpired_at=now),
+                   ~exists().where(Result.case_id == Case.id))
             .values(
                 status="done",
                 lease_expires=None,
@@ -326,26 +327,14 @@ def fail_case(
     Returns False (nothing written) when the holder no longer holds the case."""
     now = now or utcnow()
     limit = get_settings().max_attempts if max_attempts is None else max_attempts
-    held = (Case.id == case_id, Case.status == "running", Case.lease_holder == holder)
+    held = running_for(holder, [case_id])
     if final:
         study_id = _fail(session, held, reason, now)
     else:
         study_id = _fail(session, (*held, Case.attempts >= limit), reason, now)
         if study_id is None:
-            study_id = session.scalar(
-                update(Case)
-                .where(*held)
-                .values(
-                    status="queued",
-                    reason=reason,
-                    lease_holder=None,
-                    lease_expires=None,
-                    queued_at=now,
-                    enqueued_at=None,
-                )
-                .returning(Case.study_id),
-                execution_options=_NO_SYNC,
-            )
+            study_id = next(iter(requeue(session, held, now=now, returning=Case.study_id,
+                                         reason=reason)), None)
     if study_id is None:
         return False
     refresh_study_status(session, study_id, now=now)
@@ -396,7 +385,7 @@ def expire_leases(
         .with_for_update(skip_locked=True, of=Case)
     ).all()
     expired = (Case.status == "running", Case.lease_expires < now)
-    requeue, study_ids = [], set()
+    lost, study_ids = [], set()
     for r in rows:
         if r.status == "cancelled" or r.deleted_at is not None:
             values: dict[str, Any] = {"status": "cancelled", "finished_at": now}
@@ -407,7 +396,7 @@ def expire_leases(
                 "reason": f"lease expired {r.attempts} times (worker lost)",
             }
         else:
-            requeue.append(r.id)
+            lost.append(r.id)
             continue
         n = session.execute(
             update(Case).where(Case.id == r.id, *expired).values(lease_expires=None, **values),
@@ -415,23 +404,7 @@ def expire_leases(
         ).rowcount
         if n:
             study_ids.add(r.study_id)
-    done = []
-    if requeue:
-        done = list(
-            session.scalars(
-                update(Case)
-                .where(Case.id.in_(requeue), *expired)
-                .values(
-                    status="queued",
-                    lease_holder=None,
-                    lease_expires=None,
-                    queued_at=now,
-                    enqueued_at=None,
-                )
-                .returning(Case.id),
-                execution_options=_NO_SYNC,
-            )
-        )
+    done = requeue(session, (Case.id.in_(lost), *expired), now=now) if lost else []
     finished = [
         study_id
         for study_id in sorted(study_ids)

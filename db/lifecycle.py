@@ -13,6 +13,7 @@ once cannot both see the other's case still running and leave the study ``runnin
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from typing import Any
 
 from sqlalchemy import and_, delete, exists, func, select, update
 from sqlalchemy.orm import Session
@@ -111,6 +112,22 @@ def cancel_study(session: Session, *, study_id: int, now: datetime | None = None
     return n
 
 
+def requeue(session: Session, where: tuple, *, now: datetime, returning: Any = Case.id,
+            **also: Any) -> list[Any]:
+    """The one transition back to the queue: the cases matching ``where`` become ``queued``
+    with no lease and no message sent (``enqueued_at`` None: :func:`.leases.stale_queued`
+    finds them), queued at ``now``; ``also``: more values (a reason, cleared times).
+    Returns ``returning`` of each (their ids by default), to enqueue after the commit."""
+    return list(session.scalars(
+        update(Case)
+        .where(*where)
+        .values(status="queued", lease_holder=None, lease_expires=None, queued_at=now,
+                enqueued_at=None, **also)
+        .returning(returning),
+        execution_options={"synchronize_session": False},
+    ))
+
+
 def _retryable(study_id: int) -> tuple:
     """The failed cases :func:`retry_failed` queues again: design cases and twins, not the
     certificates (see :mod:`.certificates`)."""
@@ -131,24 +148,8 @@ def retry_failed(session: Session, *, study_id: int, now: datetime | None = None
     started); its cancelled cases stay cancelled."""
     now = now or utcnow()
     study = live_study(session, study_id)
-    ids = list(
-        session.scalars(
-            update(Case)
-            .where(*_retryable(study_id))
-            .values(
-                status="queued",
-                reason=None,
-                lease_holder=None,
-                lease_expires=None,
-                queued_at=now,
-                enqueued_at=None,
-                started_at=None,
-                finished_at=None,
-            )
-            .returning(Case.id),
-            execution_options={"synchronize_session": False},
-        )
-    )
+    ids = requeue(session, _retryable(study_id), now=now, reason=None, started_at=None,
+                  finished_at=None)
     if ids:
         status = "running" if study.started is not None else "queued"
         session.execute(

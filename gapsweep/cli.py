@@ -10,7 +10,7 @@
 
 Bad input exits with status 2 and one line naming the field; a case the solver could not
 finish exits with status 1 (its JSON still printed, with ``status`` and ``reason``).
-With ``GAPSWEEP_URL`` set the study commands talk to that server (:mod:`gapsweep.remote`).
+With ``GAPSWEEP_URL`` set the study commands talk to that server (:mod:`gapsweep.archive`).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from gapsweep.archive.errors import ForbiddenError, RefusedError, UnavailableError
 from gapsweep.core.errors import GapsweepError, InputError
 
 from .commands import examples, measured, services, simulate, studies, users
@@ -51,6 +52,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CommandError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return exc.code
+    except (RefusedError, ForbiddenError) as exc:  # bad input, credentials, role, no API
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except UnavailableError as exc:  # the server cannot be reached: another time may work
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_FAILED
     except InputError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT

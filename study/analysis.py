@@ -19,8 +19,8 @@ from gapsweep.core import metrics as metric_registry
 from gapsweep.core.convergence import refinement_study
 from gapsweep.core.errors import InputError
 
-from .designs import StudyPlan, problem
-from .spec import StudySpec
+from .designs import StudyPlan, plan_study, problem
+from .spec import StudySpec, parse_spec
 
 HEADLINE_METRICS = metric_registry.headline()
 # Not a property of the case: the same case takes a different time on another run.
@@ -250,3 +250,21 @@ def analyse(spec: StudySpec, plan: StudyPlan, metrics: Rows) -> dict[str, Any]:
     if len(metrics) != len(plan.cases):
         raise ValueError(f"{len(metrics)} metric rows for {len(plan.cases)} cases")
     return ANALYSES[spec.design](spec, plan, metrics)
+
+
+def analyse_study(detail: Mapping[str, Any]) -> dict[str, Any]:
+    """The analysis of a study from its detail (``show --json``'s shape: ``spec``, ``cases``
+    in the plan's order): the spec parsed and planned again, the done cases' metrics, the
+    others missing. The one recipe for the analysis the worker stores when a study finishes
+    and the one a page computes for a study still running.
+
+    An analysis that cannot run gives ``{"error": "<type>: <message>"}`` instead of raising:
+    it must neither lose the results nor break a page."""
+    try:
+        spec = parse_spec(detail["spec"])
+        plan = plan_study(spec)
+        # cases come back in the plan's order, so the i-th metrics belong to plan.cases[i]
+        metrics = [c["metrics"] if c["status"] == "done" else None for c in detail["cases"]]
+        return analyse(spec, plan, metrics)
+    except Exception as exc:
+        return {"error": f"{type(exc).__name__}: {exc}"}

@@ -54,10 +54,12 @@ class Stage:
     integer: tuple[bool, ...] = ()
     #: a point the initial population starts from (replaces its first member)
     start: tuple[float, ...] | None = None
+    #: members per parameter (None: :data:`MEMBERS_PER_PARAMETER`)
+    members: int | None = None
 
     @property
     def population(self) -> int:
-        return population_size(len(self.bounds), self.budget)
+        return population_size(len(self.bounds), self.budget, self.members)
 
     @property
     def generations(self) -> int:
@@ -69,10 +71,10 @@ class Stage:
         return self.population * (self.generations + 1)
 
 
-def population_size(d: int, budget: int) -> int:
+def population_size(d: int, budget: int, members: int | None = None) -> int:
     """DE's population for ``d`` parameters within ``budget`` cases (at least 2 generations
     when the budget allows)."""
-    n = max(MIN_POPULATION, MEMBERS_PER_PARAMETER * d)
+    n = max(MIN_POPULATION, (members or MEMBERS_PER_PARAMETER) * d)
     return max(5, min(n, budget // 2))
 
 

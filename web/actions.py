@@ -1,130 +1,83 @@
 """What the pages and the API do to the archive beyond reading it: create a study from a
 spec, cancel it, retry its failed cases, soft-delete it, edit its notes and tags; manage the
-users (admins). One function each, shared by both,
-so the form and ``POST /api/studies`` cannot drift apart - and so the role check
-(:func:`gapsweep.accounts.roles.may`) and the audit record sit in the one place every change
-goes through. Each takes ``who`` (:func:`.auth.principal` of the request) explicitly.
+users (admins). Each is the application layer's (:class:`gapsweep.archive.local.LocalArchive`)
+operation for the request's principal - the command line and ``gapsweep.open()`` use the same
+one - so the role check (:func:`gapsweep.accounts.roles.may`) and the audit record sit in the
+one place every change goes through. Each takes ``who`` (:func:`.auth.principal` of the
+request) explicitly.
 
-An unknown (or deleted) study raises :class:`gapsweep.db.lifecycle.StudyNotFoundError`; a
-principal whose role does not allow the change raises :class:`ForbiddenError` with nothing written.
+An unknown (or deleted) study raises :class:`UnknownIdError`; a principal whose role does not
+allow the change raises :class:`ForbiddenError` with nothing written.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from gapsweep.accounts.roles import Action, Principal, may
-from gapsweep.db.lifecycle import StudyNotFoundError, live_study
+from gapsweep.accounts.roles import Principal
 from gapsweep.study.errors import FieldError, SpecError
+
+from gapsweep.archive.errors import ForbiddenError, UnknownIdError
+from gapsweep.archive.local import LocalArchive
 
 from . import context
 
-__all__ = ["ForbiddenError", "StudyNotFoundError", "add_user", "cancel", "create_token",
-           "delete", "exists", "list_tokens", "list_users", "retry", "revoke_token",
-           "set_disabled", "set_notes", "set_role", "submit"]
-
-RETRY_CHUNK = 1  # a retried case goes out alone (workers/dispatch.py says why)
-MAX_TOKEN_LABEL = 100  # as `gapsweep user token --label`
+__all__ = ["ForbiddenError", "UnknownIdError", "add_user", "archive", "cancel",
+           "create_token", "delete", "exists", "list_tokens", "list_users", "retry",
+           "revoke_token", "set_disabled", "set_notes", "set_role", "submit"]
 
 
-class ForbiddenError(PermissionError):
-    """The principal's role does not allow the change (the message says who, what, whose)."""
+def archive(who: Principal) -> LocalArchive:
+    """The app's archive acting for ``who``."""
+    ctx = context.current()
+    return LocalArchive(ctx.sessions, ctx.settings, who)
 
 
-def _refuse(who: Principal, action: Action, study_id: int | None, owner: str | None) -> None:
-    what = f"{action.value} study {study_id}" if study_id is not None else f"{action.value} studies"
-    whose = "" if study_id is None else f" (owned by {owner or 'nobody'})"
-    raise ForbiddenError(f"{who.role} {who.name!r} may not {what}{whose}")
-
-
-def _owned_study(session: Any, who: Principal, action: Action, study_id: int):
-    study = live_study(session, study_id)
-    if not may(who, action, study.owner):
-        _refuse(who, action, study_id, study.owner)
-    return study
-
-
-def _owner(who: Principal) -> str | None:
-    return None if who.via == "local" else who.name
-
-
-def submit(data: Any, *, who: Principal) -> int:
-    """Validate ``data`` (a spec as a mapping), create its study (owned by ``who``) and
-    enqueue its cases after the commit (:func:`gapsweep.workers.submit.submit_study`).
+def submit(data: Any, *, who: Principal, plan: Any = None) -> int:
+    """Create the study of ``data`` (a spec as a mapping, or a
+    :class:`~gapsweep.study.spec.StudySpec` the form validated) owned by ``who`` and enqueue
+    its cases after the commit. ``plan``: the spec's plan, when the caller made it.
 
     Raises :class:`ForbiddenError` for a viewer, :class:`SpecError` (nothing written) when the
     spec, or its plan, is refused."""
-    from gapsweep.study.spec import parse_spec
-    from gapsweep.workers.submit import submit_study
+    from gapsweep.accounts.roles import Action
+    from gapsweep.study.spec import StudySpec
 
-    if not may(who, Action.CREATE):
-        _refuse(who, Action.CREATE, None, None)
-    if not isinstance(data, dict):
+    arch = archive(who)
+    arch.require(Action.CREATE)
+    # a request's body is a mapping: never a file name to open on the server
+    if not isinstance(data, (dict, StudySpec)):
         raise SpecError([FieldError("file", type(data).__name__, "a JSON object")])
-    spec = parse_spec(data)
-    ctx = context.current()
-    return int(submit_study(spec, sessions=ctx.sessions, settings=ctx.settings,
-                            owner=_owner(who)))
+    return arch.submit(data, plan=plan)
 
 
 def exists(study_id: int) -> bool:
     """Whether the study is live (not missing, not soft-deleted)."""
-    with context.session() as s:
-        try:
-            live_study(s, study_id)
-        except StudyNotFoundError:
-            return False
-    return True
+    from gapsweep.accounts.roles import LOCAL
+
+    return archive(LOCAL).exists(study_id)
 
 
 def cancel(study_id: int, *, who: Principal) -> dict[str, Any]:
     """Cancel the study: queued cases at once, running ones finish their chunk."""
-    from gapsweep.db import audit
-    from gapsweep.db.studies import cancel_study
-
-    with context.session() as s:
-        _owned_study(s, who, Action.CANCEL, study_id)
-        n = cancel_study(s, study_id=study_id)
-        audit.record(s, actor=who.name, action="study.cancel", target=f"study:{study_id}",
-                     cancelled=int(n), via=who.via)
-    return {"id": study_id, "cancelled": int(n)}
+    return archive(who).cancel(study_id)
 
 
 def retry(study_id: int, *, who: Principal) -> dict[str, Any]:
     """Queue the study's failed cases again and send them after the commit."""
-    from gapsweep.db import audit
-    from gapsweep.db.studies import retry_failed
-    from gapsweep.workers.dispatch import enqueue
-    from gapsweep.workers.submit import default_dispatcher
-
-    with context.session() as s:
-        _owned_study(s, who, Action.RETRY, study_id)
-        ids = retry_failed(s, study_id=study_id)
-        audit.record(s, actor=who.name, action="study.retry", target=f"study:{study_id}",
-                     retried=len(ids), via=who.via)
-    if ids:
-        ctx = context.current()
-        enqueue(ids, sessions=ctx.sessions, dispatcher=default_dispatcher(),
-                chunk_size=RETRY_CHUNK)
-    return {"id": study_id, "retried": len(ids), "case_ids": ids}
+    return archive(who).retry(study_id)
 
 
 def delete(study_ids: list[int], *, who: Principal) -> tuple[int, list[str]]:
     """Soft-delete the studies ``who`` may delete (``gapsweep purge`` removes them for good);
     how many were, and why each other one was not."""
-    from gapsweep.db import audit
-    from gapsweep.db.studies import soft_delete
-
+    arch = archive(who)
     n, refused = 0, []
     for study_id in study_ids:
         try:
-            with context.session() as s:
-                _owned_study(s, who, Action.DELETE, study_id)
-                soft_delete(s, study_id=study_id)
-                audit.record(s, actor=who.name, action="study.delete",
-                             target=f"study:{study_id}", via=who.via)
+            arch.delete(study_id)
             n += 1
-        except StudyNotFoundError:
+        except UnknownIdError:
             continue
         except ForbiddenError as exc:
             refused.append(str(exc))
@@ -136,114 +89,41 @@ def set_notes(study_id: int, *, description: str, tags: list[str], who: Principa
     """Replace the study's notes (description) and tags: its owner (an editor) or an admin.
 
     Raises ValueError (field, value, allowed) over the spec's limits, nothing written."""
-    from gapsweep.db import audit, study_notes
-
-    with context.session() as s:
-        _owned_study(s, who, Action.TAG, study_id)
-        change = study_notes.set_notes(s, study_id=study_id, description=description,
-                                       tags=tags)
-        if change["old"] != change["new"]:
-            audit.record(s, actor=who.name, action="study.tag", target=f"study:{study_id}",
-                         via=who.via, **change)
-    return {"id": study_id, **change["new"]}
+    return archive(who).set_notes(study_id, description=description, tags=tags)
 
 
 # --- users (admins only; the same rules as ``gapsweep user``) ------------------------------
 
-def _admin(who: Principal, what: str) -> None:
-    if not may(who, Action.MANAGE_USERS):
-        raise ForbiddenError(f"{who.role} {who.name!r} may not {what}")
-
-
 def list_users(*, who: Principal) -> list[dict[str, Any]]:
     """Every user (name, role, disabled, created, live tokens), by name."""
-    from gapsweep.db.accounts import list_users as rows
-
-    _admin(who, "list users")
-    with context.session() as s:
-        return rows(s)
+    return archive(who).users()
 
 
 def add_user(name: str, role: str, password: str, *, who: Principal) -> None:
     """A new user. ValueError (field, value, allowed) for a bad name, role or password, or a
     name that exists; nothing written."""
-    import re
-
-    from gapsweep.accounts.passwords import PasswordError, check_password, hash_password
-    from gapsweep.accounts.roles import check_role
-    from gapsweep.db import accounts, audit
-
-    _admin(who, "add users")
-    if re.fullmatch(accounts.NAME_PATTERN, name or "") is None:
-        raise ValueError(f"name: {name!r} — allowed 1 to 64 letters, digits and . _ @ -, "
-                         "starting with a letter or digit")
-    check_role(role)
-    try:
-        check_password(password or "")
-    except PasswordError as exc:
-        raise ValueError(str(exc)) from None
-    password_hash = hash_password(password)
-    with context.session() as s:
-        accounts.add_user(s, name=name, role=role, password_hash=password_hash)
-        audit.record(s, actor=who.name, action="user.add", target=f"user:{name}", role=role,
-                     via=who.via)
+    archive(who).add_user(name, role, password)
 
 
 def set_role(name: str, role: str, *, who: Principal) -> str:
     """Give ``name`` the role (the last enabled admin keeps theirs); the old role."""
-    from gapsweep.accounts.roles import check_role
-    from gapsweep.db import accounts, audit
-
-    _admin(who, "change roles")
-    check_role(role)
-    with context.session() as s:
-        old = accounts.set_role(s, name=name, role=role)
-        audit.record(s, actor=who.name, action="user.role", target=f"user:{name}", old=old,
-                     new=role, via=who.via)
-    return old
+    return archive(who).set_role(name, role)
 
 
 def set_disabled(name: str, disabled: bool, *, who: Principal) -> None:
     """Disable (their sign-ins end, their tokens are refused) or enable a user; the last
     enabled admin cannot be disabled."""
-    from gapsweep.db import accounts, audit
-
-    _admin(who, "disable or enable users")
-    with context.session() as s:
-        accounts.set_disabled(s, name=name, disabled=disabled)
-        audit.record(s, actor=who.name, action="user.disable" if disabled else "user.enable",
-                     target=f"user:{name}", via=who.via)
+    archive(who).set_disabled(name, disabled)
 
 
 def list_tokens(name: str, *, who: Principal) -> list[dict[str, Any]]:
-    from gapsweep.db.accounts import list_tokens as rows
-
-    _admin(who, "list tokens")
-    with context.session() as s:
-        return rows(s, name=name)
+    return archive(who).tokens(name)
 
 
 def create_token(name: str, label: str, *, who: Principal) -> tuple[int, str]:
     """A new API token of ``name``: (its id, the token) - shown once, only its digest kept."""
-    from gapsweep.accounts.tokens import digest, new_api_token
-    from gapsweep.db import accounts, audit
-
-    _admin(who, "create tokens")
-    if len(label) > MAX_TOKEN_LABEL:
-        raise ValueError(f"label: {len(label)} characters — allowed up to {MAX_TOKEN_LABEL}")
-    token = new_api_token()
-    with context.session() as s:
-        token_id = accounts.add_token(s, name=name, token_hash=digest(token), label=label)
-        audit.record(s, actor=who.name, action="token.create", target=f"user:{name}",
-                     token_id=token_id, label=label, via=who.via)
-    return token_id, token
+    return archive(who).create_token(name, label)
 
 
 def revoke_token(name: str, token_id: int, *, who: Principal) -> None:
-    from gapsweep.db import accounts, audit
-
-    _admin(who, "revoke tokens")
-    with context.session() as s:
-        accounts.revoke_token(s, name=name, token_id=token_id)
-        audit.record(s, actor=who.name, action="token.revoke", target=f"user:{name}",
-                     token_id=token_id, via=who.via)
+    archive(who).revoke_token(name, token_id)

@@ -22,10 +22,11 @@ import flask
 from dash import Input, Output, dcc, html
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from . import auth, context, figure_downloads, ids
-from .api import install_api
-from .kernels import workers_ready
-from .liveness import install_liveness
+from . import auth, context, ids
+from .api.kernels import workers_ready
+from .api.liveness import install_liveness
+from .api.routes import install_api
+from .components import figure_downloads
 
 PAGES_FOLDER = Path(__file__).parent / "pages"
 # The Bootstrap theme (Bootswatch Flatly) is served from web/assets, not a CDN: the app works

@@ -41,7 +41,7 @@ from gapsweep.db import accounts
 from gapsweep.db.models import utcnow
 
 from . import context
-from .liveness import LIVE_PATH
+from .api.liveness import LIVE_PATH
 
 SESSION_COOKIE = "gapsweep_session"
 CSRF_COOKIE = "_csrf_token"  # the cookie name Dash's renderer reads (csrf_token_name)
@@ -125,7 +125,7 @@ def _bearer() -> str | None:
 def _authenticate() -> flask.Response | None:
     g.principal = None
     if request.path == LIVE_PATH and request.method in ("GET", "HEAD"):
-        return None  # public: the liveness answer carries no data (web/liveness.py)
+        return None  # public: the liveness answer carries no data (web/api/liveness.py)
     if request.method in UNSAFE_METHODS and not _same_origin():
         return _deny(403, "cross-site request refused")
     return _identify() or _check_body()

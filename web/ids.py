@@ -108,7 +108,8 @@ STUDY_CASE_GRID_KINDS = "study-case-grid-kinds"
 STUDY_CASE_GRID_REFRESHED = "study-case-grid-refreshed"
 NEW_CLONE_NOTICE = "new-clone-notice"
 
-# figure downloads (web/figure_downloads.py): pattern-matching ids {"type": ..., "graph": id}
+# figure downloads (web/components/figure_downloads.py): pattern-matching ids
+# {"type": ..., "graph": id}
 FIGURE_DOWNLOAD = "figure-download"
 FIGURE_DOWNLOAD_DONE = "figure-download-done"
 FIGURE_DOWNLOAD_NAME = "figure-download-name"
@@ -163,7 +164,7 @@ COMPARE_STUDIES_GRAPH = "compare-studies-graph"
 COMPARE_OPEN_CASE = "compare-open-case"
 CASE_METRICS = "case-metrics"
 
-# an adaptive study's tab (web/search_view.py)
+# an adaptive study's tab (web/views/search_view.py)
 SEARCH_CONTENT = "search-content"
 SEARCH_SUMMARY = "search-summary"
 SEARCH_BEST = "search-best"
@@ -174,4 +175,4 @@ SEARCH_SPECTRUM = "search-spectrum"
 SEARCH_PROFILES = "search-profiles"
 MEASUREMENT_UPLOAD = "measurement-upload"
 MEASUREMENT_MESSAGE = "measurement-message"
-CASE_MEASURED = "case-measured"  # + "-<measurement id>-<series>" (web/case_measurements.py)
+CASE_MEASURED = "case-measured"  # + "-<measurement id>-<series>" (web/views/case_measurements.py)

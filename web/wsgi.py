@@ -20,8 +20,9 @@ from __future__ import annotations
 import sys
 
 import flask
-from gapsweep.db.engine import open_database
 
+from gapsweep.archive.accounts import ADMIN_PASSWORD_VARIABLE
+from gapsweep.archive.local import LocalArchive
 from gapsweep.settings import Settings, get_settings
 
 from .app import create_app
@@ -30,15 +31,13 @@ from .app import create_app
 def production_server(settings: Settings | None = None) -> flask.Flask:
     """The web app's Flask server with accounts required, after the first admin is made
     (when ``GAPSWEEP_ADMIN_PASSWORD`` asks for one)."""
-    # the accounts bootstrap is shared with `gapsweep serve` (one rule for the first admin)
-    from gapsweep.commands.users import ADMIN_PASSWORD_VARIABLE, bootstrap_admin
-
     settings = settings if settings is not None else get_settings()
-    sessions = open_database(settings.database_url)
+    # the first admin: the archive's one rule, shared with `gapsweep serve`
+    archive = LocalArchive.open(settings)
     try:
-        created = bootstrap_admin(sessions)
+        created = archive.bootstrap_admin()
     finally:
-        sessions.kw["bind"].dispose()
+        archive.sessions.kw["bind"].dispose()
     if created:
         print(f"gapsweep web: created the first admin {created!r} from "
               f"{ADMIN_PASSWORD_VARIABLE}", file=sys.stderr, flush=True)

@@ -28,7 +28,6 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from gapsweep.settings import Settings
 
-from .certificates import start_certificates
 from .dispatch import Dispatcher, enqueue
 from .search import SearchMetrics, advance_search
 from .series_policy import select_series
@@ -142,8 +141,7 @@ def run_chunk(
         with sessions.begin() as session:
             status = studies.refresh_study_status(session, study_id)
         if status == "done":
-            finish_study(sessions, study_id)
-            start_certificates(sessions, study_id, settings=settings, dispatcher=dispatcher)
+            finish_study(sessions, study_id, settings=settings, dispatcher=dispatcher)
     return report
 
 

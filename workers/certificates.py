@@ -13,6 +13,7 @@ this again.
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from gapsweep.db import certificates as certificate_rows
 from gapsweep.db import studies
@@ -32,12 +33,15 @@ def start_certificates(
     *,
     settings: Settings,
     dispatcher: Dispatcher | None,
+    detail: dict[str, Any] | None = None,
 ) -> list[int]:
     """Write the certificate cases of the finished study ``study_id`` (once) and enqueue
     them through ``dispatcher`` after the commit (None: the reconciler sends them, as it
-    sends any queued case without a message). Returns the ids written (none the second time)."""
-    with sessions() as session:
-        detail = studies.study_detail(session, study_id)
+    sends any queued case without a message). Returns the ids written (none the second time).
+    ``detail``: the study's detail when the caller read it already (not read again)."""
+    if detail is None:
+        with sessions() as session:
+            detail = studies.study_detail(session, study_id)
     if detail is None or detail["status"] != "done" or detail.get("certificates"):
         return []
     design = (detail.get("spec") or {}).get("design", "grid")

@@ -24,7 +24,6 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from gapsweep.settings import Settings
 
-from .certificates import start_certificates
 from .dispatch import CeleryDispatcher, Dispatcher, enqueue
 from .search import advance_stalled
 from .study_finish import finish_study
@@ -42,8 +41,7 @@ def reconcile_once(
         outcome = leases.expire_leases(session, max_attempts=settings.max_attempts)
     expired = outcome.requeued
     for study_id in outcome.finished_studies:
-        finish_study(sessions, study_id)
-        start_certificates(sessions, study_id, settings=settings, dispatcher=dispatcher)
+        finish_study(sessions, study_id, settings=settings, dispatcher=dispatcher)
     stale: list[int] = []
     # queued cases only lack a message if the queue is empty: while it holds messages, the
     # workers are still working through it (a long queue is not a lost one)

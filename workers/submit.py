@@ -8,7 +8,7 @@ committed, so a worker never receives an id it cannot find.
 from __future__ import annotations
 
 from gapsweep.db import leases, studies
-from gapsweep.study.designs import plan_study
+from gapsweep.study.designs import StudyPlan, plan_study
 from gapsweep.study.search_schema import ADAPTIVE_DESIGNS
 from gapsweep.study.spec import StudySpec
 from sqlalchemy.orm import Session, sessionmaker
@@ -21,11 +21,16 @@ from .search import start_search
 
 
 def create_study_rows(
-    spec: StudySpec, *, sessions: sessionmaker[Session], owner: str | None = None
+    spec: StudySpec,
+    *,
+    sessions: sessionmaker[Session],
+    owner: str | None = None,
+    plan: StudyPlan | None = None,
 ) -> int:
     """Write the study and its cases (status queued) in one transaction; returns its id.
+    ``plan``: the spec's plan when the caller made it already (not made again).
     Raises :class:`~gapsweep.study.errors.SpecError` (nothing written) for a bad design."""
-    plan = plan_study(spec)
+    plan = plan if plan is not None else plan_study(spec)
     provenance = collect(spec)
     with sessions.begin() as session:
         study = studies.create_study(
@@ -61,10 +66,11 @@ def submit_study(
     settings: Settings,
     dispatcher: Dispatcher | None = None,
     owner: str | None = None,
+    plan: StudyPlan | None = None,
 ) -> int:
     """Create the study (owned by the user called ``owner``, None: nobody's) and enqueue its
-    cases after the commit; returns the study id."""
-    study_id = create_study_rows(spec, sessions=sessions, owner=owner)
+    cases after the commit; returns the study id. ``plan``: as for :func:`create_study_rows`."""
+    study_id = create_study_rows(spec, sessions=sessions, owner=owner, plan=plan)
     enqueue_study(
         study_id,
         sessions=sessions,

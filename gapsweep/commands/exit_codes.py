@@ -1,5 +1,6 @@
-"""Exit codes of every command (design.md 4.5): scripts branch on them; and the errors the
-commands end with on purpose, local or remote (:mod:`gapsweep.remote` raises them too)."""
+"""Exit codes of every command (design.md 4.5): scripts branch on them; and the error the
+commands end with on purpose (the archive's own errors, :mod:`gapsweep.archive.errors`, are
+mapped to these codes by :func:`gapsweep.cli.main`)."""
 
 EXIT_OK = 0
 EXIT_FAILED = 1  # a case failed (or, for study commands, was cancelled)
@@ -15,6 +16,3 @@ class CommandError(Exception):
         self.code = code
         super().__init__(message)
 
-
-class UnknownIdError(Exception):
-    """An id that names no (undeleted) study: exit 2, from the database or the server's 404."""

@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from gapsweep import remote
+from gapsweep.archive import remote
 from gapsweep.settings import get_settings
 
 from .exit_codes import EXIT_BAD_INPUT, EXIT_OK, CommandError

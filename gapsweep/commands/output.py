@@ -12,7 +12,7 @@ from gapsweep.core import metrics as registry
 
 
 def json_ready(value: Any) -> Any:
-    """``value`` as strict JSON can carry it, as the API answers (web/api.py): NaN and
+    """``value`` as strict JSON can carry it, as the API answers (web/api/routes.py): NaN and
     infinities become null, numpy scalars and arrays plain numbers and lists."""
     if isinstance(value, dict):
         return {k: json_ready(v) for k, v in value.items()}

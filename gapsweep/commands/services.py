@@ -87,23 +87,20 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def _accounts_gate(args: argparse.Namespace, sessions) -> None:
+def _accounts_gate(args: argparse.Namespace, archive) -> None:
     """Serve's accounts, settled before anything starts: the first admin from
     ``GAPSWEEP_ADMIN_PASSWORD``; a host other than loopback refused without accounts
     (whoever reaches the port would have every right); the state said in one line."""
-    from gapsweep.db.accounts import accounts_exist
+    from gapsweep.archive.accounts import ADMIN_PASSWORD_VARIABLE, ADMIN_USER_VARIABLE
 
-    from .users import ADMIN_PASSWORD_VARIABLE, ADMIN_USER_VARIABLE, bootstrap_admin
-
-    created = bootstrap_admin(sessions)
+    created = archive.bootstrap_admin()
     if created:
         print(f"gapsweep serve: created the first admin {created!r} from "
               f"{ADMIN_PASSWORD_VARIABLE}", flush=True)
     elif os.environ.get(ADMIN_PASSWORD_VARIABLE):
         print(f"gapsweep serve: {ADMIN_PASSWORD_VARIABLE} ignored: accounts exist already "
               "(`gapsweep user password NAME` changes a password)", flush=True)
-    with sessions() as s:
-        configured = accounts_exist(s)
+    configured = archive.accounts_exist()
     if not configured and not is_loopback(args.host):
         raise CommandError(
             f"serve --host {args.host}: not a loopback address, and no account exists, so "
@@ -125,12 +122,12 @@ def _accounts_gate(args: argparse.Namespace, sessions) -> None:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     settings = get_settings()
-    from gapsweep.db.engine import open_database
+    from gapsweep.archive.local import LocalArchive
     from gapsweep.web.app import create_app
 
     from .termination import received_signal, stop_cleanly_on_sigterm
 
-    _accounts_gate(args, open_database(settings.database_url))
+    _accounts_gate(args, LocalArchive.open(settings))
     stop_cleanly_on_sigterm()  # the web server's threads and the local workers stop cleanly
     local = None
     if not settings.broker_url:

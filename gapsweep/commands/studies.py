@@ -4,13 +4,13 @@
     gapsweep run FILE                     create, run to the end, summary table
     gapsweep submit FILE / wait ID        create and enqueue / follow to the end
     (FILE or --example NAME, a study file that ships with gapsweep: `gapsweep examples`)
-    gapsweep studies | show ID | export ID --format csv|parquet|json
+    gapsweep studies | show ID | export ID --format csv|parquet|json|mat
     gapsweep cancel ID | retry ID | delete ID | purge
 
 With ``GAPSWEEP_URL`` set, ``run``, ``submit``, ``wait``, ``studies``, ``show``, ``cancel`` and
-``retry`` talk to that server's API (:mod:`gapsweep.remote`, :func:`archive` decides), with the
-same output; ``export``, ``delete`` and ``purge`` refuse (the API has no such call). Changes
-made on the database are audited (``cancel``, ``retry``, ``delete``, ``purge``).
+``retry`` talk to that server's API (:mod:`gapsweep.archive.remote`, :func:`archive` decides),
+with the same output; ``export``, ``delete`` and ``purge`` refuse (the API has no such call).
+Changes made on the database are audited (``cancel``, ``retry``, ``delete``, ``purge``).
 
 Exit codes (4.5): 0 every case done; 1 some case failed or cancelled; 2 bad input or an
 unknown id; 3 ``wait`` timed out. ``--json`` prints the shapes of 4.5 on stdout.
@@ -19,36 +19,19 @@ unknown id; 3 ``wait`` timed out. ``--json`` prints the shapes of 4.5 on stdout.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import sys
-import time
-from collections.abc import Iterator
 from typing import Any
 
-from gapsweep import remote
+from gapsweep.archive.errors import UnknownIdError
 from gapsweep.core import metrics as metric_registry
-from gapsweep.settings import Settings, get_settings
+from gapsweep.settings import get_settings
 
-from .actor import cli_actor
 from .examples import example_file
-from .exit_codes import (
-    EXIT_BAD_INPUT,
-    EXIT_FAILED,
-    EXIT_OK,
-    EXIT_TIMEOUT,
-    CommandError,
-    UnknownIdError,
-)
+from .exit_codes import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, EXIT_TIMEOUT, CommandError
 from .output import print_errors, print_json, progress_printer, study_table
 
 HEADLINE = metric_registry.headline()  # the table's columns (the metric registry's)
-
-
-def _sessions(settings: Settings):
-    from gapsweep.db.engine import open_database
-
-    return open_database(settings.database_url)
 
 
 def _load(path: str):
@@ -106,177 +89,53 @@ def _finish(detail: dict[str, Any], args: argparse.Namespace) -> int:
     return EXIT_OK if summary["done"] == summary["cases"] else EXIT_FAILED
 
 
-@contextlib.contextmanager
-def _local_workers_if_embedded(settings: Settings, concurrency: int | None) -> Iterator[None]:
-    """The embedded default starts its own workers (design.md 4.5); a broker URL means
-    ``gapsweep worker`` processes elsewhere do the work."""
-    if settings.broker_url:
-        yield
-        return
-    from gapsweep.workers.local_workers import LocalWorkers
-
-    from .termination import stop_cleanly_on_sigterm
-
-    stop_cleanly_on_sigterm()
-    with LocalWorkers(settings, concurrency):
-        yield
-
-
-class LocalArchive:
-    """The archive in the database the settings name; :class:`gapsweep.remote.RemoteArchive`
-    offers the same operations over a server's API. Changes are audited in their own
-    transaction (actor ``cli:<login>@<host>``)."""
-
-    def __init__(self, settings: Settings) -> None:
-        self.settings = settings
-        self.sessions = _sessions(settings)
-
-    def _check(self, study_id: int) -> None:
-        from gapsweep.db.lifecycle import live_study
-
-        with self.sessions() as session:
-            live_study(session, study_id)  # StudyNotFoundError: exit 2
-
-    def submit(self, path: str) -> int:
-        from gapsweep.workers.submit import submit_study
-
-        spec = _load(path)
-        return submit_study(spec, sessions=self.sessions, settings=self.settings)
-
-    def listing(self, *, search: str | None, tag: str | None, limit: int) -> dict[str, Any]:
-        from gapsweep.db import studies
-
-        with self.sessions() as session:
-            total, items = studies.list_studies(session, search=search, tag=tag, limit=limit,
-                                                offset=0)
-        return {"total": total, "items": items}
-
-    def detail(self, study_id: int) -> dict[str, Any]:
-        from gapsweep.db import studies
-
-        with self.sessions() as session:
-            detail = studies.study_detail(session, study_id)
-        if detail is None:
-            raise UnknownIdError(study_id)
-        return detail
-
-    def _follow(self, study_id: int, timeout_s: float | None, quiet: bool) -> bool:
-        """Poll the study until nothing is queued or running; False on timeout. The
-        reconciler runs here too, so a case whose worker died is sent again while we wait."""
-        from gapsweep.db import studies
-        from gapsweep.workers.reconciler import start_reconciler
-
-        stop = start_reconciler(self.settings, self.sessions)
-        show = progress_printer(sys.stderr, quiet)
-        deadline = None if timeout_s is None else time.monotonic() + timeout_s
-        try:
-            while True:
-                with self.sessions() as session:
-                    progress = studies.study_progress(session, study_id)
-                show(progress)
-                if progress["queued"] == 0 and progress["running"] == 0:
-                    return True
-                if deadline is not None and time.monotonic() > deadline:
-                    return False
-                time.sleep(0.1)
-        finally:
-            stop.set()
-
-    def wait(self, study_id: int, timeout_s: float | None, quiet: bool) -> bool:
-        from gapsweep.workers.readiness import live_workers
-
-        self._check(study_id)  # an unknown id fails before anything starts
-        # embedded, with nobody to run the cases: start local workers for the wait
-        own = not self.settings.broker_url and not live_workers(self.settings)
-        with (_local_workers_if_embedded(self.settings, None) if own
-              else contextlib.nullcontext()):
-            return self._follow(study_id, timeout_s, quiet)
-
-    def run(self, path: str, *, concurrency: int | None, quiet: bool) -> int:
-        from gapsweep.workers.submit import submit_study
-
-        spec = _load(path)
-        # workers start first: they load the kernels while the study is written
-        with _local_workers_if_embedded(self.settings, concurrency):
-            study_id = submit_study(spec, sessions=self.sessions, settings=self.settings)
-            print(f"study {study_id}: {spec.name}", file=sys.stderr)
-            self._follow(study_id, None, quiet)
-        return study_id
-
-    def cancel(self, study_id: int) -> int:
-        from gapsweep.db import audit, studies
-
-        with self.sessions.begin() as session:
-            n = studies.cancel_study(session, study_id=study_id)
-            audit.record(session, actor=cli_actor(), action="study.cancel",
-                         target=f"study:{study_id}", cancelled=int(n))
-        return int(n)
-
-    def retry(self, study_id: int) -> tuple[int, str | None]:
-        """The number of failed cases queued again, and a note on who will run them."""
-        from gapsweep.db import audit, studies
-        from gapsweep.workers.dispatch import enqueue
-        from gapsweep.workers.submit import default_dispatcher
-
-        with self.sessions.begin() as session:
-            ids = studies.retry_failed(session, study_id=study_id)
-            audit.record(session, actor=cli_actor(), action="study.retry",
-                         target=f"study:{study_id}", retried=len(ids))
-        if ids:  # after the commit (design.md 3)
-            enqueue(ids, sessions=self.sessions, dispatcher=default_dispatcher(), chunk_size=1)
-        note = None
-        if ids and not self.settings.broker_url:
-            note = ("(embedded: they run while `gapsweep serve` or `gapsweep wait "
-                    f"{study_id}` is running)")
-        return len(ids), note
-
-    def delete(self, study_id: int) -> None:
-        from gapsweep.db import audit, studies
-
-        with self.sessions.begin() as session:
-            studies.soft_delete(session, study_id=study_id)
-            audit.record(session, actor=cli_actor(), action="study.delete",
-                         target=f"study:{study_id}")
-
-    def purge(self) -> dict[str, int]:
-        from gapsweep.db import audit, studies
-
-        with self.sessions.begin() as session:
-            counts = studies.purge_deleted(session)
-            audit.record(session, actor=cli_actor(), action="study.purge",
-                         target="deleted studies", **counts)
-        return counts
-
-    def export_rows(self, study_id: int) -> tuple[list[str], list[dict[str, Any]]]:
-        from gapsweep.db import studies
-
-        self._check(study_id)
-        with self.sessions() as session:
-            return studies.export_rows(session, study_id)
-
-    def local_only(self, command: str) -> None:
-        """Nothing to refuse: every command works on a database."""
-
-
 def archive():
     """The one place local or remote is decided: a server's API when ``GAPSWEEP_URL`` is
-    set (:mod:`gapsweep.remote`), else the configured database."""
+    set, else the configured database, where the command line acts as the local admin
+    (:func:`gapsweep.archive.actor.cli_principal`)."""
+    from gapsweep.archive import remote
+    from gapsweep.archive.local import LocalArchive
+
     if remote.configured():
         return remote.RemoteArchive.from_env()
-    return LocalArchive(get_settings())
+    return LocalArchive.open(get_settings())
+
+
+def _is_remote(arch: Any) -> bool:
+    from gapsweep.archive.remote import RemoteArchive
+
+    return isinstance(arch, RemoteArchive)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
     path = _study_file(args)  # a wrong FILE / --example is refused before anything opens
     arch = archive()
-    study_id = arch.run(path, concurrency=args.concurrency, quiet=args.quiet)
-    return _finish(arch.detail(study_id), args)
+    show = progress_printer(sys.stderr, args.quiet)
+    if _is_remote(arch):  # the server's workers run it
+        if args.concurrency is not None:
+            print(f"--concurrency ignored: the workers of {arch.client.base_url} run the "
+                  "study", file=sys.stderr)
+        study_id = arch.submit(path)
+        print(f"study {study_id} submitted to {arch.client.base_url}", file=sys.stderr)
+        arch.wait(study_id, None, show)
+        return _finish(arch.study(study_id), args)
+    spec = _load(path)
+    if not arch.settings.broker_url:
+        from .termination import stop_cleanly_on_sigterm
+
+        stop_cleanly_on_sigterm()
+    # workers start first: they load the kernels while the study is written
+    with arch.local_workers(args.concurrency):
+        study_id = arch.submit(spec)
+        print(f"study {study_id}: {spec.name}", file=sys.stderr)
+        arch.follow(study_id, None, show)
+    return _finish(arch.study(study_id), args)
 
 
 def cmd_submit(args: argparse.Namespace) -> int:
     path = _study_file(args)
     arch = archive()
-    summary = _summary(arch.detail(arch.submit(path)))
+    summary = _summary(arch.study(arch.submit(path)))
     if args.json:
         print_json(summary)
     else:
@@ -286,8 +145,12 @@ def cmd_submit(args: argparse.Namespace) -> int:
 
 def cmd_wait(args: argparse.Namespace) -> int:
     arch = archive()
-    finished = arch.wait(args.id, args.timeout, args.quiet)
-    code = _finish(arch.detail(args.id), args)
+    if not _is_remote(arch) and not arch.settings.broker_url:
+        from .termination import stop_cleanly_on_sigterm
+
+        stop_cleanly_on_sigterm()  # the local workers `wait` may start stop cleanly
+    finished = arch.wait(args.id, args.timeout, progress_printer(sys.stderr, args.quiet))
+    code = _finish(arch.study(args.id), args)
     return code if finished else EXIT_TIMEOUT
 
 
@@ -308,7 +171,7 @@ def cmd_studies(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    detail = archive().detail(args.id)
+    detail = archive().study(args.id)
     if args.json:
         print_json(detail)
         return EXIT_OK
@@ -326,41 +189,42 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from .export import write_rows
+    from .export import write_mat, write_rows
 
     arch = archive()
-    arch.local_only("export")
     columns, rows = arch.export_rows(args.id)
-    write_rows(columns, rows, args.format, args.output)
+    if args.format == "mat":
+        write_mat(args.output, arch.summary(args.id), columns, rows,
+                  arch.case_series([row["case_id"] for row in rows]))
+    else:
+        write_rows(columns, rows, args.format, args.output)
     return EXIT_OK
 
 
 def cmd_cancel(args: argparse.Namespace) -> int:
-    n = archive().cancel(args.id)
+    n = archive().cancel(args.id)["cancelled"]
     print(f"study {args.id}: cancelled ({n} queued case(s); running ones finish)")
     return EXIT_OK
 
 
 def cmd_retry(args: argparse.Namespace) -> int:
-    n, note = archive().retry(args.id)
+    arch = archive()
+    n = arch.retry(args.id)["retried"]
     print(f"study {args.id}: {n} failed case(s) queued again")
-    if note:
-        print(note)
+    if n and not _is_remote(arch) and not arch.settings.broker_url:
+        print("(embedded: they run while `gapsweep serve` or `gapsweep wait "
+              f"{args.id}` is running)")
     return EXIT_OK
 
 
 def cmd_delete(args: argparse.Namespace) -> int:
-    arch = archive()
-    arch.local_only("delete")
-    arch.delete(args.id)
+    archive().delete(args.id)
     print(f"study {args.id}: deleted (`gapsweep purge` removes it for good)")
     return EXIT_OK
 
 
 def cmd_purge(args: argparse.Namespace) -> int:
-    arch = archive()
-    arch.local_only("purge")
-    counts = arch.purge()
+    counts = archive().purge()
     if args.json:
         print_json(counts)
     else:
@@ -405,7 +269,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     exp = sub.add_parser("export", help="one row per case: parameters, status, metrics")
     exp.add_argument("id", type=int)
-    exp.add_argument("--format", choices=("csv", "parquet", "json"), default="csv")
+    exp.add_argument("--format", choices=("csv", "parquet", "json", "mat"), default="csv",
+                     help="mat: a MATLAB file with the stored series too (needs -o)")
     exp.add_argument("-o", "--output", default=None, help="file (stdout if omitted)")
     exp.set_defaults(func=cmd_export)
 
@@ -435,7 +300,7 @@ def handle_errors(args: argparse.Namespace, exc: Exception) -> int | None:
     lifecycle = sys.modules.get("gapsweep.db.lifecycle")
     not_found = (UnknownIdError,) + ((lifecycle.StudyNotFoundError,) if lifecycle else ())
     if isinstance(exc, not_found):
-        study_id = exc.args[0] if isinstance(exc, UnknownIdError) else exc.study_id
+        study_id = exc.study_id
         print(f"error: no study with id {study_id}", file=sys.stderr)
         if getattr(args, "json", False):
             print(json.dumps({"errors": [{"field": "id", "value": study_id,

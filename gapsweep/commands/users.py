@@ -21,58 +21,25 @@ from __future__ import annotations
 import argparse
 import getpass
 import json
-import os
-import re
 import sys
-from collections.abc import Mapping
 
-from gapsweep.settings import get_settings
+from gapsweep.archive.accounts import MAX_TOKEN_LABEL, check_name, check_password
 
-from .actor import cli_actor
 from .exit_codes import EXIT_BAD_INPUT, EXIT_OK, CommandError
 from .output import print_json
 
-ADMIN_PASSWORD_VARIABLE, ADMIN_USER_VARIABLE = "GAPSWEEP_ADMIN_PASSWORD", "GAPSWEEP_ADMIN_USER"
-NAME_ALLOWED = "1 to 64 letters, digits and . _ @ -, starting with a letter or digit"
-MAX_LABEL = 100
-MAX_AUDIT_LIMIT = 10_000
 
-
-def _sessions():
-    from gapsweep import remote
-    from gapsweep.db.engine import open_database
+def _archive():
+    """The configured database's archive, acting as the local admin (the command line)."""
+    from gapsweep.archive import remote
+    from gapsweep.archive.local import LocalArchive
+    from gapsweep.settings import get_settings
 
     if remote.configured():
         raise CommandError(
             f"the user and audit commands work on a database, and {remote.URL_VARIABLE} is set: "
             f"run them where the server's database is, without {remote.URL_VARIABLE}")
-    return open_database(get_settings().database_url)
-
-
-def check_name(name: str, field: str = "name") -> str:
-    from gapsweep.db.accounts import NAME_PATTERN
-
-    if re.fullmatch(NAME_PATTERN, name) is None:
-        raise CommandError(f"{field}: {name!r} — allowed {NAME_ALLOWED}")
-    return name
-
-
-def _check_role(role: str) -> str:
-    from gapsweep.accounts.roles import check_role
-
-    try:
-        return check_role(role)
-    except ValueError as exc:
-        raise CommandError(str(exc)) from None
-
-
-def _check_password(password: str, field: str = "password") -> None:
-    from gapsweep.accounts.passwords import PasswordError, check_password
-
-    try:
-        check_password(password)
-    except PasswordError as exc:
-        raise CommandError(str(exc).replace("password:", f"{field}:", 1)) from None
+    return LocalArchive.open(get_settings())
 
 
 def read_password(name: str) -> str:
@@ -81,7 +48,7 @@ def read_password(name: str) -> str:
     stdin = sys.stdin
     if stdin is not None and stdin.isatty():
         first = getpass.getpass(f"new password for {name}: ")
-        _check_password(first)
+        check_password(first)
         if getpass.getpass("the same again: ") != first:
             raise CommandError("password: the two entries differ — allowed the same password "
                                "typed twice")
@@ -89,38 +56,26 @@ def read_password(name: str) -> str:
     line = stdin.readline() if stdin is not None else ""
     password = line[:-1] if line.endswith("\n") else line
     password = password[:-1] if password.endswith("\r") else password
-    _check_password(password)
+    check_password(password)
     return password
 
 
-def _user_exists(session, name: str) -> bool:
-    from gapsweep.db.accounts import list_users
-
-    return any(u["name"] == name for u in list_users(session))
-
-
-def _require_user(sessions, name: str) -> None:
-    with sessions() as s:
-        if not _user_exists(s, name):
-            raise CommandError(f"name: {name!r} — no user of that name (`gapsweep user list`)")
+def _require_user(arch, name: str) -> None:
+    if not arch.user_exists(name):
+        raise CommandError(f"name: {name!r} — no user of that name (`gapsweep user list`)")
 
 
 # --- users ----------------------------------------------------------------------------------
 
 def cmd_add(args: argparse.Namespace) -> int:
-    from gapsweep.accounts.passwords import hash_password
-    from gapsweep.db import accounts, audit
+    from gapsweep.archive.accounts import check_role
 
-    name, role = check_name(args.name), _check_role(args.role)
-    sessions = _sessions()
-    with sessions() as s:
-        if _user_exists(s, name):
-            raise CommandError(f"name: {name!r} — a user of that name exists")
-        first = not accounts.accounts_exist(s)
-    password_hash = hash_password(read_password(name))
-    with sessions.begin() as s:
-        accounts.add_user(s, name=name, role=role, password_hash=password_hash)
-        audit.record(s, actor=cli_actor(), action="user.add", target=f"user:{name}", role=role)
+    name, role = check_name(args.name), check_role(args.role)
+    arch = _archive()
+    if arch.user_exists(name):  # before asking for a password
+        raise CommandError(f"name: {name!r} — a user of that name exists")
+    first = not arch.accounts_exist()
+    arch.add_user(name, role, read_password(name))
     print(f"user {name} added ({role})")
     if first:
         print("accounts are on from now: the web app and its API need a sign-in or an API "
@@ -129,10 +84,7 @@ def cmd_add(args: argparse.Namespace) -> int:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    from gapsweep.db.accounts import list_users
-
-    with _sessions()() as s:
-        users = list_users(s)
+    users = _archive().users()
     if args.json:
         print_json({"users": users})
         return EXIT_OK
@@ -147,24 +99,13 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_set_role(args: argparse.Namespace) -> int:
-    from gapsweep.db import accounts, audit
-
-    role = _check_role(args.role)
-    with _sessions().begin() as s:
-        old = accounts.set_role(s, name=args.name, role=role)
-        audit.record(s, actor=cli_actor(), action="user.role", target=f"user:{args.name}",
-                     old=old, new=role)
-    print(f"user {args.name}: {old} -> {role}")
+    old = _archive().set_role(args.name, args.role)
+    print(f"user {args.name}: {old} -> {args.role}")
     return EXIT_OK
 
 
 def _set_disabled(args: argparse.Namespace, disabled: bool) -> int:
-    from gapsweep.db import accounts, audit
-
-    with _sessions().begin() as s:
-        accounts.set_disabled(s, name=args.name, disabled=disabled)
-        audit.record(s, actor=cli_actor(), action="user.disable" if disabled else "user.enable",
-                     target=f"user:{args.name}")
+    _archive().set_disabled(args.name, disabled)
     if disabled:
         print(f"user {args.name} disabled: their sign-ins ended, their tokens are refused")
     else:
@@ -173,15 +114,9 @@ def _set_disabled(args: argparse.Namespace, disabled: bool) -> int:
 
 
 def cmd_password(args: argparse.Namespace) -> int:
-    from gapsweep.accounts.passwords import hash_password
-    from gapsweep.db import accounts, audit
-
-    sessions = _sessions()
-    _require_user(sessions, args.name)  # before asking for a password
-    password_hash = hash_password(read_password(args.name))
-    with sessions.begin() as s:
-        accounts.set_password(s, name=args.name, password_hash=password_hash)
-        audit.record(s, actor=cli_actor(), action="user.password", target=f"user:{args.name}")
+    arch = _archive()
+    _require_user(arch, args.name)  # before asking for a password
+    arch.set_password(args.name, read_password(args.name))
     print(f"user {args.name}: password changed, their web sign-ins ended (tokens stay)")
     return EXIT_OK
 
@@ -189,17 +124,7 @@ def cmd_password(args: argparse.Namespace) -> int:
 # --- tokens ---------------------------------------------------------------------------------
 
 def cmd_token(args: argparse.Namespace) -> int:
-    from gapsweep.accounts.tokens import digest, new_api_token
-    from gapsweep.db import accounts, audit
-
-    label = args.label
-    if len(label) > MAX_LABEL:
-        raise CommandError(f"label: {len(label)} characters — allowed up to {MAX_LABEL}")
-    token = new_api_token()
-    with _sessions().begin() as s:
-        token_id = accounts.add_token(s, name=args.name, token_hash=digest(token), label=label)
-        audit.record(s, actor=cli_actor(), action="token.create", target=f"user:{args.name}",
-                     token_id=token_id, label=label)
+    token_id, token = _archive().create_token(args.name, args.label)
     print(token, flush=True)  # stdout holds the token alone: TOKEN=$(gapsweep user token ...)
     print(f"token {token_id} of {args.name}: shown this once (only its digest is stored); "
           f"send it as Authorization: Bearer <token>, or set GAPSWEEP_TOKEN", file=sys.stderr)
@@ -207,10 +132,7 @@ def cmd_token(args: argparse.Namespace) -> int:
 
 
 def cmd_tokens(args: argparse.Namespace) -> int:
-    from gapsweep.db.accounts import list_tokens
-
-    with _sessions()() as s:
-        tokens = list_tokens(s, name=args.name)
+    tokens = _archive().tokens(args.name)
     if args.json:
         print_json({"tokens": tokens})
         return EXIT_OK
@@ -225,12 +147,7 @@ def cmd_tokens(args: argparse.Namespace) -> int:
 
 
 def cmd_revoke(args: argparse.Namespace) -> int:
-    from gapsweep.db import accounts, audit
-
-    with _sessions().begin() as s:
-        accounts.revoke_token(s, name=args.name, token_id=args.token_id)
-        audit.record(s, actor=cli_actor(), action="token.revoke", target=f"user:{args.name}",
-                     token_id=args.token_id)
+    _archive().revoke_token(args.name, args.token_id)
     print(f"token {args.token_id} of {args.name} revoked")
     return EXIT_OK
 
@@ -238,12 +155,7 @@ def cmd_revoke(args: argparse.Namespace) -> int:
 # --- the audit log --------------------------------------------------------------------------
 
 def cmd_audit(args: argparse.Namespace) -> int:
-    from gapsweep.db.audit import recent
-
-    if not 1 <= args.limit <= MAX_AUDIT_LIMIT:
-        raise CommandError(f"limit: {args.limit} — allowed 1 to {MAX_AUDIT_LIMIT}")
-    with _sessions()() as s:
-        events = recent(s, limit=args.limit)
+    events = _archive().audit_log(limit=args.limit)
     if args.json:
         print_json({"items": events})
         return EXIT_OK
@@ -253,39 +165,6 @@ def cmd_audit(args: argparse.Namespace) -> int:
               + (f"  {detail}" if detail else ""))
     print(f"{len(events)} event(s), newest first")
     return EXIT_OK
-
-
-# --- serve's first admin --------------------------------------------------------------------
-
-def bootstrap_admin(sessions, env: Mapping[str, str] | None = None) -> str | None:
-    """With ``GAPSWEEP_ADMIN_PASSWORD`` set and no user yet, create the admin named by
-    ``GAPSWEEP_ADMIN_USER`` (default ``admin``), audited ``user.add``; its name, or None
-    when nothing was created (the variable unset, or accounts exist already)."""
-    from sqlalchemy.exc import IntegrityError
-
-    from gapsweep.accounts.passwords import hash_password
-    from gapsweep.db import accounts, audit
-
-    env = os.environ if env is None else env
-    password = env.get(ADMIN_PASSWORD_VARIABLE, "")
-    if not password:
-        return None
-    with sessions() as s:
-        if accounts.accounts_exist(s):
-            return None
-    name = check_name(env.get(ADMIN_USER_VARIABLE, "").strip() or "admin", ADMIN_USER_VARIABLE)
-    _check_password(password, ADMIN_PASSWORD_VARIABLE)
-    password_hash = hash_password(password)
-    try:
-        with sessions.begin() as s:
-            if accounts.accounts_exist(s):  # another process was first
-                return None
-            accounts.add_user(s, name=name, role="admin", password_hash=password_hash)
-            audit.record(s, actor=cli_actor(), action="user.add", target=f"user:{name}",
-                         role="admin", source=ADMIN_PASSWORD_VARIABLE)
-    except IntegrityError:  # ... at the same moment
-        return None
-    return name
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -321,7 +200,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     tok = user_sub.add_parser("token", help="a new API token, printed once on stdout")
     tok.add_argument("name")
-    tok.add_argument("--label", default="", help=f"what it is for (up to {MAX_LABEL} characters)")
+    tok.add_argument("--label", default="",
+                     help=f"what it is for (up to {MAX_TOKEN_LABEL} characters)")
     tok.set_defaults(func=cmd_token)
 
     toks = user_sub.add_parser("tokens", help="a user's tokens (never the secrets)")

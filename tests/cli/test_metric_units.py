@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from gapsweep.core import metrics as registry
 from gapsweep.core.metrics import Metric
-from gapsweep.web import case_grid
+from gapsweep.web.components import case_grid
 from gapsweep.web.figures.labels import metric_label
 
 from gapsweep.commands import output, simulate

@@ -10,7 +10,7 @@ import threading
 
 import pytest
 
-from gapsweep.remote import ApiClient, RemoteArchive
+from gapsweep.archive.remote import ApiClient, RemoteArchive
 
 STUDY = 41
 
@@ -73,29 +73,29 @@ def report(status: str, c: dict[str, int]) -> dict:
 
 
 def test_wait_polls_only_the_progress_route_until_nothing_is_left(serve, monkeypatch):
-    import gapsweep.remote as remote
+    import gapsweep.archive.remote as remote
 
     monkeypatch.setattr(remote, "POLL_S", 0.01)
     server = serve([report("queued", counts(4, 0, 0)), report("running", counts(2, 2, 0)),
                     report("running", counts(0, 1, 3)), report("done", counts(0, 0, 4))])
-    assert RemoteArchive(ApiClient(server.url)).wait(STUDY, 10.0, quiet=True) is True
+    assert RemoteArchive(ApiClient(server.url)).wait(STUDY, 10.0) is True
     assert server.paths == [f"/api/studies/{STUDY}/progress"] * 4  # never the detail
 
 
 def test_wait_times_out_on_the_progress_route(serve, monkeypatch):
-    import gapsweep.remote as remote
+    import gapsweep.archive.remote as remote
 
     monkeypatch.setattr(remote, "POLL_S", 0.01)
     server = serve([report("running", counts(1, 1, 0))])
-    assert RemoteArchive(ApiClient(server.url)).wait(STUDY, 0.1, quiet=True) is False
+    assert RemoteArchive(ApiClient(server.url)).wait(STUDY, 0.1) is False
     assert len(server.paths) >= 2
     assert set(server.paths) == {f"/api/studies/{STUDY}/progress"}
 
 
 def test_wait_on_an_unknown_id_is_the_unknown_id_error(serve):
-    from gapsweep.commands.studies import UnknownIdError
+    from gapsweep.archive.errors import UnknownIdError
 
     server = serve([report("done", counts(0, 0, 1))])
     with pytest.raises(UnknownIdError):
-        RemoteArchive(ApiClient(server.url)).wait(STUDY + 1, 1.0, quiet=True)
+        RemoteArchive(ApiClient(server.url)).wait(STUDY + 1, 1.0)
     assert server.paths == [f"/api/studies/{STUDY + 1}/progress"]

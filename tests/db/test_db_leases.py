@@ -130,9 +130,10 @@ def test_result_after_expired_lease_and_reclaim_is_rejected(session_factory, stu
     with session_factory.begin() as s:
         assert claim_cases(s, case_ids=[cid], holder="slow", lease_s=5, now=t0)
     later = t0 + timedelta(seconds=10)
-    # expired, not yet reclaimed: refused too
+    # expired, not yet reclaimed: refused too, and not revived by a renewal either
     with session_factory.begin() as s:
         assert not complete_case(s, case_id=cid, holder="slow", result=fake_result({}), now=later)
+        assert renew_leases(s, case_ids=[cid], holder="slow", lease_s=60, now=later) == 0
     with session_factory.begin() as s:
         assert requeue_expired(s, now=later, max_attempts=3) == [cid]
     with session_factory.begin() as s:

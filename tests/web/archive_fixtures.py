@@ -18,7 +18,7 @@ import pytest
 from gapsweep.core.result import CaseResult
 from gapsweep.db import leases, studies
 from gapsweep.study.spec import parse_spec
-from gapsweep.web.study_form import PRESET
+from gapsweep.web.views.study_form import PRESET
 
 from gapsweep.settings import get_settings
 
@@ -161,8 +161,9 @@ def make_archive(tmp_path, monkeypatch, database_url: str | None = None) -> Arch
     settings = get_settings()
     arch = Archive(app=create_app(settings), settings=settings)
 
-    def stand_in(spec, *, sessions, settings, owner=None):
-        study_id = submit_module.create_study_rows(spec, sessions=sessions, owner=owner)
+    def stand_in(spec, *, sessions, settings, owner=None, plan=None, dispatcher=None):
+        study_id = submit_module.create_study_rows(spec, sessions=sessions, owner=owner,
+                                                   plan=plan)
         with sessions() as s:
             arch.sent.append(studies.queued_case_ids(s, study_id=study_id))
         return study_id

@@ -277,12 +277,20 @@ def test_latin_hypercube_from_the_form_scatter_spearman_and_spectra(server, page
     shot(page, "designs-lhs-sensitivity")
 
     page.get_by_role("tab", name="Spectra").click()
-    page.wait_for_selector("#spectra-graph .js-plotly-plot")
-    spectra = page.evaluate("""() => {
-        const el = document.querySelector('#spectra-graph .js-plotly-plot');
-        return el._fullData.filter(t => (t.x || []).length > 10).length; }""")
-    assert spectra >= 2  # stored preview spectra of several cases, not the 'none' message
+    fig = read_figure(page, "spectra-graph")
+    spectra = [t for t in fig["data"] if len(t["x"] or []) > 10]
+    assert len(spectra) >= 2  # stored preview spectra of several cases, not the 'none' message
     assert "No stored spectra" not in page.inner_text("#spectra-graph")
+    # each line is its case's stored spectrum as the API serves it, bin for bin: the legend
+    # names the case by its clearance ("c = 0.0123 mm · peak 3×")
+    by_name = {f"c = {c['params']['clearance_mm']:g} mm": cid for cid, c in cases.items()}
+    for trace in spectra:
+        case_id = by_name[trace["name"].split(" · ")[0]]
+        series = _get(f"{base}/api/cases/{case_id}/series"
+                      "?names=spectrum_freq_hz,spectrum_slider_acceleration")
+        freq, amp = series["spectrum_freq_hz"], series["spectrum_slider_acceleration"]
+        assert trace["x"] == pytest.approx(freq, rel=1e-12), trace["name"]  # every bin
+        assert trace["y"] == pytest.approx(amp, rel=1e-6), trace["name"]
     shot(page, "designs-lhs-spectra")
     assert page.errors == []
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import pytest
 from gapsweep.study.designs import plan_study
 from gapsweep.study.spec import parse_spec
-from gapsweep.web import study_view as view
 from gapsweep.web.figures.hover import quantity
 from gapsweep.web.figures.trends import (
     BASELINE_NAME,
@@ -17,6 +16,7 @@ from gapsweep.web.figures.trends import (
     scatter_figure,
     trend_figure,
 )
+from gapsweep.web.views import study_view as view
 
 
 def peak(p: dict) -> float:
@@ -245,7 +245,7 @@ def test_parallel_title_is_clear_of_the_dimension_labels():
 
 
 def test_spectra_of_a_sampled_study_are_spread_over_the_first_axis():
-    from gapsweep.web.study_results import spectra_cases
+    from gapsweep.web.views.study_results import spectra_cases
 
     cases, _ = study_cases({**LHS, "axes": {**LHS["axes"],
                                             "speed_rpm": {"start": 2000, "stop": 4000,

@@ -255,7 +255,7 @@ def alert_texts(component) -> list[str]:
 
 @pytest.mark.parametrize("case", HOSTILE_TABLES.values(), ids=HOSTILE_TABLES.keys())
 def test_form_tables_of_the_wrong_shape_are_no_rows_not_a_500(eve, case):
-    """What is not a row is not one (web/study_form.py): no axis is the spec's own message,
+    """What is not a row is not one (web/views/study_form.py): no axis is the spec's own message,
     no base row the defaults."""
     key, value, summary, message = case
     values = form_values(eve)
@@ -292,16 +292,18 @@ class Spy:
 @pytest.fixture
 def uploads(eve, monkeypatch):
     """The new-study module inside eve's request, with spies on what would decode and parse
-    an upload (the module's own base64, json and tomllib names only)."""
+    an upload (the upload reader's own base64, json and tomllib names only: study/upload.py
+    decodes what the page receives)."""
+    import gapsweep.study.upload as reader
     import tomllib
 
     with eve.archive.request(headers=eve.token):
         module = page("new_study")
         spies = SimpleNamespace(b64decode=Spy(base64.b64decode), json=Spy(json.loads),
                                 toml=Spy(tomllib.loads))
-        monkeypatch.setattr(module, "base64", SimpleNamespace(b64decode=spies.b64decode))
-        monkeypatch.setattr(module, "json", SimpleNamespace(loads=spies.json))
-        monkeypatch.setattr(module, "tomllib", SimpleNamespace(loads=spies.toml))
+        monkeypatch.setattr(reader, "base64", SimpleNamespace(b64decode=spies.b64decode))
+        monkeypatch.setattr(reader, "json", SimpleNamespace(loads=spies.json))
+        monkeypatch.setattr(reader, "tomllib", SimpleNamespace(loads=spies.toml))
         yield module, spies
 
 

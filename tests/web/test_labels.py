@@ -17,7 +17,7 @@ from gapsweep.core.postprocessing import SPECTRAL_METRICS
 from gapsweep.core.solver import named_metrics
 from gapsweep.core.stepping import N_MET
 from gapsweep.study.twins import DEVIATIONS
-from gapsweep.web import case_grid, case_view
+from gapsweep.web.components import case_grid
 from gapsweep.web.figures.convergence import convergence_figure
 from gapsweep.web.figures.labels import (
     DIMENSIONLESS,
@@ -33,6 +33,7 @@ from gapsweep.web.figures.labels import (
 from gapsweep.web.figures.parallel import parallel_figure
 from gapsweep.web.figures.sensitivity import morris_figure, tornado_figure
 from gapsweep.web.figures.trends import trend_figure
+from gapsweep.web.views import case_view
 
 # the cantilever's metrics (core/flexible/cantilever.py simulate_cantilever) and the flexible
 # slider-crank's beyond its five headline ones (flexible_slider_crank.py)
@@ -218,7 +219,7 @@ def test_tornado_morris_and_convergence_show_penetration_in_micrometres():
 
 
 def test_the_forms_rows_take_units_and_kinds_from_the_registry():
-    from gapsweep.web import parameters as form
+    from gapsweep.web.views import parameters as form
 
     for model in MODELS:
         rows = form.parameter_rows(model)

@@ -14,7 +14,7 @@ from sqlalchemy import select
 def form_spec(module, layout) -> dict:
     """The spec the form in ``layout`` holds, as submit would read it (validated)."""
     from gapsweep.study.spec import parse_spec
-    from gapsweep.web.study_form import form_to_spec
+    from gapsweep.web.views.study_form import form_to_spec
 
     values = {key: getattr(find(layout, cid), prop) for key, cid, prop in module.FIELDS}
     data, errors = form_to_spec(**values)
@@ -323,7 +323,7 @@ def test_case_grid_callback_pages_sorts_and_filters_on_the_server(archive):
 def test_every_figure_has_png_svg_csv_downloads(archive):
     import json
 
-    from gapsweep.web.figure_downloads import GRAPH_CONFIG
+    from gapsweep.web.components.figure_downloads import GRAPH_CONFIG
 
     with archive.request():
         study_id = archive.create()
@@ -353,7 +353,7 @@ def test_rerun_spec_keeps_the_case_and_changes_only_the_solver_settings(archive)
     from gapsweep.db.studies import case_detail
     from gapsweep.study.designs import plan_study
     from gapsweep.study.spec import parse_spec
-    from gapsweep.web.case_rerun import rerun_spec
+    from gapsweep.web.components.case_rerun import rerun_spec
 
     with archive.request():
         study_id = archive.create()
@@ -375,7 +375,7 @@ def test_rerun_spec_keeps_the_case_and_changes_only_the_solver_settings(archive)
 def test_rerun_button_submits_a_one_case_study_and_the_page_compares_the_metrics(
         archive, monkeypatch):
     from archive_fixtures import fake_metrics
-    from gapsweep.web.case_rerun import COMPARED, differences
+    from gapsweep.web.components.case_rerun import COMPARED, differences
 
     with archive.request():
         study_id = archive.create()
@@ -384,7 +384,7 @@ def test_rerun_button_submits_a_one_case_study_and_the_page_compares_the_metrics
         module = page("case")
         layout = module.layout(case_id=str(case_id))
         assert find(layout, ids.CASE_RERUN_RTOL).value == 1e-6  # the setting it ran with
-        from gapsweep.web import case_rerun
+        from gapsweep.web.components import case_rerun
 
         href, _ = case_rerun.submit(1, case_id, 1e-8, "bs32", 1201, "bisect")
         rerun_case = int(href.split("rerun=")[1])

@@ -6,7 +6,8 @@ from __future__ import annotations
 import base64
 
 from archive_fixtures import component_ids, page, texts
-from gapsweep.web import ids, measurement_upload
+from gapsweep.web import ids
+from gapsweep.web.components import measurement_upload
 
 
 def _upload(text: str) -> str:

@@ -153,7 +153,7 @@ def test_add_axis_and_change_model(new_study):
 
 
 def axis_row(parameter, form="values", **cells):
-    from gapsweep.web.study_form import AXIS_COLUMNS
+    from gapsweep.web.views.study_form import AXIS_COLUMNS
 
     return {**{c: "" for c in AXIS_COLUMNS}, "parameter": parameter, "form": form, **cells}
 
@@ -244,3 +244,34 @@ def test_design_fields_show_only_for_their_designs(new_study):
     vals = set_value(module, vals, "design", "latin-hypercube")
     spec, errors, _ = module.check_form(module.form_kwargs(vals))
     assert errors == [] and spec["samples"] == 40
+
+
+def count_calls(monkeypatch, targets):
+    """Wrap each (module, name) so calls are counted; the counts by name."""
+    counts = {}
+    for module, name in targets:
+        original = getattr(module, name)
+        counts.setdefault(name, 0)
+
+        def counted(*args, _original=original, _name=name, **kwargs):
+            counts[_name] += 1
+            return _original(*args, **kwargs)
+
+        monkeypatch.setattr(module, name, counted)
+    return counts
+
+
+def test_a_submit_parses_and_plans_the_spec_once(new_study, monkeypatch):
+    # issue 28: the form's check, the submit action and the study's rows each parsed or
+    # planned the spec again (parse 2x, plan 2x per click); the check's spec and plan go on
+    import gapsweep.study.designs as designs
+    import gapsweep.study.spec as spec_module
+    import gapsweep.workers.submit as submit_module
+
+    module, archive = new_study
+    vals = values(module.layout(), module)
+    counts = count_calls(monkeypatch, [(spec_module, "parse_spec"), (designs, "plan_study"),
+                                       (submit_module, "plan_study")])
+    path, _ = module.submit(1, *vals)
+    assert path.startswith("/studies/") and archive.count("cases") == 16
+    assert counts == {"parse_spec": 1, "plan_study": 1}

@@ -127,7 +127,7 @@ def test_cancel_and_retry_buttons(study, monkeypatch):
 
 
 def test_compare_link_needs_two_to_six_cases(study):
-    from gapsweep.web.case_grid import compare_link
+    from gapsweep.web.components.case_grid import compare_link
 
     rows = [{"id": i} for i in range(10, 20)]
     assert compare_link(rows[:1]) == ("/compare", True)
@@ -272,7 +272,7 @@ def test_owner_line_without_accounts_names_the_local_user(study):
     layout = module.layout(study_id=str(study_id))
     assert find(layout, ids.STUDY_OWNER).children == (
         "Owner: local user on this machine (no accounts)")
-    from gapsweep.web.study_view import owner_text
+    from gapsweep.web.views.study_view import owner_text
 
     assert owner_text("eve", True) == owner_text("eve", False) == "eve"
     assert owner_text(None, True).startswith("nobody (made on the command line")

@@ -8,7 +8,7 @@ import numpy as np
 from archive_fixtures import preset
 from gapsweep.study.spec import parse_spec
 from gapsweep.web.figures.trends import trend_figure
-from gapsweep.web.study_form import form_to_spec
+from gapsweep.web.views.study_form import form_to_spec
 
 MODELS = ("hertz-sphere", "johnson-cylinder", "liu-conformal")
 CLEARANCES = (0.02, 0.05, 0.1)

@@ -10,9 +10,9 @@ import dash
 import dash_bootstrap_components as dbc
 from dash import Input, Output, State, callback, dash_table, dcc, html, no_update
 from gapsweep.db.models import MAX_ID
-from gapsweep.web import actions, context, ids
+from gapsweep.web import actions, context, data, ids
 from gapsweep.web.auth import principal
-from gapsweep.web.parameters import model_names
+from gapsweep.web.views.parameters import model_names
 
 dash.register_page(__name__, path="/", name="Archive", title="gapsweep — archive", order=0)
 
@@ -143,24 +143,20 @@ def query_page(
     """One page of the archive from the database: (total, items). The arguments are what the
     browser sent (anything, from a hand-made request): whatever is not what the table sends
     is no filter, page 0 or the default order."""
-    from gapsweep.db.studies import list_studies
-
     sort = sort_by[0] if isinstance(sort_by, list) and sort_by else None
     if not isinstance(sort, dict):
         sort = {"column_id": "created", "direction": "desc"}
     column = sort.get("column_id")
-    with context.session() as s:
-        return list_studies(
-            s,
-            search=search if isinstance(search, str) and search else None,
-            tag=_text(tag),
-            status=_text(status),
-            model=_text(model),
-            limit=PAGE_SIZE,
-            offset=_page_number(page) * PAGE_SIZE,
-            sort=SORTABLE.get(column, "created") if isinstance(column, str) else "created",
-            descending=sort.get("direction") != "asc",
-        )
+    return data.list_studies(
+        search=search if isinstance(search, str) and search else None,
+        tag=_text(tag),
+        status=_text(status),
+        model=_text(model),
+        limit=PAGE_SIZE,
+        offset=_page_number(page) * PAGE_SIZE,
+        sort=SORTABLE.get(column, "created") if isinstance(column, str) else "created",
+        descending=sort.get("direction") != "asc",
+    )
 
 
 @callback(

@@ -10,16 +10,11 @@ import dash
 import dash_bootstrap_components as dbc
 from dash import dash_table, dcc, html
 from gapsweep.db.models import MAX_ID
-from gapsweep.web import (
-    case_measurements,
-    case_rerun,
-    case_view,
-    figure_downloads,
-    ids,
-    parameters,
-)
+from gapsweep.web import ids
+from gapsweep.web.components import case_rerun, figure_downloads
 from gapsweep.web.figures import case_views
-from gapsweep.web.study_results import GRAPH_CONFIG, note
+from gapsweep.web.views import case_measurements, case_view, parameters
+from gapsweep.web.views.study_results import GRAPH_CONFIG, note
 
 dash.register_page(__name__, path_template="/cases/<case_id>", name="Case",
                    title="gapsweep — case")

@@ -13,16 +13,13 @@ import dash
 import dash_bootstrap_components as dbc
 from dash import Input, Output, State, callback, dash_table, dcc, html
 from gapsweep.db.models import MAX_ID
-from gapsweep.web import case_view, context, figure_downloads, ids
+from gapsweep.web import data, ids
+from gapsweep.web.components import figure_downloads
 from gapsweep.web.figures.compare import compare_figures
 from gapsweep.web.figures.studies import studies_figure
-from gapsweep.web.study_results import GRAPH_CONFIG, note
-from gapsweep.web.study_view import (
-    TABLE_METRICS,
-    axes_of,
-    clicked_case,
-    single_twin_metrics,
-)
+from gapsweep.web.views import case_view
+from gapsweep.web.views.study_results import GRAPH_CONFIG, note
+from gapsweep.web.views.study_view import TABLE_METRICS, axes_of, clicked_case, single_twin_metrics
 
 dash.register_page(__name__, path="/compare", name="Compare", title="gapsweep — compare")
 
@@ -50,7 +47,7 @@ def difference(values: Sequence[Any]) -> str:
 
 
 def case_table(cases: Sequence[Mapping[str, Any]]) -> tuple[list[dict], list[dict]]:
-    """:func:`gapsweep.web.case_view.side_by_side` with a first row of links to each case
+    """:func:`gapsweep.web.views.case_view.side_by_side` with a first row of links to each case
     and a last column :data:`DIFFERENCE` (see :func:`difference`; with two cases its header
     says which minus which)."""
     columns, rows = case_view.side_by_side(cases)
@@ -102,10 +99,7 @@ def content(text: str | None) -> list[Any]:
 
 
 def load_studies(study_ids: Sequence[int]) -> list[dict[str, Any] | None]:
-    from gapsweep.db.studies import study_detail
-
-    with context.session() as s:
-        return [study_detail(s, i) if 0 < i <= MAX_ID else None for i in study_ids]
+    return data.study_details(list(study_ids))
 
 
 def studies_content(text: str | None) -> list[Any]:

@@ -8,10 +8,7 @@ the server and creates the study exactly as ``POST /api/studies`` does.
 
 from __future__ import annotations
 
-import base64
-import json
 import re
-import sys
 from typing import Any
 
 import dash
@@ -21,9 +18,11 @@ from dash import Input, Output, State, callback, dash_table, dcc, html, no_updat
 from gapsweep.accounts.roles import Action, may
 from gapsweep.core import metrics as metric_registry
 from gapsweep.study.errors import FieldError, SpecError
-from gapsweep.web import actions, context, ids, parameters
+from gapsweep.study.upload import MAX_UPLOAD_BYTES, read_upload
+from gapsweep.web import actions, data, ids
 from gapsweep.web.auth import principal
-from gapsweep.web.study_form import (
+from gapsweep.web.views import parameters
+from gapsweep.web.views.study_form import (
     AXIS_COLUMNS,
     AXIS_FORMS,
     BASE_VALUE_TINT,
@@ -38,17 +37,11 @@ from gapsweep.web.study_form import (
     spec_to_form,
 )
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10
-    import tomli as tomllib
-
 dash.register_page(__name__, path="/studies/new", name="New study",
                    title="gapsweep — new study", order=1)
 
 DESIGNS = ("grid", "one-at-a-time", "latin-hypercube", "sobol", "morris", "convergence")
 SERIES = (("preview", "preview (default)"), ("full", "full"), ("none", "none"))
-MAX_UPLOAD_BYTES = 256 * 1024  # a study file is a few KB
 
 # the form's fields, in form_to_spec's keyword names
 FIELDS = (
@@ -121,25 +114,18 @@ def role_notice() -> Any:
 def clone_source(value: Any) -> tuple[dict[str, Any] | None, Any]:
     """The spec of study ``value`` (``/studies/new?from=<id>``) with its current notes and
     tags, and a notice saying so; (None, a warning) for an id that names no live study."""
-    from gapsweep.db.lifecycle import StudyNotFoundError, live_study
-    from gapsweep.db.models import MAX_ID
-
     try:
         study_id = int(str(value))
     except ValueError:
         study_id = None
-    if study_id is None or abs(study_id) > MAX_ID:
+    if study_id is None or abs(study_id) > data.MAX_ID:
         return None, dbc.Alert(f"from: {str(value)[:40]!r} — a study id; the form shows "
                                "the preset.", color="warning", id=ids.NEW_CLONE_NOTICE)
-    with context.session() as s:
-        try:
-            study = live_study(s, study_id)
-        except StudyNotFoundError:
-            return None, dbc.Alert(f"There is no study {study_id} to clone; the form shows "
-                                   "the preset.", color="warning", id=ids.NEW_CLONE_NOTICE)
-        spec = {**dict(study.spec), "description": study.description or "",
-                "tags": list(study.tags or [])}
-        name = study.name
+    source = data.study_spec(study_id)
+    if source is None:
+        return None, dbc.Alert(f"There is no study {study_id} to clone; the form shows "
+                               "the preset.", color="warning", id=ids.NEW_CLONE_NOTICE)
+    spec, name = source["spec"], source["name"]
     notice = dbc.Alert(["Cloned from ", dcc.Link(f"study {study_id}: {name}",
                                                  href=f"/studies/{study_id}"),
                         " — edit it and submit a new study."],
@@ -273,10 +259,10 @@ def _fmt_seconds(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h"
 
 
-def check_form(form: dict[str, Any]) -> tuple[dict[str, Any] | None, list[FieldError], str]:
-    """Validate and plan the form: (spec mapping or None, errors, a one-line summary).
-
-    The summary is the case count and the estimated solver time (on one core) when valid."""
+def plan_form(form: dict[str, Any]) -> tuple[Any, Any, list[FieldError], str]:
+    """Validate and plan the form once: (the StudySpec or None, its plan or None, errors,
+    a one-line summary). The summary is the case count and the estimated solver time (on
+    one core) when valid; a submit hands the spec and plan on as they are."""
     from gapsweep.study.designs import estimate_seconds, plan_study
     from gapsweep.study.spec import parse_spec
 
@@ -285,17 +271,23 @@ def check_form(form: dict[str, Any]) -> tuple[dict[str, Any] | None, list[FieldE
         spec = parse_spec(data)
         plan = plan_study(spec)
     except SpecError as exc:
-        return None, errors + exc.errors, "Not valid yet"
+        return None, None, errors + exc.errors, "Not valid yet"
     except RecursionError:  # a hand-made request's cell of lists in lists in lists ...
         too_deep = FieldError("form", "lists nested too deeply", "numbers, text or flat lists")
-        return None, [*errors, too_deep], "Not valid yet"
+        return None, None, [*errors, too_deep], "Not valid yet"
     if errors:
-        return None, errors, "Not valid yet"
+        return None, None, errors, "Not valid yet"
     n, twins = len(plan.cases), len(plan.twins)
     seconds = estimate_seconds(spec, n + twins)
     twin_text = f" + {twins} ideal twin{'s' if twins != 1 else ''}" if twins else ""
-    return (spec.to_dict(), [],
+    return (spec, plan, [],
             f"{n} cases{twin_text} · estimated solver time ≈ {_fmt_seconds(seconds)}")
+
+
+def check_form(form: dict[str, Any]) -> tuple[dict[str, Any] | None, list[FieldError], str]:
+    """Validate and plan the form: (spec mapping or None, errors, a one-line summary)."""
+    spec, _, errors, summary = plan_form(form)
+    return (None if spec is None else spec.to_dict()), errors, summary
 
 
 def error_list(errors: list[FieldError]) -> Any:
@@ -327,7 +319,7 @@ def notes_of(form: dict[str, Any]) -> Any:
 def validate(*values):
     """The case count or the errors, the notes, and the offending cells marked."""
     form = form_kwargs(values)
-    _, errors, summary = check_form(form)
+    _, _, errors, summary = plan_form(form)
     axes_cells, base_cells = error_cells(errors)
     return (html.Strong(summary), error_list(errors), bool(errors), notes_of(form),
             axes_cells, [BASE_VALUE_TINT, *base_cells])
@@ -377,11 +369,12 @@ def add_axis(_n, rows):
     prevent_initial_call=True,
 )
 def submit(_n, *values):
-    data, errors, _ = check_form(form_kwargs(values))
-    if data is None:
+    spec, plan, errors, _ = plan_form(form_kwargs(values))
+    if spec is None:
         return no_update, error_list(errors)
     try:
-        study_id = actions.submit(data, who=principal())
+        # the spec and plan the check made: a submit parses and plans once
+        study_id = actions.submit(spec, plan=plan, who=principal())
     except actions.ForbiddenError as exc:
         return no_update, dbc.Alert(f"Not allowed: {exc}.", color="danger")
     except SpecError as exc:
@@ -397,65 +390,13 @@ def submit(_n, *values):
     prevent_initial_call=True,
 )
 def download(_n, *values):
-    from gapsweep.study.spec import dumps_toml, parse_spec
+    from gapsweep.study.spec import dumps_toml
 
-    data, errors, _ = check_form(form_kwargs(values))
-    if data is None:
+    spec, _, errors, _ = plan_form(form_kwargs(values))
+    if spec is None:
         return no_update, error_list(errors)
-    slug = re.sub(r"[^A-Za-z0-9]+", "_", data["name"]).strip("_").lower() or "study"
-    return dcc.send_string(dumps_toml(parse_spec(data)), f"{slug}.toml"), None
-
-
-def read_upload(contents: str, filename: str | None) -> tuple[dict[str, Any] | None, list]:
-    """An uploaded study file's mapping (even if it does not validate: the form shows why),
-    or None and the errors when it cannot be read at all."""
-    from gapsweep.study.spec import loads_spec, parse_spec
-
-    name = str(filename or "study.toml")
-    fmt = "json" if name.lower().endswith(".json") else "toml"
-    unreadable = [FieldError("file", name, "a UTF-8 .toml or .json study file")]
-    if not isinstance(contents, str):
-        return None, unreadable
-    # dcc.Upload's max_size is only the browser's check: a hand-made request is refused here,
-    # before anything is decoded (base64 holds 3 bytes in every 4 characters)
-    too_big = [FieldError("file", name, f"a study file of at most {MAX_UPLOAD_BYTES // 1024} KB")]
-    _, comma, payload = contents.partition(",")
-    if not comma:
-        return None, unreadable
-    if len(payload) > 4 * -(-MAX_UPLOAD_BYTES // 3):
-        return None, too_big
-    try:
-        raw = base64.b64decode(payload, validate=True)
-    except ValueError:
-        return None, unreadable
-    if len(raw) > MAX_UPLOAD_BYTES:
-        return None, too_big
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        return None, unreadable
-    too_deep = [FieldError("file", name, "a study file that does not nest this deeply")]
-    try:
-        data = tomllib.loads(text) if fmt == "toml" else json.loads(text)
-    except RecursionError:
-        return None, too_deep
-    except ValueError:
-        try:
-            loads_spec(text, fmt)
-        except SpecError as exc:
-            return None, exc.errors
-        except RecursionError:
-            return None, too_deep
-        return None, [FieldError("file", name, f"a {fmt.upper()} study file")]
-    if not isinstance(data, dict):
-        return None, [FieldError("file", type(data).__name__, "a table of the study's keys")]
-    try:
-        parse_spec(data)
-    except SpecError as exc:
-        return data, exc.errors
-    except RecursionError:
-        return None, too_deep
-    return data, []
+    slug = re.sub(r"[^A-Za-z0-9]+", "_", spec.name).strip("_").lower() or "study"
+    return dcc.send_string(dumps_toml(spec), f"{slug}.toml"), None
 
 
 @callback(

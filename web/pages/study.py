@@ -1,7 +1,7 @@
 """A study ``/studies/<study_id>``: live progress (polling the database), cancel and retry,
 and its results in tabs (cases, trends, sensitivity, spectra, convergence, parallel
 coordinates when it has more than two axes). Figures come from ``web/figures``; the data
-from ``gapsweep.db``; the shaping from :mod:`gapsweep.web.study_view`."""
+from ``gapsweep.db``; the shaping from :mod:`gapsweep.web.views.study_view`."""
 
 from __future__ import annotations
 
@@ -12,19 +12,12 @@ import dash
 import dash_bootstrap_components as dbc
 from dash import Input, Output, Patch, State, callback, dcc, html, no_update
 from gapsweep.db.models import MAX_ID
-from gapsweep.web import (
-    actions,
-    case_grid,
-    context,
-    figure_downloads,
-    ids,
-    measurement_upload,
-    study_notes,
-    study_results,
-)
-from gapsweep.web import study_view as view
+from gapsweep.web import actions, context, data, ids
 from gapsweep.web.auth import principal
+from gapsweep.web.components import case_grid, figure_downloads, measurement_upload, study_notes
 from gapsweep.web.figures.trends import TREND_METRICS
+from gapsweep.web.views import study_results
+from gapsweep.web.views import study_view as view
 
 dash.register_page(__name__, path_template="/studies/<study_id>", name="Study",
                    title="gapsweep — study")
@@ -34,7 +27,7 @@ case_grid.register_callbacks()
 POLL_MS = 1500
 TAB_CASES, TAB_TRENDS, TAB_SENSITIVITY = "cases", "trends", "sensitivity"
 TAB_SPECTRA, TAB_CONVERGENCE, TAB_PARALLEL = "spectra", "convergence", "parallel"
-TAB_SEARCH = "search"  # optimize / calibrate (web/search_view.py)
+TAB_SEARCH = "search"  # optimize / calibrate (web/views/search_view.py)
 
 
 def parse_id(value: Any) -> int | None:
@@ -53,8 +46,6 @@ def load_detail(study_id: int | None) -> dict[str, Any] | None:
     """The study's detail (``show --json``), memoised on its progress fingerprint: a tab
     switch or a figure option on a study whose cases did not move costs two small queries,
     not the whole detail (about 0.1 s for 1,000 cases)."""
-    from gapsweep.db.studies import study_detail
-
     study_id = parse_id(study_id)
     state = load_progress(study_id)
     if state is None:
@@ -63,8 +54,7 @@ def load_detail(study_id: int | None) -> dict[str, Any] | None:
     memo = context.current().memo
     if key in memo:
         return memo[key]
-    with context.session() as s:
-        detail = study_detail(s, study_id)
+    detail = data.study_detail(study_id)
     if detail is not None:
         stale = [k for k in list(memo) if k[0] == study_id]  # its earlier states
         oldest = list(memo)[: max(0, len(memo) - MEMO_SIZE + 1)]
@@ -111,26 +101,9 @@ def header(detail: dict[str, Any]) -> html.Div:
 
 
 def load_progress(study_id: int | None) -> dict[str, Any] | None:
-    """What the poll needs, cheaply: ``{"status", "counts", "started", "analysed",
-    "certificate_counts", "design", "finished", "retryable"}`` (a few small queries,
-    whatever the study's size); None for an unknown or deleted study."""
-    from gapsweep.db.certificates import certificate_progress
-    from gapsweep.db.lifecycle import StudyNotFoundError, live_study, retryable_count
-    from gapsweep.db.studies import study_progress
-
-    study_id = parse_id(study_id)
-    if study_id is None:
-        return None
-    with context.session() as s:
-        try:
-            study = live_study(s, study_id)
-        except StudyNotFoundError:
-            return None
-        return {"status": study.status, "counts": study_progress(s, study_id),
-                "started": study.started, "analysed": study.analysis is not None,
-                "certificate_counts": certificate_progress(s, study_id),
-                "design": study.design, "finished": study.finished,
-                "retryable": retryable_count(s, study_id)}
+    """What the poll needs, cheaply (:func:`gapsweep.web.data.study_state`); None for an
+    unknown or deleted study."""
+    return data.study_state(parse_id(study_id))
 
 
 def progress_state(state: dict[str, Any]) -> dict[str, Any]:
@@ -180,7 +153,7 @@ def progress_card(detail: dict[str, Any]) -> dbc.Card:
 
 
 def cases_tab(detail: dict[str, Any]) -> html.Div:
-    """The case grid (web/case_grid.py: sorted, filtered and paged on the server)."""
+    """The case grid (web/components/case_grid.py: sorted, filtered and paged on the server)."""
     return html.Div([
         html.Div([
             dbc.Button("Compare selected", id=ids.STUDY_COMPARE_LINK, href="/compare",
@@ -194,7 +167,7 @@ def cases_tab(detail: dict[str, Any]) -> html.Div:
 
 def trends_tab(detail: dict[str, Any]) -> html.Div:
     """Metric, window, log y, and the x and grouping choices of the study's design (see
-    :func:`gapsweep.web.study_view.trend_choices`); a click on a point opens its case."""
+    :func:`gapsweep.web.views.study_view.trend_choices`); a click on a point opens its case."""
     from gapsweep.web.figures.labels import metric_label
 
     choice = view.trend_choices(detail)
@@ -238,12 +211,7 @@ def metric_picker(cid: str) -> dcc.Dropdown:
 def load_summary(study_id: int | None) -> dict[str, Any] | None:
     """The study without its cases (the page's frame; the case grid pages them itself, the
     tabs read the detail when opened): fast whatever the study's size."""
-    from gapsweep.db.study_summary import study_summary
-
-    if study_id is None:
-        return None
-    with context.session() as s:
-        return study_summary(s, study_id)
+    return data.study_summary(study_id)
 
 
 def layout(study_id: str | None = None, **_query: Any) -> html.Div:
@@ -389,7 +357,7 @@ def act(_cancel, _retry, study_id):
         else:
             n = actions.retry(study_id, who=principal())["retried"]
             text = f"Queued {n} failed cases again."
-    except actions.StudyNotFoundError:
+    except actions.UnknownIdError:
         return gone
     except actions.ForbiddenError as exc:
         return dbc.Alert(f"Not allowed: {exc}.", color="danger"), no_update
@@ -504,7 +472,7 @@ def convergence(tab, _version, study_id):
     State(ids.STUDY_ID_STORE, "data"),
 )
 def search(tab, _version, study_id):
-    from gapsweep.web.search_view import search_content
+    from gapsweep.web.views.search_view import search_content
 
     return _when_open(tab, TAB_SEARCH, study_id, search_content)
 

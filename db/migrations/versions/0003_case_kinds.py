@@ -8,9 +8,9 @@ certificates 0, 1, ... by source then slot); the downgrade writes the old encodi
 A database check keeps the new columns to certificates, and (source, slot) is unique, which
 the encoding used to give through ``uq_cases_study_id_kind_index``.
 
-Written by hand against :mod:`gapsweep.db.models` (tests/db/test_db_migrations.py checks that
-autogenerate finds no difference on SQLite and PostgreSQL, and upgrades an archive made at
-0002 with certificates in it).
+tests/db/test_db_case_kinds.py upgrades an archive made at 0002 (certificates in it) and
+downgrades it again, on both databases; tests/db/test_db_migrations.py compares the result
+with the models.
 
 Revision ID: 0003_case_kinds
 Revises: 0002_accounts

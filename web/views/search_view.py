@@ -11,9 +11,9 @@ from typing import Any
 import dash_bootstrap_components as dbc
 from dash import dcc, html
 
-from . import context, ids
-from .figures import search as figures
-from .figures.labels import format_value, parameter_label
+from .. import context, ids
+from ..figures import search as figures
+from ..figures.labels import format_value, parameter_label
 
 COST_LABELS = {
     "objective": "Objective cost [–]",

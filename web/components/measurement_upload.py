@@ -9,11 +9,9 @@ from typing import Any
 
 import dash_bootstrap_components as dbc
 from dash import Input, Output, State, callback, dcc, html, no_update
-from gapsweep.accounts.roles import Action
 from gapsweep.study.errors import SpecError
 
-from . import actions, context, ids
-from .auth import principal
+from .. import actions, context, ids
 from .study_notes import may_edit
 
 
@@ -35,17 +33,17 @@ def store(study_id: int, contents: str, filename: str) -> tuple[str, str]:
     from gapsweep.db import measurements
     from gapsweep.study.measurements import parse_measurement
 
-    who = principal()
+    from ..api.measurements import editable_model
+
     try:
         raw = base64.b64decode(contents.split(",", 1)[1])
-        with context.session() as s:
-            model = actions._owned_study(s, who, Action.TAG, study_id).model
+        model = editable_model(study_id)
         record = parse_measurement(raw, model=model, name=(filename or "")[:200], where="file")
         with context.session() as s:
             mid = measurements.add_measurement(s, study_id=study_id, measurement=record)
     except SpecError as exc:
         return "Not stored: " + "; ".join(str(e) for e in exc.errors), "danger"
-    except actions.ForbiddenError as exc:
+    except (actions.ForbiddenError, actions.UnknownIdError) as exc:
         return str(exc), "danger"
     except (ValueError, IndexError):
         return "Not stored: the upload could not be read", "danger"

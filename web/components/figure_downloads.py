@@ -17,7 +17,7 @@ from typing import Any
 import dash_bootstrap_components as dbc
 from dash import ALL, MATCH, Input, Output, State, dcc, html
 
-from . import ids
+from .. import ids
 
 FORMATS = ("png", "svg", "csv")
 #: dcc.Graph config of every figure: the modebar's camera saves a PNG at twice the size

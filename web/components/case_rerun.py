@@ -20,9 +20,9 @@ import dash_bootstrap_components as dbc
 from dash import Input, Output, State, callback, dcc, html, no_update
 from gapsweep.core import metrics as metric_registry
 
-from . import actions, context, ids
-from .auth import principal
-from .figures.labels import metric_label
+from .. import actions, data, ids
+from ..auth import principal
+from ..figures.labels import metric_label
 
 #: the solver settings the form offers (each checked by the spec and the core as usual)
 SETTINGS = ("rtol", "integrator", "n_output", "event_location")
@@ -49,7 +49,7 @@ def rerun_spec(detail: Mapping[str, Any], settings: Mapping[str, Any],
     if detail.get("kind") != "case":
         raise ValueError(f"case: {detail.get('id')} is an ideal twin — rerun one of the "
                          "clearance cases that use it")
-    from .parameters import defaults
+    from ..views.parameters import defaults
 
     params = dict(detail.get("params") or {})
     ran_with = {**defaults(detail["model"]), **params}
@@ -125,17 +125,11 @@ def form(detail: Mapping[str, Any], defaults: Mapping[str, Any]) -> dbc.Card:
 
 def comparison(case_id: int, rerun_id: Any) -> tuple[Any, bool]:
     """The comparison panel for ``?rerun=<id>`` and whether to keep polling."""
-    from gapsweep.db.studies import case_detail
-
     try:
         rid = int(str(rerun_id))
     except ValueError:
         return dbc.Alert(f"rerun: {str(rerun_id)[:40]!r} — a case id", color="warning"), False
-    from gapsweep.db.models import MAX_ID
-
-    with context.session() as s:
-        stored = case_detail(s, case_id)
-        rerun = case_detail(s, rid) if abs(rid) <= MAX_ID else None
+    stored, rerun = data.case_details([case_id, rid])
     if stored is None or rerun is None:
         return dbc.Alert(f"rerun: no case with id {rid}", color="warning"), False
     link = dcc.Link(f"case {rid}", href=f"/cases/{rid}")
@@ -175,13 +169,11 @@ def panel(case_id: int, rerun_id: Any) -> html.Div:
 
 def submit(_n, case_id, rtol, integrator, n_output, event_location):
     """Submit the rerun study; go to this case's page showing it (or say why not)."""
-    from gapsweep.db.studies import case_detail
     from gapsweep.study.errors import SpecError
 
     try:
         cid = int(case_id)
-        with context.session() as s:
-            detail = case_detail(s, cid)
+        detail = data.case_detail(cid)
         if detail is None:
             raise ValueError(f"case: {case_id} — no such case")
         spec = rerun_spec(detail, {"rtol": rtol, "integrator": integrator,
@@ -193,13 +185,7 @@ def submit(_n, case_id, rtol, integrator, n_output, event_location):
         return no_update, dbc.Alert([html.Div(str(e)) for e in exc.errors], color="danger")
     except (TypeError, ValueError) as exc:
         return no_update, dbc.Alert(str(exc), color="danger")
-    from gapsweep.db.models import Case
-    from sqlalchemy import select
-
-    with context.session() as s:
-        new_case = s.scalar(select(Case.id).where(Case.study_id == study_id,
-                                                  Case.kind == "case"))
-    return f"/cases/{cid}?rerun={new_case}", no_update
+    return f"/cases/{cid}?rerun={data.first_case_id(study_id)}", no_update
 
 
 def poll(_n, pair):

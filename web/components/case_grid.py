@@ -17,9 +17,9 @@ from typing import Any
 import dash_ag_grid as dag
 from dash import Input, Output, State, callback, clientside_callback, dcc
 
-from . import context, ids
-from . import study_view as view
-from .figures.labels import metric_label, metric_scale, parameter_label
+from .. import data, ids
+from ..figures.labels import metric_label, metric_scale, parameter_label
+from ..views import study_view as view
 
 BLOCK = 100  # rows per request
 
@@ -86,15 +86,12 @@ def rows_response(study_id: Any, request: Mapping[str, Any] | None,
                   kinds: Mapping[str, str]) -> dict[str, Any]:
     """``getRowsResponse`` for a grid's ``getRowsRequest``: ``{"rowData", "rowCount"}``
     (the count of cases passing the filter, so the grid knows where the table ends)."""
-    from gapsweep.db.case_table import case_page
-
     request = request or {}
     start = int(request.get("startRow") or 0)
     end = int(request.get("endRow") or start + BLOCK)
-    with context.session() as s:
-        rows, total = case_page(s, study_id=int(study_id), axes=dict(kinds), start=start,
-                                end=end, sort_model=request.get("sortModel") or [],
-                                filter_model=stored_units(request.get("filterModel") or {}))
+    rows, total = data.case_page(int(study_id), axes=dict(kinds), start=start, end=end,
+                                 sort_model=request.get("sortModel") or [],
+                                 filter_model=stored_units(request.get("filterModel") or {}))
     return {"rowData": [shown_row(row) for row in rows], "rowCount": total}
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from gapsweep.core import metrics as metric_registry
 
-from .figures.labels import parameter_label
+from ..figures.labels import parameter_label
 
 FINISHED = ("done", "cancelled")
 CASE_STATUSES = ("queued", "running", "done", "failed", "cancelled")

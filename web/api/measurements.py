@@ -19,9 +19,17 @@ from flask import jsonify, request
 from gapsweep.accounts.roles import Action
 from gapsweep.study.errors import FieldError, SpecError
 
-from . import actions, context
-from .api import _error, _not_found, api
-from .auth import principal
+from .. import actions, context
+from ..auth import principal
+from .routes import _error, _not_found, api
+
+
+def editable_model(study_id: int) -> str:
+    """The model of a study the request's principal may edit (UnknownIdError,
+    ForbiddenError otherwise)."""
+    archive = actions.archive(principal())
+    with context.session() as s:
+        return archive._owned_study(s, Action.TAG, study_id).model
 
 
 def _payload() -> tuple[bytes | str, str, int | None]:
@@ -57,11 +65,8 @@ def add_measurement(study_id: int) -> Any:
     from gapsweep.db import measurements
     from gapsweep.study.measurements import parse_measurement
 
-    who = principal()
     try:
-        with context.session() as s:
-            study = actions._owned_study(s, who, Action.TAG, study_id)
-            model = study.model
+        model = editable_model(study_id)
         text, name, case_id = _payload()
         record = parse_measurement(text, model=model, name=name[:200])
         with context.session() as s:
@@ -71,7 +76,7 @@ def add_measurement(study_id: int) -> Any:
             except measurements.CaseNotInStudyError as exc:
                 raise SpecError([FieldError("case_id", case_id, str(exc))]) from None
             entry = measurements.get_measurement(s, mid)
-    except actions.StudyNotFoundError:
+    except actions.UnknownIdError:
         return _not_found("study", study_id)
     except actions.ForbiddenError as exc:
         return _error(403, str(exc))
@@ -86,11 +91,12 @@ def add_measurement(study_id: int) -> Any:
 @api.get("/studies/<id:study_id>/measurements")
 def list_measurements(study_id: int) -> Any:
     from gapsweep.db import measurements
+    from gapsweep.db.lifecycle import StudyNotFoundError
 
     try:
         with context.session() as s:
             return jsonify({"items": measurements.study_measurements(s, study_id)})
-    except actions.StudyNotFoundError:
+    except StudyNotFoundError:
         return _not_found("study", study_id)
 
 

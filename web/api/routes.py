@@ -32,8 +32,8 @@ from gapsweep.study.errors import SpecError
 from werkzeug.exceptions import HTTPException
 from werkzeug.routing import IntegerConverter
 
-from . import actions, context
-from .auth import principal
+from .. import actions, context
+from ..auth import principal
 from .kernels import local_workers, workers_ready
 
 MAX_BODY_BYTES = 1 << 20  # a study spec is a few KB; a Sobol spec with many axes stays far below
@@ -53,7 +53,7 @@ class IdConverter(IntegerConverter):
 def install_api(server: flask.Flask) -> None:
     """Register the blueprint and the JSON error pages for ``/api/...`` on ``server``."""
     server.url_map.converters["id"] = IdConverter
-    from . import measurements_api  # noqa: F401 - its routes join this blueprint
+    from . import measurements  # noqa: F401 - its routes join this blueprint
 
     server.register_blueprint(api)
 
@@ -218,7 +218,7 @@ def change_study(study_id: int, verb: str) -> Any:
     change = actions.cancel if verb == "cancel" else actions.retry
     try:
         return jsonify(change(study_id, who=principal()))
-    except actions.StudyNotFoundError:
+    except actions.UnknownIdError:
         return _not_found("study", study_id)
     except actions.ForbiddenError as exc:
         return _error(403, str(exc))

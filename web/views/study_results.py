@@ -11,15 +11,16 @@ import dash_bootstrap_components as dbc
 import plotly.graph_objects as go
 from dash import dcc, html
 
-from . import context, ids, parameters
+from .. import data, ids
+from ..components.figure_downloads import GRAPH_CONFIG
+from ..figures import convergence as convergence_figs
+from ..figures import parallel as parallel_figs
+from ..figures import sensitivity as sensitivity_figs
+from ..figures import spectra as spectra_figs
+from ..figures import trends as trend_figs
+from ..figures.labels import level_name, metric_label
+from . import parameters
 from . import study_view as view
-from .figure_downloads import GRAPH_CONFIG
-from .figures import convergence as convergence_figs
-from .figures import parallel as parallel_figs
-from .figures import sensitivity as sensitivity_figs
-from .figures import spectra as spectra_figs
-from .figures import trends as trend_figs
-from .figures.labels import level_name, metric_label
 
 MAX_SPECTRA = 12  # overlaid spectra stay readable up to about this many lines
 
@@ -38,17 +39,9 @@ def analysis_of(detail: Mapping[str, Any]) -> dict[str, Any]:
     cases done so far (the analyses report what is still missing)."""
     if detail.get("analysis"):
         return dict(detail["analysis"])
-    from gapsweep.study.analysis import analyse
-    from gapsweep.study.designs import plan_study
-    from gapsweep.study.spec import parse_spec
+    from gapsweep.study.analysis import analyse_study
 
-    spec = parse_spec(detail["spec"])
-    plan = plan_study(spec)
-    metrics = [c["metrics"] if c["status"] == "done" else None for c in detail["cases"]]
-    try:
-        return analyse(spec, plan, metrics)
-    except Exception as exc:  # an analysis that cannot run yet must not break the page
-        return {"error": f"{type(exc).__name__}: {exc}"}
+    return analyse_study(detail)
 
 
 def trends(
@@ -145,18 +138,7 @@ def _first_key(value: Any) -> tuple[int, Any]:
 
 def load_spectra(case_ids: list[int], signal: str) -> dict[int, dict[str, Any]]:
     """{case id: {"freq_hz", "amplitude"}} of the stored spectra (cases without are left out)."""
-    from gapsweep.db.studies import case_series
-
-    out = {}
-    with context.session() as s:
-        for case_id in case_ids:
-            try:
-                series = case_series(s, case_id, ["spectrum_freq_hz", f"spectrum_{signal}"])
-            except KeyError:
-                continue
-            out[case_id] = {"freq_hz": series["spectrum_freq_hz"],
-                            "amplitude": series[f"spectrum_{signal}"]}
-    return out
+    return data.spectra(case_ids, signal)
 
 
 def spectra(detail: Mapping[str, Any], signal: str, kind: str, log_x: bool = False) -> Any:

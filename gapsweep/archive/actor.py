@@ -14,3 +14,11 @@ def cli_actor() -> str:
     except (KeyError, OSError):  # no login name (a container's uid without a passwd entry)
         login = f"uid{os.getuid()}"
     return f"cli:{login}@{socket.gethostname()}"
+
+
+def cli_principal():
+    """The command line working on the database: the machine's own admin (who can open the
+    database has every right anyway), named :func:`cli_actor` in the audit log."""
+    from gapsweep.accounts.roles import Principal
+
+    return Principal(name=cli_actor(), role="admin", via="cli")

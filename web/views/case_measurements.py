@@ -9,8 +9,8 @@ from typing import Any
 import numpy as np
 from dash import dcc, html
 
-from . import context, ids
-from .figures import search as figures
+from .. import context, ids
+from ..figures import search as figures
 
 
 def overlays(detail: dict[str, Any], series: dict[str, Any]) -> list[Any]:

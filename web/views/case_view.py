@@ -7,10 +7,8 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import numpy as np
-
-from . import context
-from .figures.labels import metric_display, metric_label
+from .. import data
+from ..figures.labels import metric_display, metric_label
 from .parameters import label as parameter_label
 
 # the solver's own counters among a case's metrics (how hard the step control worked)
@@ -20,23 +18,7 @@ SOLVER_COUNTERS = ("accepted_steps", "rejected_steps", "rhs_evaluations", "peak_
 
 def load_case(case_id: int) -> dict[str, Any] | None:
     """``{"detail", "series", "twin_series", "provenance"}`` of a case, None if unknown."""
-    from gapsweep.db.lifecycle import StudyNotFoundError, live_study
-    from gapsweep.db.studies import case_detail, case_series
-
-    with context.session() as s:
-        detail = case_detail(s, case_id)
-        if detail is None:
-            return None
-        series = case_series(s, case_id) if detail["series"] else {}
-        twin_series: dict[str, np.ndarray] = {}
-        if detail.get("twin_id") is not None:
-            twin_series = case_series(s, detail["twin_id"])
-        try:
-            provenance = dict(live_study(s, detail["study_id"]).provenance or {})
-        except StudyNotFoundError:
-            provenance = {}
-    return {"detail": detail, "series": series, "twin_series": twin_series,
-            "provenance": provenance}
+    return data.case_with_series(case_id)
 
 
 def _show(value: Any) -> str:

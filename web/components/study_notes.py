@@ -11,9 +11,9 @@ import flask
 from dash import Input, Output, State, callback, html, no_update
 from gapsweep.accounts.roles import Action, may
 
-from . import actions, ids
-from .auth import principal
-from .study_form import tags_from_text
+from .. import actions, ids
+from ..auth import principal
+from ..views.study_form import tags_from_text
 
 
 def tag_badges(tags: list[str]) -> list[Any]:
@@ -59,7 +59,7 @@ def save(_n, study_id, description, tags_text):
     except (TypeError, ValueError) as exc:
         return no_update, no_update, dbc.Alert(str(exc), color="danger", className="py-2"), \
             no_update
-    except actions.StudyNotFoundError:
+    except actions.UnknownIdError:
         return no_update, no_update, dbc.Alert("This study no longer exists.",
                                                color="warning"), False
     except actions.ForbiddenError as exc:

@@ -1,0 +1,62 @@
+"""What an archive offers, wherever it is: :class:`~.local.LocalArchive` (a database) and
+:class:`~.remote.RemoteArchive` (a server's API) both provide it; the web's actions, the
+command line and ``gapsweep.open()`` are written against it.
+
+A remote archive refuses what the server's API does not offer (delete, purge, export rows,
+users, tokens, the audit log) with :class:`~.errors.RefusedError`; every implementation raises
+:class:`~.errors.UnknownIdError` for an id that names no study and
+:class:`~.errors.ForbiddenError` for a change the principal's role does not allow.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+
+@runtime_checkable
+class Archive(Protocol):
+    def exists(self, study_id: int) -> bool:
+        """Whether the study is live."""
+
+    def listing(self, *, search: str | None = None, tag: str | None = None,
+                limit: int = 50) -> dict[str, Any]:
+        """``{"total", "items"}``, newest first (``gapsweep studies --json``)."""
+
+    def studies(self, *, search: str | None = None, tag: str | None = None,
+                limit: int = 50) -> list[dict[str, Any]]:
+        """The listing's items."""
+
+    def study(self, study_id: int) -> dict[str, Any]:
+        """The study as ``gapsweep show --json`` (design.md 4.5)."""
+
+    def progress(self, study_id: int) -> dict[str, int]:
+        """Case counts by status, and ``total``."""
+
+    def cases(self, study_id: int) -> pd.DataFrame:
+        """One row per design case, indexed by ``case_id``: the export's columns."""
+
+    def export_rows(self, study_id: int) -> tuple[list[str], list[dict[str, Any]]]:
+        """``gapsweep export``'s columns and rows."""
+
+    def submit(self, spec: Any, *, plan: Any = None) -> int:
+        """Create a study from a spec, a mapping or a file; its id."""
+
+    def wait(self, study_id: int, timeout_s: float | None = None,
+             progress: Callable[[dict[str, int]], None] | None = None) -> bool:
+        """Until nothing is queued or running (True) or the timeout (False)."""
+
+    def cancel(self, study_id: int) -> dict[str, Any]:
+        """``{"id", "cancelled"}``."""
+
+    def retry(self, study_id: int) -> dict[str, Any]:
+        """``{"id", "retried", "case_ids"}``."""
+
+    def delete(self, study_id: int) -> None:
+        """Soft-delete (kept until purge)."""
+
+    def purge(self) -> dict[str, int]:
+        """Remove the soft-deleted studies for good."""

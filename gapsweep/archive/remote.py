@@ -1,0 +1,271 @@
+"""The archive behind a server's JSON API (design.md 4.4, 4.5): what the study commands use
+with ``GAPSWEEP_URL`` set, and ``gapsweep.open("https://host:8050", token=...)``.
+
+    GAPSWEEP_URL=https://gapsweep.example:8050  GAPSWEEP_TOKEN=gsw_...  gapsweep submit FILE
+
+:class:`ApiClient` is the one place HTTP happens (``urllib`` from the standard library, JSON
+in and out, ``Authorization: Bearer $GAPSWEEP_TOKEN`` when the token is set, no redirects
+followed, so the token never travels to another address). :class:`RemoteArchive` offers the
+operations of :class:`~.local.LocalArchive` the API has; the others (delete, purge, export,
+users, tokens, the audit log) raise :class:`~.errors.RefusedError` naming ``GAPSWEEP_URL``.
+The server's answers become the errors the local archive raises, so the command line's
+output and exit codes are the same (design.md 4.5): 404 -> unknown id (exit 2), 422 -> the
+spec's errors (exit 2), 401/403 -> refused credentials (exit 2, naming ``GAPSWEEP_TOKEN``),
+an unreachable server -> :class:`~.errors.UnavailableError` (exit 1) naming ``GAPSWEEP_URL``.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .errors import ForbiddenError, RefusedError, UnavailableError, UnknownIdError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+URL_VARIABLE, TOKEN_VARIABLE = "GAPSWEEP_URL", "GAPSWEEP_TOKEN"
+REQUEST_TIMEOUT_S = 30.0
+POLL_S = 0.5  # how often `wait` asks the server for the study's progress
+
+
+class NotFoundError(Exception):
+    """The server answered 404 (an unknown id)."""
+
+
+def configured(env: Mapping[str, str] | None = None) -> bool:
+    """Whether ``GAPSWEEP_URL`` is set (to anything but blanks)."""
+    env = os.environ if env is None else env
+    return bool(env.get(URL_VARIABLE, "").strip())
+
+
+class _NoRedirects(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, req, fp, code, msg, headers, newurl):  # noqa: ANN001
+        return None  # the 3xx reaches the caller as an HTTPError
+
+
+class ApiClient:
+    """JSON requests to ``base_url`` + ``/api/...`` with an optional bearer token."""
+
+    def __init__(self, base_url: str, token: str | None = None,
+                 timeout_s: float = REQUEST_TIMEOUT_S) -> None:
+        parts = urllib.parse.urlsplit(base_url.strip())
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise RefusedError(f"{URL_VARIABLE}: {base_url!r} — allowed an http:// or https:// "
+                               "address of a `gapsweep serve` (http://host:8050)")
+        self.base_url = base_url.strip().rstrip("/")
+        self.token = token or None
+        self.timeout_s = timeout_s
+        self._opener = urllib.request.build_opener(_NoRedirects)
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> ApiClient:
+        env = os.environ if env is None else env
+        return cls(env.get(URL_VARIABLE, ""), env.get(TOKEN_VARIABLE, "").strip() or None)
+
+    def get(self, path: str, **query: Any) -> Any:
+        query = {k: v for k, v in query.items() if v is not None and v != ""}
+        if query:
+            path += "?" + urllib.parse.urlencode(query)
+        return self.request("GET", path)
+
+    def post(self, path: str, body: Any = None) -> Any:
+        return self.request("POST", path, {} if body is None else body)
+
+    def request(self, method: str, path: str, body: Any = None, raw: bool = False) -> Any:
+        """The JSON the server answered with (2xx; its bytes with ``raw``); any other answer
+        raises the error the local archive would (see the module docstring)."""
+        headers = {"Accept": "application/json"}
+        data = None
+        if body is not None:
+            data = json.dumps(body, allow_nan=False).encode("utf-8")
+            headers["Content-Type"] = "application/json"
+        if self.token:
+            headers["Authorization"] = f"Bearer {self.token}"
+        req = urllib.request.Request(self.base_url + path, data=data, method=method,
+                                     headers=headers)
+        location = None
+        try:
+            with self._opener.open(req, timeout=self.timeout_s) as response:
+                status, body_bytes = response.status, response.read()
+        except urllib.error.HTTPError as exc:  # an answer, only not a 2xx one
+            status, body_bytes = exc.code, exc.read()
+            location = exc.headers.get("Location") if exc.headers else None
+        except (urllib.error.URLError, OSError, http.client.HTTPException) as exc:
+            reason = getattr(exc, "reason", None) or exc
+            raise UnavailableError(f"cannot reach the server at {URL_VARIABLE}="
+                                   f"{self.base_url} ({reason})") from None
+        if raw and 200 <= status < 300:
+            return body_bytes
+        return self._answer(method, path, status, body_bytes, location)
+
+    def _answer(self, method: str, path: str, status: int, raw: bytes,
+                location: str | None) -> Any:
+        try:
+            payload = json.loads(raw) if raw else None
+        except (ValueError, UnicodeDecodeError):
+            payload = None
+        where = f"{method} {self.base_url}{path}"
+        if 200 <= status < 300:
+            if payload is None:
+                raise UnavailableError(f"{where}: {status} without JSON: is {URL_VARIABLE} "
+                                       "the address of a `gapsweep serve`?")
+            return payload
+        message = payload.get("error") if isinstance(payload, dict) else None
+        if 300 <= status < 400:
+            raise RefusedError(f"{where}: redirected ({status}) to {location}: set "
+                               f"{URL_VARIABLE} to the address the server answers on")
+        if message is None and not (isinstance(payload, dict) and "errors" in payload):
+            raise UnavailableError(f"{where}: HTTP {status} that is not gapsweep's API: is "
+                                   f"{URL_VARIABLE} the address of a `gapsweep serve`?")
+        if status == 401:
+            hint = (f"{TOKEN_VARIABLE} was refused" if self.token else
+                    f"set {TOKEN_VARIABLE} to an API token (`gapsweep user token NAME` "
+                    "where the server's database is)")
+            raise RefusedError(f"the server refused the request (401: {message}): {hint}")
+        if status == 403:
+            hint = (f"{TOKEN_VARIABLE}'s user lacks the role for it" if self.token else
+                    f"set {TOKEN_VARIABLE} to a token of a user whose role allows it")
+            raise ForbiddenError(f"the server refused the request (403: {message}): {hint}")
+        if status == 404:
+            raise NotFoundError(message)
+        if status == 422 and isinstance(payload, dict) and isinstance(payload.get("errors"), list):
+            from gapsweep.study.errors import FieldError, SpecError
+
+            raise SpecError([FieldError(str(e.get("field")), e.get("value"), str(e.get("allowed")))
+                             for e in payload["errors"] if isinstance(e, dict)]
+                            or [FieldError("file", "?", "(the server gave no detail)")])
+        if 400 <= status < 500:
+            raise RefusedError(f"the server refused the request ({status}: {message})")
+        raise UnavailableError(f"{where}: the server failed ({status}: {message})")
+
+
+def spec_mapping(path: str | Path) -> dict[str, Any]:
+    """The study file checked locally (its errors exit 2, as without ``GAPSWEEP_URL``) and
+    its data as written: the mapping the file holds, not the spec with its defaults."""
+    from gapsweep.study.spec import load_spec_file, tomllib
+
+    load_spec_file(path)  # raises SpecError with every problem, before anything is sent
+    text = Path(path).read_text(encoding="utf-8")
+    if Path(path).suffix.lower() == ".toml":
+        return tomllib.loads(text)
+    return json.loads(text)
+
+
+class RemoteArchive:
+    """The archive behind a server's API: the operations of
+    :class:`~.local.LocalArchive` the API offers, with the same answers; the server checks
+    the token's role."""
+
+    def __init__(self, client: ApiClient) -> None:
+        self.client = client
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> RemoteArchive:
+        return cls(ApiClient.from_env(env))
+
+    def _with_id(self, study_id: int, method: str, path: str, **kw: Any) -> Any:
+        try:
+            return self.client.request(method, path, {} if method == "POST" else None, **kw)
+        except NotFoundError:
+            raise UnknownIdError(study_id) from None
+
+    def database_only(self, operation: str) -> RefusedError:
+        """The refusal of an operation the API does not offer (raise it)."""
+        return RefusedError(
+            f"`gapsweep {operation}` works on a database, and {URL_VARIABLE} is set "
+            f"({self.client.base_url}): the server's API has no such call. Run it where the "
+            f"server's database is, without {URL_VARIABLE}")
+
+    # --- reading ---------------------------------------------------------------------------
+
+    def exists(self, study_id: int) -> bool:
+        try:
+            self.progress(study_id)
+        except UnknownIdError:
+            return False
+        return True
+
+    def listing(self, *, search: str | None = None, tag: str | None = None,
+                limit: int = 50) -> dict[str, Any]:
+        return self.client.get("/api/studies", search=search, tag=tag, limit=limit)
+
+    def studies(self, *, search: str | None = None, tag: str | None = None,
+                limit: int = 50) -> list[dict[str, Any]]:
+        return self.listing(search=search, tag=tag, limit=limit)["items"]
+
+    def study(self, study_id: int) -> dict[str, Any]:
+        return self._with_id(study_id, "GET", f"/api/studies/{study_id}")
+
+    def progress(self, study_id: int) -> dict[str, int]:
+        # the progress route: a few bytes whatever the study's size, where the detail
+        # carries every case's parameters and metrics
+        return self._with_id(study_id, "GET", f"/api/studies/{study_id}/progress")["counts"]
+
+    def cases(self, study_id: int) -> pd.DataFrame:
+        """The server's ``cases.csv`` (the columns of ``gapsweep export``) as a DataFrame
+        indexed by ``case_id``."""
+        import io
+
+        import pandas as pd
+
+        raw = self._with_id(study_id, "GET", f"/api/studies/{study_id}/cases.csv", raw=True)
+        return pd.read_csv(io.BytesIO(raw)).set_index("case_id")
+
+    def export_rows(self, study_id: int) -> tuple[list[str], list[dict[str, Any]]]:
+        raise self.database_only("export")
+
+    # --- creating and following ------------------------------------------------------------
+
+    def submit(self, spec: Any, *, plan: Any = None) -> int:
+        """Send the study; its id. A file is checked here first (its errors before anything
+        is sent) and its own data posted; a mapping or a spec goes as it is."""
+        from gapsweep.study.spec import StudySpec
+
+        if isinstance(spec, (str, Path)):
+            data = spec_mapping(spec)
+        elif isinstance(spec, StudySpec):
+            data = spec.to_dict()
+        else:
+            data = dict(spec)
+        return int(self.client.post("/api/studies", data)["id"])
+
+    def wait(self, study_id: int, timeout_s: float | None = None,
+             progress: Callable[[dict[str, int]], None] | None = None) -> bool:
+        """Follow the study's progress until nothing is queued or running (True); False on
+        timeout. The server's workers (and its reconciler) do the work."""
+        deadline = None if timeout_s is None else time.monotonic() + timeout_s
+        while True:
+            counts = self.progress(study_id)
+            if progress is not None:
+                progress(counts)
+            if counts["queued"] == 0 and counts["running"] == 0:
+                return True
+            if deadline is not None and time.monotonic() > deadline:
+                return False
+            time.sleep(POLL_S)
+
+    # --- changing --------------------------------------------------------------------------
+
+    def cancel(self, study_id: int) -> dict[str, Any]:
+        """``{"id", "cancelled"}``: the queued cases cancelled."""
+        return self._with_id(study_id, "POST", f"/api/studies/{study_id}/cancel")
+
+    def retry(self, study_id: int) -> dict[str, Any]:
+        """``{"id", "retried", "case_ids"}``: the failed cases queued again (the server
+        sends them)."""
+        return self._with_id(study_id, "POST", f"/api/studies/{study_id}/retry")
+
+    def delete(self, study_id: int) -> None:
+        raise self.database_only("delete")
+
+    def purge(self) -> dict[str, int]:
+        raise self.database_only("purge")

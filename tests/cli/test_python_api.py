@@ -1,0 +1,102 @@
+"""``gapsweep.open()`` (issue 28, part 3): the archive from Python, on a data folder and on a
+served instance, with ``studies()``, ``study(id)``, ``submit(spec)``, ``wait(id)`` and
+``cases(id)`` as a DataFrame. One real ``gapsweep serve`` (its own data folder, free port,
+one local worker) runs the cases of both; the data folder is opened directly for the local
+archive (SQLite, the embedded broker the serve's worker reads)."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+from serving import Serve
+
+import gapsweep
+from gapsweep.archive.errors import RefusedError, UnknownIdError
+
+SPEC = {"name": "From Python", "tags": ["notebook"], "series": "none", "ideal_twin": False,
+        "base": {"speed_rpm": 5000, "t_end": 0.02},
+        "axes": {"clearance_mm": {"values": [0.05, 0.1]}}}
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    data = tmp_path_factory.mktemp("python-api") / "data"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GAPSWEEP_")}
+    env["GAPSWEEP_DATA"] = str(data)
+    serve = Serve(env, data)
+    try:
+        serve.start()
+        serve.wait_workers()
+        yield serve, data, env
+        assert serve.stop() == 128 + 15
+    finally:
+        serve.kill()
+
+
+def export_json(env: dict[str, str], study_id: int) -> list[dict]:
+    out = subprocess.run([sys.executable, "-m", "gapsweep", "export", str(study_id),
+                          "--format", "json"], env=env, capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+def same(a, b) -> bool:
+    """Equal, a missing value (JSON's null) matching the frame's NaN or None."""
+    if a is None:
+        return b is None or (isinstance(b, float) and math.isnan(b))
+    return a == b
+
+
+def test_a_study_from_python_on_the_server_and_on_its_data_folder(served, tmp_path):
+    serve, data, env = served
+    remote = gapsweep.open(serve.url)
+    local = gapsweep.open(data)
+    study_id = remote.submit(SPEC)  # a mapping, as a notebook writes it
+    assert remote.wait(study_id, timeout_s=150) is True
+    detail = remote.study(study_id)
+    assert (detail["name"], detail["status"], detail["counts"]["done"]) == (
+        "From Python", "done", 2)
+
+    frame = remote.cases(study_id)
+    assert isinstance(frame, pd.DataFrame) and frame.index.name == "case_id"
+    assert list(frame.index) == [c["id"] for c in detail["cases"]]
+    assert list(frame["clearance_mm"]) == [0.05, 0.1]
+    # the DataFrame holds the export's rows, value for value (the server's CSV, read back)
+    rows = export_json(env, study_id)
+    assert list(frame.columns) == [k for k in rows[0] if k != "case_id"]
+    for row in rows:
+        for column, value in row.items():
+            if column != "case_id":
+                assert same(value, frame.loc[row["case_id"], column]), (column, value)
+    # the data folder's archive gives the same frame, and the same study
+    pd.testing.assert_frame_equal(local.cases(study_id), frame, check_dtype=False)
+    assert local.study(study_id)["cases"] == detail["cases"]
+
+    # submit and wait on the data folder: a study file this time, run by the serve's worker
+    path = tmp_path / "local.toml"
+    path.write_text('name = "Local from Python"\nseries = "none"\nideal_twin = false\n'
+                    "[base]\nt_end = 0.02\n[axes.clearance_mm]\nvalues = [0.08]\n")
+    second = local.submit(path)
+    assert local.wait(second, timeout_s=150) is True
+    assert local.cases(second)["status"].tolist() == ["done"]
+    names = [s["name"] for s in remote.studies()]
+    assert names[:2] == ["Local from Python", "From Python"]  # newest first
+    assert [s["id"] for s in local.studies(tag="notebook")] == [study_id]
+
+
+def test_unknown_ids_and_what_a_server_does_not_offer(served):
+    serve, data, _ = served
+    for archive in (gapsweep.open(serve.url), gapsweep.open(data)):
+        with pytest.raises(UnknownIdError, match="no study with id 987654"):
+            archive.study(987654)
+        with pytest.raises(UnknownIdError):
+            archive.cases(987654)
+    with pytest.raises(RefusedError, match="GAPSWEEP_URL is set"):
+        gapsweep.open(serve.url).delete(1)
