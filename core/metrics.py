@@ -12,7 +12,8 @@ the one unit convention of the CLI's tables and the pages' labels - so a new met
 
 Names that are families rather than entries resolve by pattern (:func:`lookup`):
 ``<metric>_steady`` (the last crank revolution), ``deviation_<metric>`` (relative to the ideal
-twin, dimensionless), ``<metric>.<joint>`` (one clearance joint of a mechanism with several,
+twin, dimensionless), ``ratio_to_ideal_<metric>`` (over the ideal twin's value),
+``<metric>.<joint>`` (one clearance joint of a mechanism with several,
 design.md 4.7) and a mechanism measure's ``peak_<measure>``, ``rms_<measure>`` and
 ``peak_<measure>_steady`` (:func:`measure_metrics` gives them their unit). A name nothing
 knows still gets an entry (titled from its words, no unit), so no page fails on a metric it
@@ -32,6 +33,7 @@ COUNT = "count"
 MICROMETRE = "µm"
 STEADY = "_steady"  # the last crank revolution (design.md 4.1)
 DEVIATION = "deviation_"  # relative to the ideal twin: m / m_twin - 1
+RATIO = "ratio_to_ideal_"  # m / m_twin: "at what clearance does the peak double?"
 JOINT_SEPARATOR = "."  # ``peak_contact_force.piston_pin``: one joint of several (design.md 4.7)
 
 
@@ -124,7 +126,7 @@ PEAK_CONTACT_FORCE = _m("peak_contact_force", "Peak contact force", "N", headlin
                         column=True, trend=True)
 MAX_PENETRATION = _m("max_penetration", "Max penetration", headline=True, column=True,
                      trend=True, **_PEN)
-IMPACTS = _m("impacts", "Impacts", integer=True, headline=True, column=True,
+IMPACTS = _m("impacts", "Impacts", integer=True, headline=True, column=True, trend=True,
              description="separation -> contact transitions")
 PEAK_DRIVING_TORQUE = _m("peak_driving_torque", "Peak driving torque", "N m", column=True,
                          has_deviation=True, trend=True)
@@ -144,7 +146,7 @@ _ENTRIES: tuple[Metric, ...] = (
     PEAK_DRIVING_TORQUE,
     _m("wall_time_s", "Wall time", "s", column=True,
        description="the solver's time for the case; not a property of the case"),
-    _m("contact_time_fraction", "Contact time fraction"),
+    _m("contact_time_fraction", "Contact time fraction", trend=True),
     _m("peak_kinetic_energy", "Peak kinetic energy", "J"),
     _m("onset_penetration_error", "Onset penetration error", **_PEN),
     _m("max_free_flight_penetration", "Max free-flight penetration", **_PEN),
@@ -240,8 +242,16 @@ def deviation_name(metric: str) -> str:
 
 
 def trend_metrics() -> tuple[str, ...]:
-    """The metrics the trends tab offers (each also as its ``_steady`` twin)."""
-    return tuple(m.name for m in REGISTRY.values() if m.trend)
+    """The metrics the trends tab offers (each also as its ``_steady`` twin), then the
+    ratios to the ideal joint of those with a twin deviation (:func:`ratio_name`)."""
+    plain = tuple(m.name for m in REGISTRY.values() if m.trend)
+    return plain + tuple(ratio_name(m) for m in plain if REGISTRY[m].has_deviation)
+
+
+def ratio_name(metric: str) -> str:
+    """``peak_slider_accel`` -> ``ratio_to_ideal_peak_slider_accel`` (the case's value over
+    its ideal twin's: 2 where clearance doubles the peak)."""
+    return RATIO + metric
 
 
 # a mechanism measure's quantity -> SI unit, by component (design.md 4.7)
@@ -285,6 +295,10 @@ def _resolve(name: str, known: Mapping[str, Metric]) -> Metric:
         m = _resolve(base, known)
         return replace(m, name=name, label=f"{m.label}, joint {joint}", headline=False,
                        column=False, trend=False)
+    if name.startswith(RATIO) and len(name) > len(RATIO):
+        m = _resolve(name.removeprefix(RATIO), known)
+        return Metric(name, f"{m.label} / ideal joint", trend=m.trend,
+                      description="the case's value over its ideal twin's")
     if name.startswith(DEVIATION):
         m = _resolve(name.removeprefix(DEVIATION), known)
         return Metric(name, f"Deviation of {_phrase(m.label)} from the ideal joint",

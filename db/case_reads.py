@@ -23,12 +23,19 @@ def twin_deviations(
     return deviations(metrics, twin_metrics or {})
 
 
+def twin_of(session: Session, twin_id: int) -> list[int]:
+    """The ids of the clearance cases whose ideal twin is case ``twin_id``, in id order."""
+    return list(session.scalars(
+        select(Case.id).where(Case.twin_id == twin_id, Case.kind == "case").order_by(Case.id)))
+
+
 def case_detail(session: Session, case_id: int) -> dict[str, Any] | None:
     """Everything about one case for its page, None if unknown or its study was deleted:
     ``{"id","study_id","study_name","model","kind","index","params","status","attempts",
-    "reason","metrics","twin_id","twin_metrics","lease_holder","lease_expires","queued_at",
+    "reason","metrics","twin_id","twin_metrics","twin_of","lease_holder","lease_expires","queued_at",
     "enqueued_at","started_at","finished_at","wall_time_s","series_policy","series"}``
-    (``series``: the stored names, ``metrics`` with ``deviation_*`` when it has a twin)."""
+    (``series``: the stored names, ``metrics`` with ``deviation_*`` when it has a twin,
+    ``twin_of``: for an ideal twin, the cases it is the twin of)."""
     row = session.execute(
         select(Case, Study.name, Study.model, Study.series_policy, Study.deleted_at)
         .join(Study, Study.id == Case.study_id)
@@ -59,6 +66,7 @@ def case_detail(session: Session, case_id: int) -> dict[str, Any] | None:
         "metrics": metrics,
         "twin_id": case.twin_id,
         "twin_metrics": twin_metrics,
+        "twin_of": twin_of(session, case.id) if case.kind == "twin" else [],
         "lease_holder": case.lease_holder,
         "lease_expires": iso(case.lease_expires),
         "queued_at": iso(case.queued_at),

@@ -139,7 +139,8 @@ def case_page(
     conds = [Case.study_id == study_id, Case.kind == "case", *_filter(cols, filter_model)]
     base = select(Case.id).outerjoin(Result, Result.case_id == Case.id).where(*conds)
     total = session.scalar(select(func.count()).select_from(base.subquery())) or 0
-    metrics = [getattr(Result, m) for m in TABLE_METRICS]
+    # a headline metric without a column of its own is read from Result.extra
+    metrics = [_metric_expression(m).label(m) for m in TABLE_METRICS]
     rows = session.execute(
         select(Case.id, Case.status, Case.attempts, Case.reason, Case.wall_time_s, Case.params,
                *metrics)
@@ -158,3 +159,22 @@ def case_page(
             **{m: getattr(row, m) for m in TABLE_METRICS},
         })
     return out, int(total)
+
+
+def twin_rows(session: Session, *, study_id: int, axes: Mapping[str, str]) -> list[dict[str, Any]]:
+    """The study's ideal twins as rows of :func:`case_page`'s shape (``kind`` = ``twin``; an
+    axis the ideal joint does not read, such as the clearance, is None): the grid shows them
+    pinned under the cases, marked. A study has a few (design.md 4.5: one per distinct
+    non-joint setting)."""
+    metrics = [_metric_expression(m).label(m) for m in TABLE_METRICS]
+    rows = session.execute(
+        select(Case.id, Case.status, Case.attempts, Case.reason, Case.wall_time_s, Case.params,
+               *metrics)
+        .outerjoin(Result, Result.case_id == Case.id)
+        .where(Case.study_id == study_id, Case.kind == "twin")
+        .order_by(Case.index)
+    ).all()
+    return [{"id": r.id, "kind": "twin", "status": r.status, "attempts": r.attempts,
+             "reason": r.reason or "", "wall_time_s": r.wall_time_s,
+             **{a: (r.params or {}).get(a) for a in axes},
+             **{m: getattr(r, m) for m in TABLE_METRICS}} for r in rows]

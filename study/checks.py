@@ -17,6 +17,7 @@ from gapsweep.core.errors import InputError
 from .design_rules import check_design, max_cases
 from .errors import FieldError
 from .schema import SAMPLING_DESIGNS, Axis, StudySpec, param_kinds, typed
+from .search_schema import ADAPTIVE_DESIGNS
 
 # Range and factor levels are monotone, so their ends carry the core's interval checks;
 # beyond this many levels only the first ones and the ends are checked (each check costs
@@ -24,6 +25,28 @@ from .schema import SAMPLING_DESIGNS, Axis, StudySpec, param_kinds, typed
 MAX_CHECKED_LEVELS = 200
 AXIS_FORMS = ("values (optional nominal), or start/stop/count, or nominal/relative_percent/levels"
               " (or start/stop: the search box of optimize and calibrate)")
+
+
+# each axis form's keys (the ones a person is told to add or remove), in AXIS_FORMS' order
+_FORM_KEYS = (
+    ("a list of values", ("values",), ("nominal",)),
+    ("a range", ("start", "stop", "count"), ()),
+    ("a nominal ± percent", ("nominal", "relative_percent", "levels"), ()),
+)
+
+
+def axis_form_advice(given: list[str]) -> str:
+    """What to add or remove to make keys ``given`` one axis form, for a person:
+    ``["start", "stop", "levels"]`` -> ``"a range: add count, remove levels (or ...)"``."""
+    if not given:
+        return "one form: " + AXIS_FORMS
+    best = max(_FORM_KEYS, key=lambda f: len(set(given) & (set(f[1]) | set(f[2]))))
+    name, needed, optional = best
+    missing = [k for k in needed if k not in given]
+    extra = [k for k in given if k not in needed and k not in optional]
+    steps = ([f"add {', '.join(missing)}"] if missing else []) + (
+        [f"remove {', '.join(extra)}"] if extra else [])
+    return f"{name}: {'; '.join(steps)} (the forms: {AXIS_FORMS})"
 
 
 class _Checker:
@@ -116,7 +139,15 @@ class _Checker:
 
     def check_axis(self, field: str, name: str, axis: Axis, base: dict) -> Axis | None:
         if axis.form is None:
-            self.add(field, sorted(axis.model_dump(exclude_none=True)), "one form: " + AXIS_FORMS)
+            given = sorted(axis.model_dump(exclude_none=True))
+            self.add(field, given, axis_form_advice(given))
+            return None
+        if axis.form == "bounds" and self.spec.design not in (*SAMPLING_DESIGNS,
+                                                              *ADAPTIVE_DESIGNS):
+            self.add(f"{field}.count", None,
+                     f"the number of evenly spaced levels from start to stop (a "
+                     f"{self.spec.design} study runs each level; only "
+                     f"{', '.join(SAMPLING_DESIGNS)} draw within start-stop without a count)")
             return None
         if axis.form == "values":
             return self.check_values(field, name, axis, base)

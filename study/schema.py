@@ -35,9 +35,10 @@ class Axis(BaseModel):
     """One varied parameter, in one of three forms.
 
     ``values`` (optional ``nominal``, one of them); ``start``/``stop``/``count`` (evenly
-    spaced, both ends included); ``nominal``/``relative_percent``/``levels``
-    (``nominal * (1 ± relative_percent / 100)``, ``levels`` evenly spaced). Values carry the
-    parameter's own unit (``clearance_mm``: mm).
+    spaced, both ends included; a sampling design reads only ``start``/``stop``, so there
+    the ``count`` may be left out: the ``"bounds"`` form);
+    ``nominal``/``relative_percent``/``levels`` (``nominal * (1 ± relative_percent / 100)``,
+    ``levels`` evenly spaced). Values carry the parameter's own unit (``clearance_mm``: mm).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -58,10 +59,12 @@ class Axis(BaseModel):
             return "values"
         if given == {"start", "stop", "count"}:
             return "range"
+        if given == {"start", "stop"}:
+            # a sampling design draws within the bounds and needs no level count, nor does
+            # an adaptive study's search box (design.md 4.9)
+            return "bounds"
         if given == {"nominal", "relative_percent", "levels"}:
             return "factor"
-        if given == {"start", "stop"}:
-            return "bounds"  # an adaptive study's search box (design.md 4.9)
         return None
 
     @property
@@ -78,7 +81,7 @@ class Axis(BaseModel):
         if self.form == "values":
             return list(self.values or [])
         if self.form == "bounds":
-            return [_tidy(self.start), _tidy(self.stop)]
+            return [self.start, self.stop]
         if self.form == "range":
             grid = np.linspace(self.start, self.stop, self.count)
             return [_tidy(x) for x in grid]

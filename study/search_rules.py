@@ -76,11 +76,8 @@ def _measurement_errors(spec: StudySpec) -> list[FieldError]:
 
 
 def not_adaptive_errors(spec: StudySpec) -> list[FieldError]:
-    """The adaptive keys and the start/stop axis form are the adaptive designs' only."""
-    errors = [FieldError(key, "…", "only for design optimize or calibrate")
-              for key in ("objective", "budget", "measurement", "fit_series")
-              if getattr(spec, key) is not None]
-    errors += [FieldError(f"axes.{n}", "start/stop", "start/stop/count (a range); start/stop "
-                          "alone is the search box of optimize or calibrate")
-               for n, a in spec.axes.items() if a.form == "bounds"]
-    return errors
+    """The adaptive keys are the adaptive designs' only (the start/stop form without a count
+    is checked with the axes, :mod:`.checks`)."""
+    return [FieldError(key, "…", "only for design optimize or calibrate")
+            for key in ("objective", "budget", "measurement", "fit_series")
+            if getattr(spec, key) is not None]

@@ -19,7 +19,7 @@ from typing import Any
 import dash
 import dash_bootstrap_components as dbc
 import flask
-from dash import Input, Output, dcc, html
+from dash import Input, Output, State, dcc, html
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from . import auth, context, ids
@@ -33,10 +33,13 @@ PAGES_FOLDER = Path(__file__).parent / "pages"
 # offline and makes no third-party requests (web/assets/README.md says where it comes from).
 ASSETS_FOLDER = Path(__file__).parent / "assets"
 KERNEL_POLL_MS = 3000
+# the measured first start (README, "The two commands": `gapsweep warmup` 91 s on 2 cores)
 COMPILING_TEXT = (
-    "The solver kernels are compiling in the local worker (about 2.5 minutes on a first "
-    "start). You can set up a study meanwhile; its cases start as soon as a worker is ready."
+    "The solver kernels are compiling in the local worker (91 s measured on a 2-core machine "
+    "on a first start; longer while other jobs load it). You can set up a study meanwhile; "
+    "its cases start as soon as a worker is ready."
 )
+READY_TEXT = "Workers ready: the solver kernels are loaded and cases run now."
 
 
 def account_menu() -> list[Any]:
@@ -95,6 +98,7 @@ def shell() -> html.Div:
                         id=ids.KERNEL_BANNER,
                         color="warning",
                         is_open=False,
+                        dismissable=True,
                         className="mt-3 mb-0",
                     ),
                     dcc.Interval(id=ids.KERNEL_POLL, interval=KERNEL_POLL_MS),
@@ -116,6 +120,15 @@ def trust_proxies(server: flask.Flask, hops: int) -> None:
     if hops > 0:
         server.wsgi_app = ProxyFix(server.wsgi_app, x_for=hops, x_proto=hops, x_host=hops,
                                    x_port=hops)
+
+
+def kernel_banner(ready: bool, shown: bool) -> tuple[bool, str, str, bool]:
+    """The banner's (is_open, text, colour, stop polling): "compiling" while no local worker
+    is ready; once one is, "workers ready" where the person saw the compiling banner (so
+    they know their cases now run) and nothing where they never did; then polling stops."""
+    if not ready:
+        return True, COMPILING_TEXT, "warning", False
+    return shown, READY_TEXT, "success", True
 
 
 def create_app(settings: Any = None, *, require_accounts: bool = False) -> dash.Dash:
@@ -148,11 +161,13 @@ def create_app(settings: Any = None, *, require_accounts: bool = False) -> dash.
 
     @app.callback(
         Output(ids.KERNEL_BANNER, "is_open"),
+        Output(ids.KERNEL_BANNER, "children"),
+        Output(ids.KERNEL_BANNER, "color"),
         Output(ids.KERNEL_POLL, "disabled"),
         Input(ids.KERNEL_POLL, "n_intervals"),
+        State(ids.KERNEL_BANNER, "is_open"),
     )
-    def _kernel_banner(_n: int | None) -> tuple[bool, bool]:
-        ready = workers_ready(context.current().settings)
-        return not ready, ready  # once ready, stop asking
+    def _kernel_banner(_n: int | None, shown: bool | None) -> tuple[bool, str, str, bool]:
+        return kernel_banner(workers_ready(context.current().settings), bool(shown))
 
     return app

@@ -72,40 +72,66 @@ def _cell(value: Any) -> str:
     if value is None:
         return "-"
     if isinstance(value, float):
-        return "nan" if math.isnan(value) else f"{value:.5g}"
+        # six digits without an exponent up to 999999 (187692 m/s², not 1.8769e+05)
+        return "nan" if math.isnan(value) else f"{value:.6g}"
     return str(value)
 
 
-def metric_header(name: str) -> str:
-    """A table's header of metric ``name`` with the unit its values are shown in, as the
-    pages label it (the core's metric registry): ``max_penetration [µm]``, ``impacts [count]``;
-    a ratio without a unit."""
-    unit = registry.display_unit(name)
-    return name if unit == registry.DIMENSIONLESS else f"{name} [{unit}]"
+# a header cell's line width: the table of the user's study (id, two parameters, status, the
+# six headline metrics) then fits 100 columns
+HEADER_LINE = 9
+
+
+def header_lines(name: str, unit: str = "") -> list[str]:
+    """A column's header as lines of at most :data:`HEADER_LINE` characters (a longer word
+    keeps its length): the name cut at its underscores, each continuing line starting with
+    the ``_`` so the lines put together give the name back, then ``[unit]``:
+    ``peak_slider_accel``, ``m/s²`` -> ``["peak", "_slider", "_accel", "[m/s²]"]``."""
+    lines: list[str] = []
+    for word in name.split("_"):
+        if lines and len(lines[-1]) + 1 + len(word) <= HEADER_LINE:
+            lines[-1] += "_" + word
+        else:
+            lines.append(("_" if lines else "") + word)
+    return lines + ([f"[{unit}]"] if unit else [])
+
+
+def print_table(header: Sequence[list[str]], rows: Sequence[Sequence[str]]) -> None:
+    """Columns right-aligned under multi-line headers (bottom-aligned), a rule of dashes
+    under the headers (its dashes give each column's width), then the rows."""
+    widths = [max(len(x) for x in [*head, *(r[k] for r in rows)]) for k, head in enumerate(header)]
+    depth = max(len(head) for head in header)
+    for line in range(depth):
+        cells = [(([""] * (depth - len(head)) + head)[line]).rjust(w)
+                 for head, w in zip(header, widths, strict=True)]
+        print("  ".join(cells).rstrip())
+    print("  ".join("-" * w for w in widths))
+    for r in rows:
+        print("  ".join(c.rjust(w) for c, w in zip(r, widths, strict=True)))
 
 
 def study_table(detail: dict[str, Any], metrics: Sequence[str], *, with_attempts=False) -> None:
     """One row per case: parameters that vary, status, the headline metrics in the units the
-    header names (:func:`metric_header`; ``--json`` stays SI); a failed case shows its reason
-    under the table."""
+    header names (the registry's shown unit; ``--json`` stays SI), each header cut over lines
+    (:func:`header_lines`) so that the user's study fits 100 columns; a failed case shows its
+    reason under the table."""
     cases = detail.get("cases", [])
     names: list[str] = []
     for case in cases:
         names += [k for k in case["params"] if k not in names]
     varying = [n for n in names if len({repr(c["params"].get(n)) for c in cases}) > 1] or names
-    header = ["id", *varying, "status"] + (["attempts"] if with_attempts else [])
-    header += [metric_header(m) for m in metrics]
+    plain = ["id", *varying, "status"] + (["attempts"] if with_attempts else [])
+    header = [header_lines(h) for h in plain]
+    for m in metrics:
+        unit = registry.display_unit(m)
+        header.append(header_lines(m, "" if unit == registry.DIMENSIONLESS else unit))
     rows = []
     for case in cases:
         row = [case["id"], *(case["params"].get(n) for n in varying), case["status"]]
         row += [case.get("attempts")] if with_attempts else []
         row += [registry.lookup(m).display((case.get("metrics") or {}).get(m)) for m in metrics]
         rows.append([_cell(v) for v in row])
-    widths = [max(len(h), *(len(r[k]) for r in rows)) if rows else len(h)
-              for k, h in enumerate(header)]
-    print("  ".join(h.rjust(w) for h, w in zip(header, widths, strict=True)))
-    for r in rows:
-        print("  ".join(c.rjust(w) for c, w in zip(r, widths, strict=True)))
+    print_table(header, rows)
     for case in cases:
         if case.get("reason"):
             print(f"case {case['id']}: {case['status']}: {case['reason']}")

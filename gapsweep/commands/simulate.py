@@ -162,7 +162,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
 
 def _unit(key: str) -> str:
-    """The unit metric ``key`` is shown in, "" for a ratio (as :func:`.output.metric_header`)."""
+    """The unit metric ``key`` is shown in, "" for a ratio (as the study table's headers)."""
     unit = metrics.display_unit(key)
     return "" if unit == metrics.DIMENSIONLESS else unit
 

@@ -198,6 +198,12 @@ def cmd_export(args: argparse.Namespace) -> int:
                   arch.case_series([row["case_id"] for row in rows]))
     else:
         write_rows(columns, rows, args.format, args.output)
+    if args.format == "csv" and args.output:
+        # the header is the contract's names; their units travel beside it
+        from gapsweep.study.export_units import sidecar_path, units_csv
+
+        with open(sidecar_path(args.output), "w", encoding="utf-8", newline="") as handle:
+            handle.write(units_csv(columns))
     return EXIT_OK
 
 

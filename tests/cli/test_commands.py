@@ -80,6 +80,19 @@ def test_sweep_values_are_evenly_spaced_with_both_ends():
     assert command.sweep_values(" x = 1, 2 ,3 ") == ("x", ["1", "2", "3"])
 
 
+def test_models_lists_the_core_registry(capsys):
+    """``gapsweep models`` (design.md 4.5 names it; the example study file points at it)
+    lists every model of the core's registry, in text and as JSON."""
+    assert cli.main(["models"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in lines[:-1]] == list(MODELS)
+    assert lines[-1] == "its parameters: gapsweep params --model NAME"
+    assert cli.main(["models", "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)["models"]
+    assert [(m["name"], m["description"]) for m in listed] == [
+        (m.name, m.description) for m in MODELS.values()]
+
+
 def test_an_unknown_command_or_option_is_argparses_exit_2(capsys):
     for argv in (["nonsense"], ["simulate", "--no-such-option"], ["simulate", "--threads", "x"]):
         with pytest.raises(SystemExit) as stop:

@@ -61,6 +61,11 @@ def test_help_imports_nothing_heavy(tmp_path, env):
     assert code == 0 and modules.isdisjoint(HEAVY), sorted(modules & set(HEAVY))
 
 
+def test_models_lists_the_registry_without_the_solver(tmp_path, env):
+    code, modules = loaded(tmp_path, env, "models")
+    assert code == 0 and modules.isdisjoint(HEAVY), sorted(modules & set(HEAVY))
+
+
 def test_archive_commands_skip_alembic_and_the_solver_once_migrated(tmp_path, env):
     code, first = loaded(tmp_path, env, "studies")  # a new archive: upgraded to head
     assert code == 0 and "alembic" in first

@@ -217,6 +217,11 @@ def test_export_round_trips_the_metrics(archive, tmp_path, fmt):
         with path.open(newline="") as handle:
             reader = csv.DictReader(handle)
             columns, rows = list(reader.fieldnames), list(reader)
+        # its units beside it: cases.units.csv, a row per column in the same order
+        with (tmp_path / "cases.units.csv").open(newline="") as handle:
+            units = {u["column"]: u["unit"] for u in csv.DictReader(handle)}
+        assert list(units) == columns
+        assert (units["clearance_mm"], units["max_penetration"]) == ("mm", "m")
     elif fmt == "json":
         rows = json.loads(path.read_text())
         columns = list(rows[0])

@@ -101,8 +101,14 @@ def test_verdict_reads_the_relative_change_of_the_whole_run_peak():
     assert stiff["stiffness_exponent"] == pytest.approx(math.log(1.2) / math.log(2.0))
     assert [s["changes"]["peak_slider_accel"] for s in stiff["steps"]] == pytest.approx(
         [0.0, 0.2, 0.44])
+    # the table's column: each step against the one before, the verdict's own reference
+    steps = [s["step_changes"]["peak_slider_accel"] for s in stiff["steps"]]
+    assert steps == pytest.approx([0.0, 20.0 / 120.0, 24.0 / 144.0])
+    assert steps[-1] == pytest.approx(stiff["change"])
     assert "converged within 1 %" in tol["verdict"]
-    assert "not converged within 5 %" in stiff["verdict"]
+    # a sensitivity to a modelling input, with its exponent, not a failed convergence
+    assert stiff["verdict"].startswith("sensitive to the contact stiffness, a modelling input")
+    assert "converged" not in stiff["verdict"] and "peak ∝ K^0.26" in stiff["verdict"]
     assert report["verdict"].startswith("Numerics converged within 1 %")
 
     # 2 % under rtol / 10 is a numerical error the study must not hide

@@ -124,6 +124,37 @@ def test_mixed_axis_forms() -> None:
     err = one_error(study(clearance_mm={"values": [0.05], "start": 0.01}))
     assert err.field == "axes.clearance_mm"
     assert "start/stop/count" in err.allowed
+    # said for a person: which form it looks like and what to add or remove
+    assert err.allowed.startswith("a list of values: remove start")
+
+
+def test_a_partial_form_says_what_to_add() -> None:
+    err = one_error(study(friction={"start": 0.0, "levels": 3}))
+    assert err.allowed.startswith("a range: add stop, count; remove levels")
+    err = one_error(study(stiffness_scale={"nominal": 1.0, "levels": 3}))
+    assert err.allowed.startswith("a nominal ± percent: add relative_percent")
+
+
+def test_start_stop_without_count_is_bounds_for_sampling_designs_only() -> None:
+    axes = {"clearance_mm": {"start": 0.02, "stop": 0.1}, "friction": {"start": 0, "stop": 0.1}}
+    spec = parse_spec({"name": "s", "design": "latin-hypercube", "samples": 6, "seed": 3,
+                       "axes": axes})
+    assert spec.axes["clearance_mm"].bounds() == (0.02, 0.1)
+    errors = errors_of({"name": "s", "axes": axes})  # a grid has no levels without a count
+    assert [e.field for e in errors] == ["axes.clearance_mm.count", "axes.friction.count"]
+    err = one_error({"name": "s", "design": "one-at-a-time",
+                     "axes": {"clearance_mm": {"start": 0.02, "stop": 0.1}}})
+    assert err.field == "axes.clearance_mm.count"
+
+
+def test_the_example_files_commented_axis_is_valid_once_uncommented() -> None:
+    """The example study file's commented friction axis, uncommented, is TOML and a valid
+    third axis (it once read ``[axes.friction] start = ..., stop = ...`` on one line)."""
+    lines = EXAMPLE.read_text(encoding="utf-8").splitlines()
+    first = next(i for i, line in enumerate(lines) if line.startswith("# [axes.friction]"))
+    text = "\n".join(lines[:first] + [line[2:] for line in lines[first:first + 4]])
+    spec = loads_spec(text, "toml")
+    assert spec.levels("friction") == [0.0, 0.025, 0.05, 0.075, 0.1]
 
 
 def test_nominal_must_be_one_of_the_values() -> None:

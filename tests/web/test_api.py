@@ -136,6 +136,16 @@ def test_cases_csv_columns_and_rows(archive):
     assert [r["status"] for r in rows[:3]] == ["done", "done", "queued"]
     assert float(rows[1]["peak_slider_accel"]) == fake_metrics(
         {"clearance_mm": 0.02, "stiffness_scale": 1.0})["peak_slider_accel"]
+    # the units of those columns, one row each, in the same order
+    r = archive.client().get(f"/api/studies/{study_id}/cases.units.csv")
+    assert r.status_code == 200 and r.mimetype == "text/csv"
+    units = list(csv.DictReader(io.StringIO(r.get_data(as_text=True))))
+    assert [u["column"] for u in units] == header
+    unit = {u["column"]: u["unit"] for u in units}
+    assert (unit["speed_rpm"], unit["clearance_mm"], unit["stiffness_scale"]) == ("rpm", "mm", "")
+    assert (unit["peak_slider_accel"], unit["max_penetration"], unit["status"]) == (
+        "m/s²", "m", "")  # the export is SI, as --json
+    assert archive.client().get("/api/studies/999/cases.units.csv").status_code == 404
 
 
 def test_cancel_and_retry(archive):

@@ -208,9 +208,18 @@ def test_cancel_a_running_study(server, page):
     study_id = body["id"]
     page.goto(f"{server['base']}/studies/{study_id}")
     wait_status(page, {"running"}, STUDY_S)
+    asked = []
+    page.once("dialog", lambda d: (asked.append(d.message), d.dismiss()))
+    page.click("#study-cancel")  # dismissed: nothing cancelled
+    page.wait_for_timeout(1500)
+    assert asked and "queued cases will not run" in asked[0], asked
+    assert page.inner_text("#study-action-message").strip() == ""
+    page.once("dialog", lambda d: d.accept())
     page.click("#study-cancel")
     page.wait_for_selector("#study-action-message:has-text('Cancelled')")
     assert wait_status(page, {"cancelled"}, 60) == "cancelled"
+    page.wait_for_selector("#study-cancel:has-text('Cancelled')")  # no longer a red action
+    assert "btn-outline-secondary" in page.get_attribute("#study-cancel", "class")
     shot(page, "study-cancelled")
     deadline = time.monotonic() + 60
     while True:  # running cases finish their chunk, then nothing is left

@@ -260,6 +260,7 @@ def test_a_viewer_pressing_cancel_is_not_allowed_and_nothing_changes(server, pag
     page.goto(f"{server['base']}/studies/{editor_study}")
     page.wait_for_selector("#study-status")
     assert page.is_enabled("#study-cancel")  # the server decides, not the button
+    page.once("dialog", lambda d: d.accept())
     page.click("#study-cancel")
     message = page.locator("#study-action-message")
     message.locator("text=Not allowed").wait_for()

@@ -226,10 +226,15 @@ def test_trends_csv_equals_the_plotted_traces_and_the_api(server, browser):
                                               type="figure-download"))
     assert name == "trends.csv"
     rows = list(csv.DictReader(io.StringIO(content.decode())))
-    assert list(rows[0]) == ["trace", "x", "y"]
+    # the columns are named by the axes, with their units
+    x_name, y_name = page.evaluate("""() => { const l = document.querySelector(
+        '#trends-graph .js-plotly-plot')._fullLayout;
+        return [l.xaxis.title.text, l.yaxis.title.text]; }""")
+    assert list(rows[0]) == ["trace", x_name, y_name]
+    assert x_name == "Clearance [mm]" and y_name.endswith("[m/s²]"), (x_name, y_name)
     from_csv = {}
     for r in rows:
-        from_csv.setdefault(r["trace"], []).append((float(r["x"]), float(r["y"])))
+        from_csv.setdefault(r["trace"], []).append((float(r[x_name]), float(r[y_name])))
     assert from_csv == {t["name"]: list(zip(t["x"], t["y"], strict=True)) for t in plotted}
     assert len(rows) == sum(len(t["x"]) for t in plotted) == 9 + 2  # 3 lines, the baseline
     # the CSV's lines are the archive's numbers
@@ -261,9 +266,13 @@ def test_trends_csv_equals_the_plotted_traces_and_the_api(server, browser):
     assert name == f"case-{case_id}-orbit.csv"
     rows = list(csv.DictReader(io.StringIO(content.decode())))
     assert len(rows) == sum(max(len(t["x"]), len(t["y"])) for t in plotted) > 100
+    _, x_name, y_name = list(rows[0])
+    assert (x_name, y_name) == tuple(page.evaluate("""() => { const l = document.querySelector(
+        '#case-graph-orbit .js-plotly-plot')._fullLayout;
+        return [l.xaxis.title.text, l.yaxis.title.text]; }"""))
     by_trace = {}
     for r in rows:
-        by_trace.setdefault(r["trace"], []).extend([float(r["x"]), float(r["y"])])
+        by_trace.setdefault(r["trace"], []).extend([float(r[x_name]), float(r[y_name])])
     for t in plotted:
         want = [v for xy in zip(t["x"], t["y"], strict=True) for v in xy]
         assert by_trace[t["name"]] == pytest.approx(want, rel=1e-12, abs=1e-18)

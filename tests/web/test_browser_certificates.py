@@ -160,6 +160,7 @@ def test_cancel_and_retry_follow_the_progress(server, page):
     other.goto(f"{server['base']}/studies/{long}")
     wait_status(other, {"running"}, STUDY_S)
     assert buttons(other) == (False, True)  # running, nothing failed
+    other.once("dialog", lambda d: d.accept())
     other.click("#study-cancel")
     other.wait_for_selector("#study-action-message:has-text('Cancelled')")
     wait_buttons(other, (True, True))  # cancelled: nothing more to cancel

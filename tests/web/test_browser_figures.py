@@ -394,29 +394,52 @@ def test_case_orbit_lies_in_the_clearance_circle(server, studies, page):
     shot(page, "case")
 
 
-def test_case_energy_balance_and_its_legend_clear_of_the_second_axis(server, studies, page):
-    from gapsweep.web.figures.case_views import ENERGY_TERMS
+def test_case_energy_balance_in_panels_each_with_round_ticks(server, studies, page):
+    """The energy balance: the large terms, the small ones (contact energy, dissipations:
+    once flat on zero at a 0-160 J scale) and the residual each in a panel of its own, and
+    every panel's ticks at round, evenly spaced values (an axis synchronised with another's
+    grid once ticked at -40µ, -190µ, -339µ, -489µ)."""
+    import itertools
+    import math
+
+    from gapsweep.web.figures.case_views import ENERGY_TERMS, SMALL_TERM_SHARE
 
     case = case_by(studies["grid"], clearance_mm=0.1, stiffness_scale=STIFFNESS[-1])
     page.goto(f"{server['base']}/cases/{case['id']}")
     fig = plotly_figure(page, "#case-graph-energy", "fig.data.length >= 2")
     names = [*ENERGY_TERMS, "energy_residual"]
     stored = series(server["base"], case["id"], *names, *[f"t:{n}" for n in names])
+    by_label = {t["name"]: t for t in fig["data"]}
     assert len(fig["data"]) == len(names)
-    for trace, name in zip(fig["data"], names, strict=True):
+    top = max(max(abs(v) for v in stored[n]) for n in ENERGY_TERMS)
+    for name in names:
+        trace = by_label[series_title(name)]
         close(trace["x"], stored[f"t:{name}"])
         close(trace["y"], stored[name])
-        assert trace["yaxis"] == ("y2" if name == "energy_residual" else "y")
+        small = max(abs(v) for v in stored[name]) < SMALL_TERM_SHARE * top
+        want = "y3" if name == "energy_residual" else ("y2" if small else "y")
+        assert trace["yaxis"] == want, (name, trace["yaxis"])
     axes = fig["layout"]["axes"]
-    assert axes["yaxis2"]["overlaying"] == "y" and axes["yaxis2"]["side"] == "right"
-    assert axes["yaxis"]["title"].endswith("[J]") and axes["yaxis2"]["title"].endswith("[J]")
+    assert all(axes[a]["overlaying"] is None for a in ("yaxis", "yaxis2", "yaxis3"))
+    assert [axes[a]["title"] for a in ("yaxis", "yaxis2", "yaxis3")] == [
+        "Energy [J]", "Small terms [J]", "Energy residual [J]"]
     assert_units(fig)
-    screen = fig["screen"]
-    assert screen["legend"] is not None and screen["y2labels"]
-    for label in screen["y2labels"]:
-        assert not overlap(screen["legend"], label), (screen["legend"], label)
-    assert not overlap(screen["legend"], screen["plot"], margin_px=2)
+    ticks = page.evaluate("""() => { const fl = document.querySelector(
+        '#case-graph-energy .js-plotly-plot')._fullLayout;
+        return ['yaxis', 'yaxis2', 'yaxis3'].map(a => (fl[a]._vals || []).map(v => v.x)); }""")
+    for values in ticks:
+        assert len(values) >= 2, ticks
+        steps = [b - a for a, b in itertools.pairwise(values)]
+        assert max(steps) == pytest.approx(min(steps), rel=1e-6)  # evenly spaced
+        mantissa = steps[0] / 10 ** math.floor(math.log10(steps[0]))
+        assert any(mantissa == pytest.approx(m, rel=1e-6) for m in (1, 2, 2.5, 5)), steps
     shot(page, "case-energy")
+
+
+def series_title(name: str) -> str:
+    from gapsweep.web.figures.labels import SERIES
+
+    return SERIES[name][0]
 
 
 def test_every_case_figure_names_its_units(server, studies, page):

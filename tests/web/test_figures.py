@@ -184,8 +184,11 @@ def test_tornado_rows_per_metric_dict():
     )
 
 
-def test_coefficients_one_bar_trace_per_factor():
+def test_coefficients_coloured_low_and_high_as_the_tornado():
+    """One colour meaning on the page: the coefficients' bars are coloured by the level's
+    side of the nominal, as the tornado's bars are (they were coloured by factor)."""
     analysis = {
+        "nominal": {"stiffness_scale": 1.0, "restitution": 0.9},
         "coefficients": {
             "peak_slider_accel": {
                 "stiffness_scale": [
@@ -197,10 +200,14 @@ def test_coefficients_one_bar_trace_per_factor():
         }
     }
     fig = coefficients_figure(analysis)
-    assert [t.name for t in fig.data] == ["Stiffness scale", "Restitution coefficient"]
-    assert list(fig.data[0].x) == ["stiffness ×0.7", "stiffness ×1.3"]
-    assert list(fig.data[0].y) == [0.33, 0.67] and list(fig.data[1].y) == [-0.1]
+    low, high = fig.data
+    assert (low.name, high.name) == ("low level", "high level")
+    assert list(low.x) == ["stiffness ×0.7", "cr = 0.63"] and list(low.y) == [0.33, -0.1]
+    assert list(high.x) == ["stiffness ×1.3"] and list(high.y) == [0.67]
+    assert fig.layout.xaxis.categoryarray == ("stiffness ×0.7", "stiffness ×1.3", "cr = 0.63")
     assert fig.layout.yaxis.title.text.endswith("[–]")
+    tornado = tornado_figure({"tornado": {}, "nominal": {}})
+    assert [t.marker.color for t in tornado.data] == [low.marker.color, high.marker.color]
 
 
 SOBOL = {
@@ -267,8 +274,9 @@ def test_tornado_and_coefficients_read_the_study_analysis_output():
     assert list(fig.data[0].x) == pytest.approx([7090 - nominal, 10063 - nominal])
     assert list(fig.data[1].x) == pytest.approx([13090 - nominal, 10100 - nominal])
     coef = coefficients_figure(analysis, "peak_contact_force")
-    assert [t.name for t in coef.data] == ["Restitution coefficient", "Stiffness scale"]
-    assert list(coef.data[1].y) == pytest.approx([(3000 / nominal) / 0.3] * 2)
+    low, high = coef.data
+    stiff = [y for x, y in zip(low.x + high.x, low.y + high.y, strict=True) if "stiffness" in x]
+    assert stiff == pytest.approx([(3000 / nominal) / 0.3] * 2)
 
 
 # --- convergence ---------------------------------------------------------------------------
@@ -352,3 +360,13 @@ def test_parallel_coordinates_one_dimension_per_axis_plus_the_metric():
     assert list(dims[2].ticktext) == ["hertz", "lankarani-nikravesh"]
     assert list(dims[3].values) == [0.0, 1000.0, 2000.0] == list(trace.line.color)
     assert "1 of 4 cases skipped" in fig.layout.title.text
+
+
+def test_crossings_of_a_limit_interpolate_and_count_a_touch_once():
+    from gapsweep.web.figures.trends import crossings
+
+    assert crossings([0, 1, 2], [0, 10, 0], 5) == [0.5, 1.5]  # up and down again
+    assert crossings([0, 1, 2], [0, 5, 10], 5) == [1.0]  # through a point on the limit
+    assert crossings([0, 1], [5, 5], 5) == [0.0, 1.0]  # along the limit: its ends
+    assert crossings([0, 1, 2], [1, 2, 3], 5) == []  # never reaches it
+    assert crossings(["a", "b"], [0, 10], 5) == []  # text x: no crossing to speak of

@@ -8,6 +8,7 @@ import pytest
 from gapsweep.core.api import run_case
 from gapsweep.core.spectra import amplitude_spectrum
 from gapsweep.web.figures.case_views import (
+    ENERGY_TERMS,
     case_figures,
     contact_force_figure,
     contact_state_figure,
@@ -210,14 +211,16 @@ def test_slider_acceleration_against_the_ideal_twin(runs):
     assert len(slider_acceleration_figure(case).data) == 1
 
 
-def test_penetration_with_the_clearance_marked_in_metres(runs):
+def test_penetration_in_micrometres_with_the_clearance_labelled_as_such(runs):
     series = runs[0.05].series
     fig = penetration_figure(series, 0.05)
-    np.testing.assert_array_equal(fig.data[0].y, series["penetration"])
+    np.testing.assert_allclose(fig.data[0].y, series["penetration"] * 1e6, rtol=1e-15)
     (hline,) = fig.layout.shapes
-    assert hline.y0 == hline.y1 == pytest.approx(5e-5)
-    assert fig.layout.yaxis.title.text == "Penetration [m]"
-    assert np.max(series["penetration"]) < hline.y0  # far below c, as the physics demands
+    assert hline.y0 == hline.y1 == pytest.approx(50.0)  # c = 0.05 mm = 50 µm
+    assert fig.layout.yaxis.title.text == "Penetration [µm]"
+    (note,) = fig.layout.annotations
+    assert note.text.startswith("radial clearance c = 50 µm")
+    assert np.max(fig.data[0].y) < hline.y0  # far below c, as the physics demands
 
 
 def test_orbit_inside_the_clearance_circle_of_radius_c(runs):
@@ -243,19 +246,29 @@ def test_energy_balance_has_each_term_and_the_residual(runs):
     series = runs[0.05].series
     fig = energy_figure(series)
     names = [t.name for t in fig.data]
-    assert names == [
+    assert sorted(names[:-1]) == sorted([
         "Kinetic energy",
         "Potential energy",
         "Contact energy",
         "Damping dissipation",
         "Friction dissipation",
         "Driver work",
-        "Energy residual",
-    ]
+    ]) and names[-1] == "Energy residual"
     np.testing.assert_array_equal(fig.data[-1].y, series["energy_residual"])
-    assert fig.data[-1].yaxis == "y2"
+    # three panels, each on its own scale: the large terms, the small ones, the residual
+    panel = {t.name: t.yaxis for t in fig.data}
+    assert {panel["Kinetic energy"], panel["Driver work"]} == {"y"}
+    assert {panel["Contact energy"], panel["Damping dissipation"],
+            panel["Friction dissipation"]} == {"y2"}
+    assert panel["Energy residual"] == "y3"
     assert fig.layout.yaxis.title.text == "Energy [J]"
-    assert fig.layout.yaxis2.title.text == "Energy residual [J]"
+    assert fig.layout.yaxis2.title.text == "Small terms [J]"
+    assert fig.layout.yaxis3.title.text == "Energy residual [J]"
+    # each small term is below 2 % of the largest; each large one is not
+    top = max(np.abs(series[n]).max() for n in ENERGY_TERMS)
+    for trace in fig.data[:-1]:
+        share = np.abs(trace.y).max() / top
+        assert (share < 0.02) == (trace.yaxis == "y2"), (trace.name, share)
 
 
 def test_forces_torque_and_contact_state(runs):
@@ -277,7 +290,7 @@ def test_case_views_use_each_series_own_time_base_in_a_preview(runs):
     preview = select_series(runs[0.05], "preview", RPM / 60)
     fig = penetration_figure(preview, 0.05)
     np.testing.assert_array_equal(fig.data[0].x, preview["t:penetration"])
-    np.testing.assert_array_equal(fig.data[0].y, preview["penetration"])
+    np.testing.assert_allclose(fig.data[0].y, preview["penetration"] * 1e6, rtol=1e-15)
     assert len(fig.data[0].x) < len(runs[0.05].series["t"])
     np.testing.assert_array_equal(time_of(runs[0.05].series, "penetration"), runs[0.05].series["t"])
 

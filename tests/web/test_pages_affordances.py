@@ -318,6 +318,34 @@ def test_case_grid_callback_pages_sorts_and_filters_on_the_server(archive):
     assert archive.count("cases") == 16
 
 
+def test_the_case_grid_pins_the_ideal_twin_marked_and_hides_the_run_columns(archive):
+    """The ideal twin is listed under the cases, marked, with its metrics in the table's
+    units; attempts, reason and time are on demand (they took the width of the metrics)."""
+    from archive_fixtures import fake_metrics
+    from gapsweep.web.components import case_grid
+
+    with archive.request():
+        study_id = archive.create()
+        layout = page("study").layout(study_id=str(study_id))
+        archive.run(archive.case_ids(study_id))
+        kinds = find(layout, ids.STUDY_CASE_GRID_KINDS).data
+        patch = case_grid.pinned_twins(1, study_id, kinds)
+    (twin_id,) = archive.case_ids(study_id, "twin")
+    (op,) = patch.to_plotly_json()["operations"]
+    assert op["location"] == ["pinnedBottomRowData"]
+    (row,) = op["params"]["value"]
+    assert row["case"] == f"[{twin_id} (ideal twin)](/cases/{twin_id})"
+    assert row["peak_slider_accel"] == pytest.approx(
+        fake_metrics({"ideal": True})["peak_slider_accel"])
+    assert row["max_penetration"] == pytest.approx(1e-6 * 1e6)  # in µm, as the column says
+    columns = find(layout, ids.STUDY_CASE_GRID).columnDefs
+    hidden = {c["field"] for c in columns if c.get("hide")}
+    assert hidden == {"attempts", "reason", "wall_time_s"}
+    shown = [c["field"] for c in columns if not c.get("hide")]
+    assert shown[:4] == ["case", "status", "clearance_mm", "stiffness_scale"]
+    assert not any(c.get("hide") for c in case_grid.more_columns(["more"], kinds))
+
+
 # --- figure downloads ----------------------------------------------------------------------
 
 def test_every_figure_has_png_svg_csv_downloads(archive):

@@ -35,8 +35,9 @@ def test_layout_has_the_table_and_filters(archive_page):
 def test_pages_of_25_newest_first(archive_page):
     module, archive = archive_page
     study_ids = make_studies(archive, 30)
-    rows, page_count, total, _ = module.update_table(0, NEWEST_FIRST, None, None, None, None,
-                                                     0, None, [])
+    rows, page_count, total, _, empty = module.update_table(0, NEWEST_FIRST, None, None, None,
+                                                            None, 0, None, [])
+    assert empty is False
     assert page_count == 2 and total == "30 studies"
     assert [r["id"] for r in rows] == study_ids[::-1][:25]
     rows, *_ = module.update_table(1, NEWEST_FIRST, None, None, None, None, 0, None, [])
@@ -54,7 +55,7 @@ def test_sort_and_filters_run_in_the_database(archive_page):
     by_name = [{"column_id": "link", "direction": "asc"}]
     rows, *_ = module.update_table(0, by_name, None, None, None, None, 0, None, [])
     assert [r["id"] for r in rows] == study_ids
-    rows, _, total, _ = module.update_table(0, NEWEST_FIRST, None, "odd", None, None, 0, None,
+    rows, _, total, _, _ = module.update_table(0, NEWEST_FIRST, None, "odd", None, None, 0, None,
                                             [])
     assert total == "3 studies" and {r["id"] for r in rows} == set(study_ids[1::2])
     rows, *_ = module.update_table(0, NEWEST_FIRST, "run 03", None, None, None, 0, None, [])
@@ -73,7 +74,7 @@ def test_soft_delete_of_the_selected_rows(archive_page):
     assert module.confirm_delete(1, []) is False
     message, refresh = module.delete_selected(1, [0, 2], rows, 4)
     assert message == "Deleted 2 studies." and refresh == 5
-    rows, _, total, _ = module.update_table(0, NEWEST_FIRST, None, None, None, None, 5, None, [])
+    rows, _, total, *_ = module.update_table(0, NEWEST_FIRST, None, None, None, None, 5, None, [])
     assert total == "1 studies" and [r["id"] for r in rows] == [study_ids[1]]
 
 
@@ -110,3 +111,63 @@ def test_compare_two_studies_shows_both(archive_page):
     assert compare.open_case({"points": [{"x": 1}]}) is compare.dash.no_update
     assert "2 to 6 study ids" in texts(compare.layout(studies=str(a)))
     assert "no study with id 999999" in texts(compare.layout(studies=f"{a},999999"))
+    # another metric: the same cases, that metric's values
+    from archive_fixtures import fake_metrics
+
+    redrawn = compare.studies_metric("impacts", [a, b])
+    (line,) = [t for t in redrawn.data if t.name.startswith(f"study {a}")]
+    by_id = {c["id"]: c for c in archive_cases(archive, a)}
+    assert [y for y in line.y] == [fake_metrics(by_id[c[0]]["params"])["impacts"]
+                                   for c in line.customdata]
+    assert redrawn.layout.yaxis.title.text == "Impacts [count]"
+    assert compare.studies_metric("no_such_metric", [a, b]) is compare.dash.no_update
+
+
+def archive_cases(archive, study_id):
+    from gapsweep.db.models import Case
+    from sqlalchemy import select
+
+    with archive.sessions() as s:
+        return [{"id": c.id, "params": dict(c.params)} for c in s.scalars(
+            select(Case).where(Case.study_id == study_id, Case.kind == "case"))]
+
+
+def test_compare_studies_lists_what_differs_first(archive_page):
+    """A clone with friction 0.1 against its source: the table of what differs has that
+    row (and not the parameters set alike), above the studies' table."""
+    from archive_fixtures import preset
+
+    _, archive = archive_page
+    source = archive.create(preset())
+    clone = preset()
+    clone["base"]["friction"] = 0.1
+    clone["axes"]["stiffness_scale"] = {"values": [1.0]}
+    other = archive.create(clone)
+    layout = page("compare").layout(studies=f"{source},{other}")
+    differ = find(layout, ids.COMPARE_STUDIES_DIFFER)
+    assert [c["name"] for c in differ.columns] == ["Parameter", f"Study {source}",
+                                                   f"Study {other}"]
+    assert differ.data == [
+        {"parameter": "stiffness_scale", "0": "varied: 1 ± 30 % (3 levels)", "1": "varied: 1"},
+        {"parameter": "friction", "0": "default", "1": "0.1"}]
+
+
+def test_an_empty_archive_offers_the_example_study_as_its_first_step(archive_page):
+    """No study at all: the first step is shown, and its button submits the README's
+    example study (15 cases and one ideal twin, enqueued) and opens its page. A filter that
+    finds nothing is not an empty archive."""
+    module, archive = archive_page
+    assert ids.ARCHIVE_RUN_EXAMPLE in component_ids(module.layout())
+    *_, empty = module.update_table(0, NEWEST_FIRST, None, None, None, None, 0, None, [])
+    assert empty is True
+    path, message = module.run_example(1)
+    study_id = int(path.rsplit("/", 1)[1])
+    assert path == f"/studies/{study_id}" and message is None
+    assert len(archive.case_ids(study_id, "case")) == 15
+    assert len(archive.case_ids(study_id, "twin")) == 1
+    assert archive.sent == [archive.case_ids(study_id)]  # every case enqueued
+    *_, empty = module.update_table(0, NEWEST_FIRST, None, None, None, None, 0, None, [])
+    assert empty is False
+    *_, empty = module.update_table(0, NEWEST_FIRST, "no such study", None, None, None, 0,
+                                    None, [])
+    assert empty is False

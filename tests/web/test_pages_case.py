@@ -21,13 +21,33 @@ def test_case_page(done_study):
     layout = page("case").layout(case_id=str(case_id))
     found = component_ids(layout)
     assert {ids.CASE_GRAPHS, ids.CASE_PARAMS, ids.CASE_COUNTERS, ids.CASE_PROVENANCE} <= found
-    params = {r["parameter"]: r["value"] for r in find(layout, ids.CASE_PARAMS).data}
+    rows = find(layout, ids.CASE_PARAMS).data
+    params = {r["parameter"]: r["value"] for r in rows if r["source"] == "set"}
     assert params == {"speed_rpm [rpm]": "5000", "clearance_mm [mm]": "0.035",
                       "stiffness_scale": "1"}
+    # every parameter that made the run: the ones left at the model's default, marked so
+    from gapsweep.core.api import get_model
+
+    defaults = {r["parameter"]: r["value"] for r in rows if r["source"] == "default"}
+    assert len(rows) == len(get_model("slider-crank").defaults())
+    assert defaults["friction"] == "0.01" and defaults["restitution"] == "0.9"
+    assert "ideal twin: " in texts(find(layout, ids.CASE_HEADER))
     counters = {r["quantity"] for r in find(layout, ids.CASE_COUNTERS).data}
     assert counters == {"Wall time [s]"}
     assert f"Case {case_id}" in texts(layout)
     assert "There is no case" in texts(page("case").layout(case_id="424242"))
+
+
+def test_an_ideal_twins_page_says_whose_twin_it_is(done_study):
+    archive, study_id = done_study
+    (twin,) = archive.case_ids(study_id, "twin")
+    cases = archive.case_ids(study_id, "case")
+    header = find(page("case").layout(case_id=str(twin)), ids.CASE_HEADER)
+    words = texts(header)
+    assert "this is the ideal twin" in words and f"of {len(cases)} cases" in words
+    assert "none" not in words
+    links = [c.href for c in header._traverse() if getattr(c, "href", None)]
+    assert links[1:] == [f"/cases/{c}" for c in cases]  # after the study's link
 
 
 def test_compare_page(done_study):
@@ -47,7 +67,15 @@ def test_compare_page(done_study):
     peak = next(r for r in table.data if r["name"].startswith("Peak slider acceleration"))
     want = [fake_metrics({"clearance_mm": 0.02, "stiffness_scale": k, "speed_rpm": 5000})[
         "peak_slider_accel"] for k in (0.7, 1.0)]
-    assert peak["difference"].startswith(f"{want[1] - want[0]:+.4g} (")
+    diff = float(peak["difference"].split(" (")[0])
+    assert diff == pytest.approx(want[1] - want[0], rel=1e-3)
+    assert "e+" not in peak["difference"]  # plain digits, not 7.461e+04
+    # max penetration: the difference in the µm its row shows, not in metres
+    pen = next(r for r in table.data if r["name"].startswith("Max penetration"))
+    assert pen["name"].endswith("[µm]")
+    got = [fake_metrics({"clearance_mm": 0.02, "stiffness_scale": k, "speed_rpm": 5000})[
+        "max_penetration"] * 1e6 for k in (0.7, 1.0)]
+    assert float(pen["difference"].split(" (")[0]) == pytest.approx(got[1] - got[0], rel=1e-3)
     assert "2 to 6 case ids" in texts(page("compare").layout(cases=str(a)))
     assert "no case with id 999999" in texts(page("compare").layout(cases=f"{a},999999"))
     assert page("compare").go(1, None, "3, 5,7") == "?cases=3,5,7"

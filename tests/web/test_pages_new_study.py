@@ -22,6 +22,11 @@ def values(layout, module):
     return [getattr(find(layout, cid), prop) for _, cid, prop in module.FIELDS]
 
 
+def marked(module, cells):
+    """The cells an error marks (the active/selected cell's look left out)."""
+    return [c for c in cells if c not in module.SELECTED_CELL]
+
+
 def set_value(module, vals, key, value):
     out = list(vals)
     out[[k for k, _, _ in module.FIELDS].index(key)] = value
@@ -169,7 +174,7 @@ def test_an_axis_replaces_its_base_value_with_a_note(new_study):
     assert errors is None and disabled is False
     assert "45 cases" in texts(summary)  # 5 x 3 x 3, speed_rpm = 5000 in base was replaced
     assert texts(notes) == "speed_rpm: the axis replaces the base value 5000"
-    assert axes_cells == []
+    assert axes_cells == module.SELECTED_CELL  # no cell marked as an error
     spec, _, _ = module.check_form(module.form_kwargs(vals))
     assert "speed_rpm" not in spec["base"]
     assert spec["axes"]["speed_rpm"] == {"start": 3000.0, "stop": 6000.0, "count": 3}
@@ -194,8 +199,8 @@ def test_a_range_axis_with_a_nominal_serves_one_at_a_time(new_study):
         axis_row("stiffness_scale", "range", start=0.5, stop=1.5, count=5, nominal=0.9)])
     _, errors, disabled, _, axes_cells, _ = module.validate(*vals)
     assert disabled is True and "axes.stiffness_scale.nominal: 0.9" in texts(errors)
-    assert axes_cells[0]["if"] == {"filter_query": '{parameter} = "stiffness_scale"',
-                                   "column_id": "nominal"}
+    assert marked(module, axes_cells)[0]["if"] == {
+        "filter_query": '{parameter} = "stiffness_scale"', "column_id": "nominal"}
 
 
 def test_a_value_in_a_cell_the_form_ignores_is_refused_not_dropped(new_study):
@@ -207,7 +212,7 @@ def test_a_value_in_a_cell_the_form_ignores_is_refused_not_dropped(new_study):
     assert disabled is True
     assert ("axes.clearance_mm.levels: 3 — empty for the form 'values' (it reads values, "
             "nominal); clear the cell or choose another form") in texts(errors)
-    assert axes_cells[0]["if"]["column_id"] == "levels"
+    assert marked(module, axes_cells)[0]["if"]["column_id"] == "levels"
 
 
 def test_the_offending_cell_is_marked(new_study):
@@ -221,11 +226,14 @@ def test_the_offending_cell_is_marked(new_study):
     next(r for r in base if r["name"] == "restitution")["value"] = "7"
     vals = set_value(module, vals, "base_rows", base)
     *_, axes_cells, base_cells = module.validate(*vals)
-    assert [c["if"] for c in axes_cells] == [
+    assert [c["if"] for c in marked(module, axes_cells)] == [
         {"filter_query": '{parameter} = "clearance_mm"', "column_id": "values"}]
     assert base_cells[0]["if"] == {"column_id": "value"}  # the column's own tint stays
-    assert [c["if"] for c in base_cells[1:]] == [
+    assert [c["if"] for c in marked(module, base_cells[1:])] == [
         {"filter_query": '{name} = "restitution"', "column_id": "value"}]
+    # the error's red comes last, over the selection's blue; the selection is not red
+    assert axes_cells[-1]["backgroundColor"] == "#f8d7da"
+    assert all("rgba(13, 110, 253" in c["backgroundColor"] for c in module.SELECTED_CELL)
 
 
 def test_design_fields_show_only_for_their_designs(new_study):
@@ -233,10 +241,10 @@ def test_design_fields_show_only_for_their_designs(new_study):
     layout = module.layout()
     assert find(layout, ids.NEW_SAMPLES_ROW).style == {"display": "none"}  # the preset: grid
     hidden = {"display": "none"}
-    assert module.design_fields("grid") == (hidden,) * 4
-    assert module.design_fields("latin-hypercube") == ({}, {}, hidden, hidden)
-    assert module.design_fields("morris") == ({}, {}, {}, hidden)
-    assert module.design_fields("convergence") == (hidden, hidden, hidden, {})
+    assert module.design_fields("grid")[:4] == (hidden,) * 4
+    assert module.design_fields("latin-hypercube")[:4] == ({}, {}, hidden, hidden)
+    assert module.design_fields("morris")[:4] == ({}, {}, {}, hidden)
+    assert module.design_fields("convergence")[:4] == (hidden, hidden, hidden, {})
     # a hidden field is not sent: samples typed, then the design set to grid
     vals = set_value(module, values(layout, module), "samples", 40)
     spec, errors, _ = module.check_form(module.form_kwargs(vals))
@@ -244,6 +252,73 @@ def test_design_fields_show_only_for_their_designs(new_study):
     vals = set_value(module, vals, "design", "latin-hypercube")
     spec, errors, _ = module.check_form(module.form_kwargs(vals))
     assert errors == [] and spec["samples"] == 40
+
+
+def test_the_help_texts_follow_the_design(new_study):
+    """The design's help, the axes card's header and what Samples means in cases change with
+    the design picked (the form once said "grid: every combination" whatever was chosen)."""
+    module, _ = new_study
+    layout = module.layout()
+    assert find(layout, ids.NEW_DESIGN_HELP).children.startswith("every combination")
+    assert "outermost" in find(layout, ids.NEW_AXES_HEADER).children
+    said = {d: module.design_fields(d)[4:] for d in module.DESIGNS}
+    assert len({help_text for help_text, _, _ in said.values()}) == len(module.DESIGNS)
+    assert "outermost" not in said["latin-hypercube"][1]
+    assert "bounds" in said["latin-hypercube"][1]
+    assert "each moved alone" in said["one-at-a-time"][1]
+    # Samples in cases: latin-hypercube N, sobol N(2D+2), morris N(D+1)
+    assert said["latin-hypercube"][2] == "the number of cases (one per sample)"
+    assert "N × (2 × axes + 2) cases" in said["sobol"][2]
+    assert "N × (axes + 1) cases" in said["morris"][2]
+    assert said["grid"][2] == ""
+
+
+def test_a_latin_hypercube_range_needs_no_count(new_study):
+    module, _ = new_study
+    vals = values(module.layout(), module)
+    vals = set_value(module, vals, "design", "latin-hypercube")
+    vals = set_value(module, vals, "samples", 8)
+    vals = set_value(module, vals, "axis_rows", [
+        axis_row("clearance_mm", "range", start=0.02, stop=0.1),
+        axis_row("stiffness_scale", "range", start=0.7, stop=1.3)])
+    spec, errors, summary = module.check_form(module.form_kwargs(vals))
+    assert errors == [] and summary.startswith("8 cases")
+    assert spec["axes"]["clearance_mm"] == {"start": 0.02, "stop": 0.1}
+    # a grid runs each level: there the count is asked for, in words
+    vals = set_value(module, vals, "design", "grid")
+    _, errors, _ = module.check_form(module.form_kwargs(vals))
+    assert [e.field for e in errors] == ["axes.clearance_mm.count", "axes.stiffness_scale.count"]
+    assert errors[0].allowed.startswith("the number of evenly spaced levels from start to stop")
+
+
+def test_a_blank_axis_row_is_refused_naming_the_row(new_study):
+    module, _ = new_study
+    vals = values(module.layout(), module)
+    rows = module.add_axis(1, find(module.layout(), ids.NEW_AXES_TABLE).data)
+    vals = set_value(module, vals, "axis_rows", rows)
+    spec, errors, summary = module.check_form(module.form_kwargs(vals))
+    assert spec is None and summary == "Not valid yet"
+    assert [(e.field, e.value) for e in errors] == [("axes (row 3)", "no parameter")]
+    assert "delete" in errors[0].allowed
+    assert module.submit(1, *vals)[0] is module.no_update  # nothing created
+
+
+@pytest.mark.parametrize(("seconds", "text"), [(0.0004, "< 0.1 s"), (0.1, "100 ms"),
+                                               (0.34, "340 ms"), (4.24, "4.2 s"),
+                                               (42, "42 s"), (720, "12 min")])
+def test_the_time_estimate_reads_as_a_time(new_study, seconds, text):
+    module, _ = new_study
+    assert module._fmt_seconds(seconds) == text
+
+
+def test_parameters_are_listed_by_name_a_name_before_its_longer_names(new_study):
+    module, _ = new_study
+    options = [o["value"] for o in module.axis_dropdowns("slider-crank")["parameter"]["options"]]
+    assert options == sorted(options)
+    assert options.index("friction") < options.index("friction_law")
+    label = next(o["label"] for o in module.axis_dropdowns("slider-crank")["parameter"]["options"]
+                 if o["value"] == "friction")
+    assert label.startswith("friction — ")
 
 
 def count_calls(monkeypatch, targets):

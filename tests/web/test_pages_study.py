@@ -45,7 +45,9 @@ def test_poll_reports_progress_then_stops_when_done(study):
     cases = archive.case_ids(study_id, "case")
     archive.run(archive.case_ids(study_id, "twin") + cases[:6], fail={cases[5]})
     out = module.poll(1, study_id, None)
-    status, percent, label, animated, counts, eta, disabled, version, no_cancel, no_retry = out
+    (status, percent, label, animated, counts, eta, disabled, version, no_cancel, no_retry,
+     cancel_text, cancel_colour) = out
+    assert (cancel_text, cancel_colour) == ("Cancel", "danger")  # still an action open
     assert status == "running" and percent == pytest.approx(100 * 6 / 15)
     assert label == "6 / 15" and animated is True and disabled is False
     assert counts == "9 queued · 5 done · 1 failed"
@@ -81,7 +83,7 @@ def test_poll_reports_progress_then_stops_when_done(study):
 def test_trends_figure_has_three_lines_of_five_and_the_baseline(study):
     module, archive, study_id = study
     archive.run(archive.case_ids(study_id))
-    fig = module.trends("trends", None, "peak_slider_accel", "whole", [], *AXES, SHAPE,
+    fig = module.trends("trends", None, "peak_slider_accel", "whole", [], *AXES, None, SHAPE,
                          study_id)
     lines = [t for t in fig.data if t.name != "ideal joint"]
     assert [len(t.x) for t in lines] == [5, 5, 5]
@@ -94,14 +96,60 @@ def test_trends_figure_has_three_lines_of_five_and_the_baseline(study):
     assert baseline.name == "ideal joint"
     assert set(baseline.y) == {fake_metrics({"ideal": True})["peak_slider_accel"]}
     assert fig.layout.xaxis.title.text == "Clearance [mm]"
-    steady = module.trends("trends", None, "peak_slider_accel", "steady", ["log"], *AXES,
+    steady = module.trends("trends", None, "peak_slider_accel", "steady", ["log"], *AXES, None,
                            SHAPE, study_id)
     assert steady.layout.yaxis.type == "log"
     assert steady.data[0].y[0] == pytest.approx(fake_metrics(
         {"clearance_mm": 0.02, "stiffness_scale": 0.7})["peak_slider_accel_steady"])
     # another tab open: nothing computed
-    assert module.trends("cases", None, "peak_slider_accel", "whole", [], *AXES, SHAPE,
+    assert module.trends("cases", None, "peak_slider_accel", "whole", [], *AXES, None, SHAPE,
                          study_id) is module.no_update
+
+
+def test_trends_of_the_ratio_to_the_ideal_joint_with_a_limit_and_its_crossings(study):
+    """"At what clearance does the peak double?": peak / ideal per case (the fake metrics
+    give (1 + 100 c) k over a twin of 1000), the ideal joint at 1, a limit line, and each
+    line's crossing of it, where (1 + 100 c) k = limit."""
+    module, archive, study_id = study
+    archive.run(archive.case_ids(study_id))
+    assert "ratio_to_ideal_peak_slider_accel" in module.TREND_METRICS
+    assert {"impacts", "contact_time_fraction"} <= set(module.TREND_METRICS)
+    limit = 5.0
+    fig = module.trends("trends", None, "ratio_to_ideal_peak_slider_accel", "whole", [],
+                        *AXES, limit, SHAPE, study_id)
+    assert fig.layout.yaxis.title.text == "Peak slider acceleration / ideal joint [–]"
+    lines = [t for t in fig.data if t.mode == "lines+markers"]
+    for k, line in zip(STIFFNESS, lines, strict=True):
+        assert list(line.y) == pytest.approx([(1 + 100 * c) * k for c in CLEARANCES])
+    assert set(fig.data[len(lines)].y) == {1.0}  # the ideal joint
+    (hline,) = fig.layout.shapes
+    assert hline.y0 == hline.y1 == limit
+    marks = [t for t in fig.data if t.mode == "markers"]
+    assert len(marks) == 3
+    for k, mark in zip(STIFFNESS, marks, strict=True):
+        (x,) = mark.x
+        assert x == pytest.approx((limit / k - 1) / 100, rel=1e-12)
+        assert mark.name.endswith(f"crosses at clearance_mm = {x:.4g}")
+
+
+def test_the_grouping_follows_x(study):
+    module, _, _ = study
+    shape = {"design": "grid", "axes": list(AXES)}
+    # x set to the grouped axis: the lines are now one per clearance, and the control says so
+    assert module.follow_x("stiffness_scale", "stiffness_scale", shape) == "clearance_mm"
+    assert module.follow_x("clearance_mm", "stiffness_scale", shape) is module.no_update
+
+
+def test_the_header_shows_what_was_fixed_and_what_varied(archive):
+    from archive_fixtures import preset
+
+    with archive.request():
+        spec = preset()
+        spec["name"], spec["base"]["friction"] = "clone with friction", 0.1
+        layout = page("study").layout(study_id=str(archive.create(spec)))
+    assert texts(find(layout, ids.STUDY_BASE)) == "speed_rpm [rpm] = 5000 · friction = 0.1"
+    assert texts(find(layout, ids.STUDY_AXES)) == (
+        "clearance_mm [mm]: 0.02, 0.035, 0.05, 0.08, 0.1 · stiffness_scale: 1 ± 30 % (3 levels)")
 
 
 def test_cancel_and_retry_buttons(study, monkeypatch):
@@ -120,10 +168,12 @@ def test_cancel_and_retry_buttons(study, monkeypatch):
     monkeypatch.setattr(module.context, "triggered_id", lambda: ids.STUDY_RETRY)
     message, _ = module.act(None, 1, study_id)
     assert "Queued 1 failed cases again" in texts(message) and sent == [[cases[0]]]
-    monkeypatch.setattr(module.context, "triggered_id", lambda: ids.STUDY_CANCEL)
+    assert "14 queued cases will not run" in module.ask_cancel(1, study_id)[1]  # + the retried
+    monkeypatch.setattr(module.context, "triggered_id", lambda: ids.STUDY_CANCEL_CONFIRM)
     message, _ = module.act(1, None, study_id)
     assert "Cancelled 15 queued cases" in texts(message)  # 13 cases + the retried + twin
-    assert module.poll(1, study_id, None)[0] == "cancelled"
+    polled = module.poll(1, study_id, None)
+    assert polled[0] == "cancelled" and polled[-2:] == ("Cancelled", "secondary")
 
 
 def test_compare_link_needs_two_to_six_cases(study):
@@ -144,29 +194,75 @@ def test_study_file_download(study):
     assert loads_spec(sent["content"], "toml").levels("stiffness_scale") == [0.7, 1.0, 1.3]
 
 
+def spectra_graph(out):
+    """The spectra tab's figure and the words saying which cases it shows."""
+    (graph,) = [g for g in out._traverse() if hasattr(g, "figure")]
+    (shown,) = [g for g in out._traverse() if getattr(g, "id", None) == ids.SPECTRA_SHOWN]
+    return graph.figure, shown.children
+
+
 def test_spectra_tab_overlays_the_clearance_axis_at_the_nominal_stiffness(study):
     module, archive, study_id = study
     archive.run(archive.case_ids(study_id))
-    graph = module.spectra("spectra", None, "slider_acceleration", "overlay", [], study_id)
-    traces = [t for t in graph.figure.data if len(t.x) == 101]
+    fig, said = spectra_graph(module.spectra("spectra", None, "slider_acceleration", "overlay",
+                                             [], [], [], study_id))
+    traces = [t for t in fig.data if len(t.x) == 101]
     assert len(traces) == 5  # clearance 0.02 ... 0.1 at stiffness 1.0
+    assert said.startswith("Showing 5 of 15 done cases, along clearance_mm, stiffness_scale "
+                           "at the middle level")
+    # each labelled by every varied factor
+    assert traces[0].name.startswith("c = 0.02 mm, stiffness ×1")
     peaks = sorted(float(max(t.y)) for t in traces)
     want = sorted(fake_metrics({"clearance_mm": c, "stiffness_scale": 1.0})["peak_slider_accel"]
                   for c in CLEARANCES)
     assert peaks == pytest.approx(want)
-    water = module.spectra("spectra", None, "slider_acceleration", "waterfall", [], study_id)
-    assert water.figure.data
-    log = module.spectra("spectra", None, "slider_acceleration", "overlay", ["log"], study_id)
-    assert log.figure.layout.xaxis.type == "log"
-    assert module.spectra("cases", None, "slider_acceleration", "overlay", [], study_id) \
-        is module.no_update
+    water, _ = spectra_graph(module.spectra("spectra", None, "slider_acceleration", "waterfall",
+                                            [], [], [], study_id))
+    assert water.data and water.data[0].colorbar.title.text.startswith("log10 amplitude")
+    log, _ = spectra_graph(module.spectra("spectra", None, "slider_acceleration", "overlay",
+                                          ["log"], ["log"], [], study_id))
+    assert log.layout.xaxis.type == "log" and log.layout.yaxis.type == "log"
+    assert module.spectra("cases", None, "slider_acceleration", "overlay", [], [], [],
+                          study_id) is module.no_update
+    # the person's choice: these cases, said so
+    options = module.spectra_choices("spectra", None, study_id)
+    assert len(options) == 15
+    chosen = [options[0]["value"], options[14]["value"]]
+    fig, said = spectra_graph(module.spectra("spectra", None, "slider_acceleration", "overlay",
+                                             [], [], chosen, study_id))
+    assert said == "Showing the 2 chosen cases."
+    assert [t.name.split(" · ")[0] for t in fig.data if len(t.x) == 101] == [
+        "c = 0.02 mm, stiffness ×0.7", "c = 0.1 mm, stiffness ×1.3"]
+
+
+def test_a_grid_studys_sensitivity_is_its_main_effects_and_variance_shares(study):
+    """The fake metrics' peak 1000 (1 + 100 c) k is a product: each factor's main effect is
+    its level's mean, and the shares and the interaction follow from sums of squares worked
+    here (the grid is 5 x 3, balanced)."""
+    import numpy as np
+
+    module, archive, study_id = study
+    archive.run(archive.case_ids(study_id))
+    out = module.sensitivity("sensitivity", None, "peak_slider_accel", study_id)
+    (fig,) = [g.figure for g in [out, *out._traverse()] if hasattr(g, "figure")]
+    c, k = np.meshgrid(CLEARANCES, STIFFNESS, indexing="ij")
+    y = 1000 * (1 + 100 * c) * k
+    grand = y.mean()
+    ss_c = 3 * ((y.mean(axis=1) - grand) ** 2).sum()
+    ss_k = 5 * ((y.mean(axis=0) - grand) ** 2).sum()
+    total = ((y - grand) ** 2).sum()
+    clearance, stiffness, shares = fig.data
+    assert list(clearance.y) == pytest.approx(y.mean(axis=1))
+    assert list(stiffness.y) == pytest.approx(y.mean(axis=0))
+    assert list(shares.x) == ["Clearance", "Stiffness scale", "interactions"]
+    assert list(shares.y) == pytest.approx([ss_c / total, ss_k / total,
+                                            1 - (ss_c + ss_k) / total])
+    assert fig.layout.annotations[0].text == f"Clearance: {100 * ss_c / total:.3g} %"
 
 
 def test_other_tabs_explain_what_a_grid_study_shows(study):
     module, archive, study_id = study
     archive.run(archive.case_ids(study_id))
-    assert "one-at-a-time" in texts(module.sensitivity("sensitivity", None,
-                                                        "peak_slider_accel", study_id))
     # no certificate yet (they are queued by the worker that finishes the study)
     assert "No convergence certificate" in texts(module.convergence("convergence", None,
                                                                      study_id))
@@ -187,7 +283,7 @@ def test_convergence_tab_draws_the_certificates_and_their_verdict(study):
     out = module.convergence("convergence", None, study_id)
     with archive.sessions() as s:
         detail = study_detail(s, study_id)
-    (fig,) = [g.figure for g in out._traverse() if hasattr(g, "figure")]
+    (fig,) = [g.figure for g in [out, *out._traverse()] if hasattr(g, "figure")]
     assert list(fig.layout.xaxis.categoryarray) == [
         "as run", "rtol ÷ 10", "output step ÷ 2", "K × 2", "K × 4"]
     by_source = {}
@@ -258,8 +354,8 @@ def test_layout_shows_progress_and_log_y_is_a_patch(study, monkeypatch):
     assert find(layout, ids.STUDY_COUNTS).children == "12 queued · 3 done"
     assert find(layout, ids.STUDY_POLL).disabled is False
     monkeypatch.setattr(module.context, "triggered_id", lambda: ids.TRENDS_LOG_Y)
-    patch = module.trends("trends", None, "peak_slider_accel", "whole", ["log"], *AXES, SHAPE,
-                          study_id)
+    patch = module.trends("trends", None, "peak_slider_accel", "whole", ["log"], *AXES, None,
+                          SHAPE, study_id)
     assert isinstance(patch, module.Patch)
     assert patch.to_plotly_json()["operations"] == [
         {"operation": "Assign", "location": ["layout", "yaxis", "type"], "params": {

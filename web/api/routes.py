@@ -6,6 +6,7 @@
     GET  /api/studies/<id>                   as ``gapsweep show --json``
     GET  /api/studies/<id>/progress          {"id", "status", "counts", "started", "finished"}
     GET  /api/studies/<id>/cases.csv         one row per case (export columns, design.md 4.5)
+    GET  /api/studies/<id>/cases.units.csv   the unit of each of those columns
     POST /api/studies/<id>/cancel, /retry
     GET  /api/me                             {"name", "role", "via"}: who the credentials are
     GET  /api/audit?limit=                   the audit log, newest first (admin)
@@ -192,6 +193,20 @@ def study_progress(study_id: int) -> Any:
     if report is None:
         return _not_found("study", study_id)
     return jsonify(report)
+
+
+@api.get("/studies/<id:study_id>/cases.units.csv")
+def study_csv_units(study_id: int) -> Any:
+    """The unit of each column of ``cases.csv`` (parameters in their own unit, metrics SI)."""
+    from gapsweep.db.studies import export_rows
+    from gapsweep.study.export_units import units_csv
+
+    if not actions.exists(study_id):
+        return _not_found("study", study_id)
+    with context.session() as s:
+        columns, _ = export_rows(s, study_id)
+    return Response(units_csv(columns), mimetype="text/csv", headers={
+        "Content-Disposition": f'attachment; filename="study-{study_id}-cases.units.csv"'})
 
 
 @api.get("/studies/<id:study_id>/cases.csv")

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import dash_ag_grid as dag
-from dash import Input, Output, State, callback, clientside_callback, dcc
+from dash import Input, Output, State, callback, clientside_callback, dcc, no_update
 
 from .. import data, ids
 from ..figures.labels import metric_label, metric_scale, parameter_label
@@ -35,14 +35,22 @@ def axis_kinds(detail: Mapping[str, Any]) -> dict[str, str]:
     return kinds
 
 
-def column_defs(kinds: Mapping[str, str]) -> list[dict[str, Any]]:
-    """The grid's columns: the case link (with the selection tick), status, attempts,
-    reason, time, the axes, the headline metrics - each sortable and filterable."""
+# the columns a person asks for (the "more columns" switch), not shown by default: they took
+# the width so that only two metrics fitted
+RUN_COLUMNS = ("attempts", "reason", "wall_time_s")
+
+
+def column_defs(kinds: Mapping[str, str], *, more: bool = False) -> list[dict[str, Any]]:
+    """The grid's columns: the case link (with the selection tick), status, the axes, the
+    headline metrics - each sortable and filterable - and, with ``more``, attempts, reason
+    and time (:data:`RUN_COLUMNS`, hidden otherwise)."""
     number = {"filter": "agNumberColumnFilter", "type": "numericColumn"}
     text = {"filter": "agTextColumnFilter"}
     cols: list[dict[str, Any]] = [
+        # links open in the same tab: the markdown renderer's default ("linkTarget" here
+        # would reach react-markdown, which warns on the console that it was removed)
         {"field": "case", "headerName": "Case", "cellRenderer": "markdown",
-         "linkTarget": "_self", "minWidth": 110, **number},
+         "minWidth": 110, **number},
         {"field": "status", "headerName": "Status", **text},
         {"field": "attempts", "headerName": "Attempts", **number},
         {"field": "reason", "headerName": "Reason", **text},
@@ -53,7 +61,12 @@ def column_defs(kinds: Mapping[str, str]) -> list[dict[str, Any]]:
               **(number if kind == "number" else text)} for a, kind in kinds.items()]
     cols += [{"field": m, "headerName": metric_label(m), **number}
              for m in view.TABLE_METRICS]
-    return cols
+    for col in cols:
+        if col["field"] in RUN_COLUMNS:
+            col["hide"] = not more
+    # the run columns after the metrics
+    return ([c for c in cols if c["field"] not in RUN_COLUMNS]
+            + [c for c in cols if c["field"] in RUN_COLUMNS])
 
 
 def grid(detail: Mapping[str, Any]) -> dag.AgGrid:
@@ -99,7 +112,8 @@ def shown_row(row: Mapping[str, Any]) -> dict[str, Any]:
     """A :func:`case_page` row as the grid shows it: the case link, each metric in the unit
     its header names (penetrations in µm), numbers to 6 significant digits."""
     out = dict(row)
-    out["case"] = f"[{row['id']}](/cases/{row['id']})"
+    twin = " (ideal twin)" if row.get("kind") == "twin" else ""
+    out["case"] = f"[{row['id']}{twin}](/cases/{row['id']})"
     for m in view.TABLE_METRICS:
         if isinstance(out.get(m), (int, float)) and not isinstance(out[m], bool):
             out[m] = out[m] * metric_scale(m)
@@ -140,6 +154,25 @@ def compare_link(selected):
     return (view.compare_href(chosen) if ok else "/compare"), not ok
 
 
+def pinned_twins(_version: Any, study_id: Any, kinds: Any) -> Any:
+    """The ideal twins pinned under the cases (marked "ideal twin" in the case column),
+    refreshed as the study moves: a Patch of the grid's options."""
+    from dash import Patch
+
+    try:
+        rows = data.twin_rows(int(study_id), dict(kinds) if isinstance(kinds, Mapping) else {})
+    except (TypeError, ValueError):
+        return no_update
+    patch = Patch()
+    patch["pinnedBottomRowData"] = [shown_row(r) for r in rows]
+    return patch
+
+
+def more_columns(shown: Any, kinds: Any) -> list[dict[str, Any]]:
+    """The grid's columns once the "more columns" switch moved."""
+    return column_defs(kinds if isinstance(kinds, Mapping) else {}, more=bool(shown))
+
+
 def stores(detail: Mapping[str, Any]) -> list[Any]:
     """What the grid's callbacks read: the axes' kinds, and where the refresh reports."""
     return [dcc.Store(id=ids.STUDY_CASE_GRID_KINDS, data=axis_kinds(detail)),
@@ -155,6 +188,18 @@ def register_callbacks() -> None:
         State(ids.STUDY_CASE_GRID_KINDS, "data"),
         prevent_initial_call=True,
     )(get_rows)
+    callback(
+        Output(ids.STUDY_CASE_GRID, "dashGridOptions"),
+        Input(ids.STUDY_VERSION, "data"),
+        State(ids.STUDY_ID_STORE, "data"),
+        State(ids.STUDY_CASE_GRID_KINDS, "data"),
+    )(pinned_twins)
+    callback(
+        Output(ids.STUDY_CASE_GRID, "columnDefs"),
+        Input(ids.STUDY_CASE_GRID_MORE, "value"),
+        State(ids.STUDY_CASE_GRID_KINDS, "data"),
+        prevent_initial_call=True,
+    )(more_columns)
     callback(
         Output(ids.STUDY_COMPARE_LINK, "href"),
         Output(ids.STUDY_COMPARE_LINK, "disabled"),

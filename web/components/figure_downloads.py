@@ -5,7 +5,9 @@ The toolbar names a target element: a ``dcc.Graph``'s id, or a container whose g
 takes (a tab whose figures a callback fills). The work happens in the browser, on the
 figure as drawn (:data:`DOWNLOAD_JS`): ``Plotly.downloadImage`` for the images, and for the
 CSV one row per plotted point - ``figure`` (when the target holds several), ``trace`` (its
-legend name), ``x``, ``y`` and ``z`` (when a trace has one; a heatmap's cell per row) - or, for
+legend name), x, y and ``z`` (when a trace has one; a heatmap's cell per row), the x and y
+columns named by the axes' titles with their units (``Clearance [mm]``) where every trace
+shares them, else ``x`` and ``y`` - or, for
 parallel coordinates, one row per line with a column per dimension. So the CSV equals the
 traces on the screen, whatever callback drew them.
 """
@@ -58,6 +60,19 @@ async function(clicks, storeId, filename) {
         return /[",\\n\\r]/.test(s) ? '"' + s.replace(/"/g, '""') + '"' : s;
     };
     const many = plots.length > 1;
+    // the x and y columns are named by the axes' titles, with their units ("Clearance [mm]"),
+    // where every trace drawn shares them; else plain "x" and "y"
+    const axisTitle = (gd, t, letter) => {
+        const ref = String(t[letter + "axis"] || letter).replace(letter, letter + "axis");
+        const ax = (gd._fullLayout || gd.layout || {})[ref];
+        const title = ax && ax.title && (typeof ax.title === "string" ? ax.title : ax.title.text);
+        return title ? String(title).replace(/<[^>]*>/g, "") : letter;
+    };
+    const names = {x: null, y: null};
+    const name_axis = (gd, t, letter) => {
+        const title = axisTitle(gd, t, letter);
+        names[letter] = names[letter] === null || names[letter] === title ? title : letter;
+    };
     let rows = [];
     let header = null;
     plots.forEach((gd, f) => {
@@ -74,6 +89,8 @@ async function(clicks, storeId, filename) {
                 for (let k = 0; k < n; k++) { rows.push([...lead, ...dims.map(d => d[k])]); }
                 return;
             }
+            name_axis(gd, t, "x");
+            name_axis(gd, t, "y");
             const x = list(t.x), y = list(t.y), z = list(t.z);
             if (z.length && Array.isArray(z[0]) || (z.length && ArrayBuffer.isView(z[0]))) {
                 z.forEach((zr, r) => list(zr).forEach((v, c) => rows.push(
@@ -90,7 +107,8 @@ async function(clicks, storeId, filename) {
     });
     if (!header) {
         const withZ = rows.some(r => r.length > (many ? 4 : 3));
-        header = [...(many ? ["figure"] : []), "trace", "x", "y", ...(withZ ? ["z"] : [])];
+        header = [...(many ? ["figure"] : []), "trace", names.x || "x", names.y || "y",
+                  ...(withZ ? ["z"] : [])];
     }
     const text = [header, ...rows].map(r => r.map(cell).join(",")).join("\\n") + "\\n";
     const blob = new Blob([text], {type: "text/csv"});

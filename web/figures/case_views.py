@@ -3,9 +3,9 @@ against the ideal joint, contact forces, penetration against the clearance, the 
 inside the clearance circle, the energy balance, driving torque and contact state.
 
 ``series``: ``dict[str, np.ndarray]`` as stored - either one time base ``"t"`` [s] for all
-series (``full``) or one per series, ``"t:<name>"`` (``preview``). Lengths (penetration,
-eccentricity, the clearance c) are shown in metres, like every length of the solver; the
-clearance parameter arrives as ``clearance_mm`` and is converted (c [m] = clearance_mm / 1000).
+series (``full``) or one per series, ``"t:<name>"`` (``preview``). The penetration is shown
+in µm, as the tables show ``max_penetration``; the orbit's eccentricities and the clearance
+circle in metres; the clearance parameter arrives as ``clearance_mm`` and is converted.
 """
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ from .style import (
     BASELINE_COLOR,
     LEGEND_BELOW,
     MARKER_COLOR,
+    TEMPLATE,
     color,
     new_figure,
-    si_text,
 )
 
 TIME_TITLE = with_unit("Time", "s")
@@ -91,19 +91,24 @@ def contact_force_figure(series: Mapping[str, np.ndarray]) -> go.Figure:
     )
 
 
+UM_PER_M = 1e6  # penetrations are micrometres, as the tables show max_penetration
+
+
 def penetration_figure(series: Mapping[str, np.ndarray], clearance_mm: float | None) -> go.Figure:
-    """Penetration depth [m] with the clearance c [m] as a dashed horizontal line: the
-    penetration must stay far below c (design.md 2). No line when c is unknown (None)."""
-    fig = time_series_figure(
-        series, ("penetration",), "Penetration (clearance c dashed)", series_label("penetration")
-    )
+    """Penetration depth [µm] (the stored series in m × 1e6, the unit the metric tables use),
+    with the radial clearance c [µm] as a dashed line labelled as the clearance, for scale:
+    the penetration must stay far below it (design.md 2). No line when c is unknown."""
+    trace = line(series, "penetration")
+    trace.update(y=np.asarray(series["penetration"]) * UM_PER_M)
+    fig = new_figure("Contact penetration", TIME_TITLE, with_unit("Penetration", "µm"))
+    fig.add_trace(trace)
     if clearance_mm is None:
         return fig
-    c = clearance_mm * MM
+    c_um = clearance_mm * 1e3
     fig.add_hline(
-        y=c,
+        y=c_um,
         line={"color": MARKER_COLOR, "dash": "dash", "width": 1},
-        annotation_text=f"c = {si_text(c, 'm')}",
+        annotation_text=f"radial clearance c = {c_um:.3g} µm (for scale)",
         annotation_position="top left",
     )
     return fig
@@ -162,31 +167,50 @@ def orbit_figure(series: Mapping[str, np.ndarray], clearance_mm: float) -> go.Fi
     return fig
 
 
-def energy_figure(series: Mapping[str, np.ndarray]) -> go.Figure:
-    """The energy balance [J]: each term of :data:`ENERGY_TERMS` present, and the residual
-    (driver work - the stored and dissipated energies) on a second y axis [J], since it is
-    orders of magnitude smaller."""
+# A term is "small" below this share of the largest term's range: drawn on the large terms'
+# scale it would lie flat on zero (contact energy, damping and friction dissipation next to
+# 160 J of kinetic energy and driver work)
+SMALL_TERM_SHARE = 0.02
+
+
+def energy_panels(series: Mapping[str, np.ndarray]) -> tuple[list[str], list[str]]:
+    """The terms of :data:`ENERGY_TERMS` present, split into (large, small): a term whose
+    largest magnitude is below :data:`SMALL_TERM_SHARE` of the largest term's is small."""
     names = [n for n in ENERGY_TERMS if n in series]
-    fig = time_series_figure(series, names, "Energy balance", with_unit("Energy", "J"))
+    size = {n: float(np.max(np.abs(series[n]))) if len(series[n]) else 0.0 for n in names}
+    top = max(size.values(), default=0.0)
+    small = [n for n in names if top > 0 and size[n] < SMALL_TERM_SHARE * top]
+    return [n for n in names if n not in small], small
+
+
+def energy_figure(series: Mapping[str, np.ndarray]) -> go.Figure:
+    """The energy balance [J] in stacked panels on one time axis, each with its own scale and
+    ticks at round values: the large terms (kinetic energy, driver work ...), the small ones
+    (:func:`energy_panels`: contact energy, the dissipations), and the residual (driver work
+    - the stored and dissipated energies), orders of magnitude smaller still."""
+    from plotly.subplots import make_subplots
+
+    large, small = energy_panels(series)
+    panels = [(large, "Energy [J]"), (small, "Small terms [J]")]
     if "energy_residual" in series:
-        residual = line(series, "energy_residual", index=len(names))
-        # dark grey, not the 7th line colour (yellow, unreadable dotted on white)
-        residual.update(yaxis="y2", line_dash="dot", line_color=BASELINE_COLOR)
-        fig.add_trace(residual)
-        fig.update_layout(
-            yaxis2={
-                "title": {"text": series_label("energy_residual")},
-                "overlaying": "y",
-                "side": "right",
-                "showgrid": False,
-                # SI prefixes as on every other axis: the ticks of an overlaying axis
-                # follow the first one's grid, odd values that "SI" would print in full
-                "tickformat": ".3~s",
-            },
-            margin_r=80,  # this axis' labels and title
-            # the legend's default place, right of the plot, is over this axis' labels
-            legend=LEGEND_BELOW,
-        )
+        panels.append((["energy_residual"], series_label("energy_residual")))
+    panels = [(names, title) for names, title in panels if names]
+    fig = make_subplots(rows=len(panels), cols=1, shared_xaxes=True, vertical_spacing=0.06)
+    fig.update_layout(template=TEMPLATE, title={"text": "Energy balance"}, legend=LEGEND_BELOW,
+                      height=180 + 150 * len(panels))
+    index = 0
+    for row, (names, title) in enumerate(panels, start=1):
+        for name in names:
+            trace = line(series, name, index=index)
+            if name == "energy_residual":
+                # dark grey, not the 7th line colour (yellow, unreadable dotted on white)
+                trace.update(line_dash="dot", line_color=BASELINE_COLOR)
+            fig.add_trace(trace, row=row, col=1)
+            index += 1
+        # ticks at round values in plain SI prefixes (not the "−40µ, −190µ" of an axis
+        # synchronised with another's grid)
+        fig.update_yaxes(title_text=title, tickformat="~s", row=row, col=1)
+    fig.update_xaxes(title_text=TIME_TITLE, row=len(panels), col=1)
     return fig
 
 

@@ -31,7 +31,7 @@ from .labels import (
     phrase,
     with_unit,
 )
-from .style import BASELINE_COLOR, color, new_figure, vertical_markers
+from .style import BASELINE_COLOR, TEMPLATE, color, new_figure, title_text, vertical_markers
 
 
 def _factor_axis(fig: go.Figure, axes: Sequence[str], which: str = "y",
@@ -99,6 +99,15 @@ def tornado_rows(analysis: Mapping[str, Any], metric: str | None = None) -> list
     return sorted((_tornado_row(r) for r in rows), key=swing, reverse=True)
 
 
+# one colour meaning on a one-at-a-time study's page: a factor's low level, its high level
+# (the tornado and the coefficients below it)
+SIDE_COLORS = {"low": color(0), "high": color(1)}
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
 def tornado_figure(
     analysis: Mapping[str, Any], metric: str = "peak_slider_accel", *, title: str | None = None
 ) -> go.Figure:
@@ -117,7 +126,7 @@ def tornado_figure(
     fig = new_figure(title or f"Tornado: {phrase(name)}", metric_label(metric), "Factor")
     axes = [str(r["axis"]) for r in rows]
     scale = metric_scale(metric)  # bars in the metric's shown unit (penetrations in µm)
-    for side, i in (("low", 0), ("high", 1)):
+    for side, _i in (("low", 0), ("high", 1)):
         nominal = [r["nominal_metric"] * scale for r in rows]
         value = [r[f"metric_{side}"] * scale for r in rows]
         fig.add_trace(
@@ -127,7 +136,7 @@ def tornado_figure(
                 base=[_gap(n) for n in nominal],
                 x=[_gap(v - n) for v, n in zip(value, nominal, strict=True)],
                 name=side,
-                marker_color=color(i),
+                marker_color=SIDE_COLORS[side],
                 text=[format_value(r.get(side)) for r in rows],
                 textposition="outside",
                 cliponaxis=False,
@@ -165,11 +174,13 @@ def coefficients_figure(
 
     ``analysis["coefficients"][metric]`` = ``{axis: [{"value", "coefficient"}, ...]}``, the
     coefficient being the relative change of the metric per relative change of the factor
-    (dimensionless). One bar trace per factor (axis order kept) named by its title
-    (``"Stiffness scale"``), x = the level's legend name (``"stiffness ×0.7"``,
-    ``"c = 0.02 mm"``).
+    (dimensionless). Two bar traces, ``low`` and ``high`` (a level below or above the
+    factor's nominal, ``analysis["nominal"]``), coloured as the tornado colours them
+    (:data:`SIDE_COLORS`: one colour meaning per page); x = the level's legend name
+    (``"stiffness ×0.7"``, ``"c = 0.02 mm"``) in factor order.
     """
     per_axis = (analysis.get("coefficients") or {}).get(metric, {})
+    nominal = analysis.get("nominal") or {}
     name, _ = metric_parts(metric)
     fig = new_figure(
         f"Normalised sensitivity: {phrase(name)}",
@@ -178,15 +189,20 @@ def coefficients_figure(
         subtitle="(Δm/m) / (Δx/x): the metric's relative change per relative change of the "
         "factor, from the nominal",
     )
-    for i, (axis, entries) in enumerate(per_axis.items()):
-        fig.add_trace(
-            go.Bar(
-                x=[level_name(str(axis), e.get("value")) for e in entries],
-                y=[_gap(_num(e.get("coefficient"))) for e in entries],
-                name=parameter_parts(str(axis))[0],
-                marker_color=color(i),
-            )
-        )
+    bars: dict[str, tuple[list[str], list[float]]] = {"low": ([], []), "high": ([], [])}
+    order = []
+    for axis, entries in per_axis.items():
+        for e in entries:
+            label = level_name(str(axis), e.get("value"))
+            order.append(label)
+            n = nominal.get(axis)
+            low = _number(e.get("value")) and _number(n) and e["value"] < n
+            x, y = bars["low" if low else "high"]
+            x.append(label)
+            y.append(_gap(_num(e.get("coefficient"))))
+    for side, (x, y) in bars.items():
+        fig.add_trace(go.Bar(x=x, y=y, name=f"{side} level", marker_color=SIDE_COLORS[side]))
+    fig.update_xaxes(categoryorder="array", categoryarray=order)
     fig.update_layout(legend={"orientation": "h", "y": -0.3, "x": 0})
     fig.update_xaxes(automargin=True)
     fig.update_yaxes(automargin=True)
@@ -307,3 +323,48 @@ def spearman_figure(analysis: Mapping[str, Any], metric: str = "peak_slider_acce
 def factor_names(analysis: Mapping[str, Any], metric: str) -> Sequence[str]:
     """The factors an indices analysis (Sobol or Morris) reports for ``metric``."""
     return [str(a) for a in (analysis.get("indices") or {}).get(metric, {})]
+
+
+def main_effects_figure(anova: Mapping[str, Any], metric: str = "peak_slider_accel") -> go.Figure:
+    """A grid study's main effects (:func:`gapsweep.study.anova.grid_anova`): one panel per
+    factor, the metric's mean at each of its levels (over every other factor's levels) in
+    the metric's shown unit, the grand mean dashed; each panel's title gives the factor's
+    share of the variance. A last panel: the shares as bars, the interactions included."""
+    from plotly.subplots import make_subplots
+
+    effects = anova.get("main_effects") or {}
+    shares = anova.get("shares") or {}
+    scale = metric_scale(metric)
+    name, _ = metric_parts(metric)
+
+    def share_text(x: Any) -> str:
+        return "–" if x is None else f"{100 * x:.3g} %"
+
+    titles = [f"{parameter_parts(str(f))[0]}: {share_text(shares.get(f))}" for f in effects]
+    fig = make_subplots(rows=1, cols=len(effects) + 1,
+                        subplot_titles=[*titles, "Share of the variance"])
+    for i, (factor, points) in enumerate(effects.items(), start=1):
+        fig.add_trace(go.Scatter(
+            x=[format_value(level) if not _number(level) else level for level, _ in points],
+            y=[mean * scale for _, mean in points], mode="lines+markers",
+            name=parameter_parts(str(factor))[0], marker_color=color(i - 1),
+            showlegend=False), row=1, col=i)
+        fig.add_hline(y=anova["grand_mean"] * scale, line={"dash": "dash", "width": 1,
+                                                           "color": BASELINE_COLOR},
+                      row=1, col=i)
+        fig.update_xaxes(title_text=parameter_label(str(factor)), row=1, col=i)
+    fig.update_yaxes(title_text=f"Mean {phrase(metric_label(metric))}", row=1, col=1)
+    bars = [(parameter_parts(str(f))[0], shares.get(f)) for f in effects]
+    bars.append(("interactions", anova.get("interactions")))
+    fig.add_trace(go.Bar(x=[b[0] for b in bars], y=[_gap(_num(b[1])) for b in bars],
+                         marker_color=[*(color(i) for i in range(len(effects))), BASELINE_COLOR],
+                         showlegend=False, name="share"), row=1, col=len(effects) + 1)
+    fig.update_yaxes(title_text=with_unit("Share", DIMENSIONLESS), range=[0, 1],
+                     row=1, col=len(effects) + 1)
+    note_text = ("" if anova.get("balanced") else
+                 f" (unbalanced: {anova.get('n')} cases; the split is approximate)")
+    fig.update_layout(template=TEMPLATE, title={"text": title_text(
+        f"Main effects: {phrase(name)}",
+        "two-way analysis of variance on the grid: each factor's share, the rest is their "
+        "interaction" + note_text)})
+    return fig

@@ -10,6 +10,7 @@ series' unit (m/s², N), one-sided amplitude.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -330,26 +331,39 @@ def spectra_waterfall_figure(
     return fig
 
 
-def case_label(case: Mapping[str, Any], axis: str = "clearance_mm") -> str:
-    """The legend name of a case by its ``axis`` value (``"c = 0.05 mm"``), else its id."""
+LABEL_DIGITS = 3  # significant digits of a sampled value in a legend (0.0227578 -> 0.0228)
+
+
+def case_label(case: Mapping[str, Any], axis: str | Sequence[str] = "clearance_mm") -> str:
+    """The legend name of a case by its value of each of ``axis`` (one name or several: every
+    varied factor), rounded to :data:`LABEL_DIGITS` significant digits - ``"c = 0.0228 mm,
+    stiffness ×1.14"`` - else its id."""
     params = case.get("params") or {}
-    if axis in params:
-        return level_name(axis, params[axis])
-    return f"case {case.get('id')}"
+    names = [axis] if isinstance(axis, str) else list(axis)
+
+    def rounded(value: Any) -> Any:
+        if isinstance(value, float) and math.isfinite(value):
+            return float(f"{value:.{LABEL_DIGITS}g}")
+        return value
+
+    parts = [level_name(a, rounded(params[a])) for a in names if a in params]
+    return ", ".join(parts) if parts else f"case {case.get('id')}"
 
 
 def spectra_figure(
     cases: Sequence[Mapping[str, Any]],
     *,
     signal: str = "slider_acceleration",
-    axis: str | None = "clearance_mm",
+    axis: str | Sequence[str] | None = "clearance_mm",
     speed_rpm: float | None = None,
     f_max_hz: float | None = None,
     log_x: bool = False,
+    log_y: bool = False,
 ) -> go.Figure:
     """The overlay for case dicts that carry their spectrum under ``"spectrum"`` (any form of
-    the module doc), each named by its ``axis`` value (:func:`case_label`).
-    ``speed_rpm`` None: the slider-crank's default 5000 rpm is not assumed - no markers."""
+    the module doc), each named by its value of ``axis`` - one name, or every varied factor
+    (:func:`case_label`). ``speed_rpm`` None: the slider-crank's default 5000 rpm is not
+    assumed - no markers. ``log_y``: a logarithmic amplitude axis."""
     return spectra_overlay_figure(
         [c["spectrum"] for c in cases],
         [case_label(c, axis) if axis else f"case {c.get('id')}" for c in cases],
@@ -357,6 +371,7 @@ def spectra_figure(
         speed_rpm=speed_rpm,
         f_max_hz=f_max_hz,
         log_x=log_x,
+        log_y=log_y,
     )
 
 
@@ -368,9 +383,11 @@ def waterfall_figure(
     speed_rpm: float | None = None,
     f_max_hz: float | None = None,
     log_x: bool = False,
+    log_amplitude: bool = True,
 ) -> go.Figure:
     """The waterfall for case dicts with a ``"spectrum"``, one row per case at its ``axis``
-    value (the case's position in the list without an axis)."""
+    value (the case's position in the list without an axis). The colour is the log of the
+    amplitude by default: on a linear scale the largest peak makes the rest one colour."""
     levels = [
         float((c.get("params") or {}).get(axis, i)) if axis else float(i)
         for i, c in enumerate(cases)
@@ -383,4 +400,5 @@ def waterfall_figure(
         speed_rpm=speed_rpm,
         f_max_hz=f_max_hz,
         log_x=log_x,
+        log_amplitude=log_amplitude,
     )

@@ -15,6 +15,7 @@ case 123"``.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -162,6 +163,7 @@ def trend_figure(
     twins: Sequence[Mapping[str, Any]] | None = None,
     steady: bool = False,
     log_y: bool = False,
+    limit: float | None = None,
 ) -> go.Figure:
     """``metric`` vs parameter ``x_axis``, one line per level of ``group_axis`` (a colour
     each) and per combination of ``other_axes`` (a dash each).
@@ -207,9 +209,50 @@ def trend_figure(
             hovertemplate="%{text}<extra></extra>",
         ))
     _add_baseline(fig, lines, key, twin_metrics, twins)
+    if limit is not None:
+        add_limit(fig, limit, key)
+        for trace in [t for t in fig.data if t.name not in (BASELINE_NAME,)]:
+            xs = crossings(trace.x, trace.y, limit)
+            if xs:
+                fig.add_trace(go.Scatter(
+                    x=xs, y=[limit] * len(xs), mode="markers",
+                    marker={"symbol": "x", "size": 11, "color": trace.line.color},
+                    name=f"{trace.name}: crosses at {x_axis} = "
+                         + ", ".join(f"{x:.4g}" for x in xs),
+                    hoverinfo="name"))
     if log_y:
         fig.update_yaxes(type="log")
     return fig
+
+
+LIMIT_NAME = "limit"
+
+
+def add_limit(fig: go.Figure, limit: float, key: str) -> None:
+    """A horizontal reference line at ``limit`` (the metric's shown unit), labelled."""
+    unit = metric_parts(key)[1]
+    shown = "" if unit == metric_registry.DIMENSIONLESS else f" {unit}"
+    fig.add_hline(y=limit, line={"color": "#dc3545", "dash": "dash", "width": 1},
+                  annotation_text=f"{LIMIT_NAME} {limit:g}{shown}",
+                  annotation_position="top left")
+
+
+def crossings(x: Sequence[Any], y: Sequence[Any], limit: float) -> list[float]:
+    """Where the polyline through (x, y) (x ascending, numbers) crosses ``y = limit``: the
+    x of each crossing by linear interpolation between the two points around it; a point
+    exactly on the limit counts once. Text x values have no crossings."""
+    pts = [(float(a), float(b)) for a, b in zip(x, y, strict=True)
+           if _number(a) and _number(b) and math.isfinite(float(b))]
+    out: list[float] = []
+    for (x0, y0), (x1, y1) in itertools.pairwise(pts):
+        d0, d1 = y0 - limit, y1 - limit
+        if d0 == 0 and (not out or out[-1] != x0):
+            out.append(x0)
+        elif d0 * d1 < 0:
+            out.append(x0 + (x1 - x0) * d0 / (d0 - d1))
+    if pts and pts[-1][1] == limit and (not out or out[-1] != pts[-1][0]):
+        out.append(pts[-1][0])
+    return out
 
 
 def _add_baseline(
@@ -284,6 +327,7 @@ def one_at_a_time_figure(
     steady: bool = False,
     log_y: bool = False,
     columns: int = 3,
+    limit: float | None = None,
 ) -> go.Figure:
     """One panel per factor of ``axes``: ``metric`` against the factor's own values (the
     other ``factors`` (default ``axes``) at ``nominal``, default :func:`nominal_of`), one
@@ -343,6 +387,8 @@ def one_at_a_time_figure(
     fig.update_yaxes(title_text=metric_label(key), row=1, col=1)
     for r in range(2, nrows + 1):
         fig.update_yaxes(title_text=metric_label(key), row=r, col=1)
+    if limit is not None:
+        add_limit(fig, limit, key)
     if log_y:
         fig.update_yaxes(type="log")
     fig.update_layout(legend={"orientation": "h", "y": -0.25, "x": 0})
@@ -358,6 +404,7 @@ def scatter_figure(
     twin_metrics: Mapping[str, float | int | None] | None = None,
     steady: bool = False,
     log_y: bool = False,
+    limit: float | None = None,
 ) -> go.Figure:
     """Every case of a sampled study (Latin hypercube, Sobol, Morris) as a point: ``metric``
     against factor ``x_axis``, coloured by factor ``color_axis`` with a colour bar titled
@@ -400,6 +447,8 @@ def scatter_figure(
     _add_baseline(fig, {None: pts}, key, twin_metrics, None)
     if len(fig.data) and fig.data[-1].name == BASELINE_NAME:
         fig.update_layout(legend={"orientation": "h", "y": -0.2, "x": 0})
+    if limit is not None:
+        add_limit(fig, limit, key)
     if log_y:
         fig.update_yaxes(type="log")
     return fig

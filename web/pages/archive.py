@@ -88,6 +88,7 @@ def layout(**_query: Any) -> html.Div:
     return html.Div(
         [
             html.H3("Study archive"),
+            first_step(),
             filters,
             actions_row,
             table,
@@ -159,11 +160,52 @@ def query_page(
     )
 
 
+# the study file of the README's first command, offered as the first step on an empty archive
+FIRST_EXAMPLE = "clearance_x_stiffness"
+
+
+def first_step() -> dbc.Alert:
+    """Shown while the archive holds no study at all (see :func:`update_table`): what to do
+    first, as a button that runs the README's example study."""
+    return dbc.Alert(
+        [html.Span("The archive is empty. A first step: run the example study - the "
+                   "Flores slider-crank, clearance 0.02-0.1 mm x contact stiffness ±30 % "
+                   "(15 cases and their ideal twin), then open its trends. "),
+         dbc.Button("Run the example study", id=ids.ARCHIVE_RUN_EXAMPLE, color="primary",
+                    size="sm", className="ms-2"),
+         html.Span(" or set up your own under New study.", className="ms-1"),
+         html.Div(id=ids.ARCHIVE_EXAMPLE_MESSAGE, className="mt-2"),
+         dcc.Location(id=ids.ARCHIVE_EXAMPLE_REDIRECT, refresh="callback-nav")],
+        id=ids.ARCHIVE_EMPTY, color="info", is_open=False)
+
+
+@callback(
+    Output(ids.ARCHIVE_EXAMPLE_REDIRECT, "pathname"),
+    Output(ids.ARCHIVE_EXAMPLE_MESSAGE, "children"),
+    Input(ids.ARCHIVE_RUN_EXAMPLE, "n_clicks"),
+    prevent_initial_call=True,
+)
+def run_example(_n):
+    """Submit the shipped example study as the signed-in user and open its page."""
+    from gapsweep.study.spec import loads_spec
+
+    from gapsweep.commands.examples import example_file
+
+    path = example_file(FIRST_EXAMPLE)
+    data = loads_spec(path.read_text(encoding="utf-8"), "toml").to_dict()
+    try:
+        study_id = actions.submit(data, who=principal())
+    except actions.ForbiddenError as exc:
+        return no_update, dbc.Alert(f"Not allowed: {exc}.", color="danger", className="py-1")
+    return f"/studies/{study_id}", None
+
+
 @callback(
     Output(ids.ARCHIVE_TABLE, "data"),
     Output(ids.ARCHIVE_TABLE, "page_count"),
     Output(ids.ARCHIVE_TOTAL, "children"),
     Output(ids.ARCHIVE_TABLE, "selected_rows"),
+    Output(ids.ARCHIVE_EMPTY, "is_open"),
     Input(ids.ARCHIVE_TABLE, "page_current"),
     Input(ids.ARCHIVE_TABLE, "sort_by"),
     Input(ids.ARCHIVE_SEARCH, "value"),
@@ -178,7 +220,9 @@ def update_table(page, sort_by, search, tag, status, model, _refresh, _poll, sel
     total, items = query_page(page, sort_by, search, tag, status, model)
     page_count = max(1, -(-total // PAGE_SIZE))
     keep = selected if context.triggered_id() == ids.ARCHIVE_POLL else []
-    return table_rows(items), page_count, f"{total} studies", keep or []
+    filtered = any(_text(v) for v in (search, tag, status, model))
+    return (table_rows(items), page_count, f"{total} studies", keep or [],
+            total == 0 and not filtered)
 
 
 MAX_COMPARED = 6  # studies on one compare page

@@ -48,6 +48,22 @@ def figures(data: dict[str, Any]) -> list[Any]:
                     lg=6) for name, fig in figs.items()]
 
 
+def twin_words(detail: dict[str, Any]) -> list[Any]:
+    """The header's words on the ideal twin: a clearance case links its twin; an ideal twin
+    says whose twin it is, linking those cases; a case with neither says nothing of it."""
+    if detail.get("twin_id"):
+        return [" · ideal twin: ", dcc.Link(f"case {detail['twin_id']}",
+                                            href=f"/cases/{detail['twin_id']}")]
+    of = detail.get("twin_of") or []
+    if detail["kind"] == "twin" and of:
+        links: list[Any] = []
+        for k, cid in enumerate(of):
+            links += [", " if k else "", dcc.Link(str(cid), href=f"/cases/{cid}")]
+        return [f" · this is the ideal twin (every clearance joint ideal) of "
+                f"{len(of)} case{'s' if len(of) != 1 else ''}: ", *links]
+    return []
+
+
 def layout(case_id: str | None = None, **query: Any) -> html.Div:
     try:
         cid = int(str(case_id))
@@ -69,18 +85,18 @@ def layout(case_id: str | None = None, **query: Any) -> html.Div:
                                   href=f"/studies/{detail['study_id']}"),
             f" · {detail['kind']} · {detail['attempts']} attempt(s)",
             f" · {detail['wall_time_s']:.3g} s" if detail.get("wall_time_s") else "",
-            " · ideal twin: ",
-            (dcc.Link(str(detail["twin_id"]), href=f"/cases/{detail['twin_id']}")
-             if detail.get("twin_id") else "none"),
-        ], className="text-muted"),
+            *twin_words(detail),
+        ], className="text-muted", id=ids.CASE_HEADER),
         dbc.Alert(f"Reason: {detail['reason']}", color="danger") if detail.get("reason") else None,
     ])
     metrics = detail.get("metrics") or {}
     tables = dbc.Row([
         dbc.Col([
             html.H5("Parameters"),
-            _table(ids.CASE_PARAMS, case_view.parameter_rows(detail["params"]),
-                   ["parameter", "value"]),
+            _table(ids.CASE_PARAMS,
+                   case_view.parameter_rows(detail["params"],
+                                            parameters.defaults(detail["model"])),
+                   ["parameter", "value", "source"]),
             html.H5("Solver counters", className="mt-3"),
             _table(ids.CASE_COUNTERS, case_view.metric_rows(metrics, counters=True),
                    ["quantity", "value"]),

@@ -16,14 +16,25 @@ from gapsweep.db.models import MAX_ID
 from gapsweep.web import data, ids
 from gapsweep.web.components import figure_downloads
 from gapsweep.web.figures.compare import compare_figures
+from gapsweep.web.figures.labels import metric_display, metric_label
 from gapsweep.web.figures.studies import studies_figure
+from gapsweep.web.figures.trends import TREND_METRICS as _TRENDS
 from gapsweep.web.views import case_view
 from gapsweep.web.views.study_results import GRAPH_CONFIG, note
-from gapsweep.web.views.study_view import TABLE_METRICS, axes_of, clicked_case, single_twin_metrics
+from gapsweep.web.views.study_view import (
+    TABLE_METRICS,
+    axes_of,
+    clicked_case,
+    differing_settings,
+    single_twin_metrics,
+)
 
 dash.register_page(__name__, path="/compare", name="Compare", title="gapsweep — compare")
 
 DIFFERENCE = "difference"
+# the metrics a studies' comparison offers: the trends' own (a ratio to the ideal joint needs
+# each case's twin, which this figure does not pair)
+STUDY_METRICS = tuple(m for m in _TRENDS if not m.startswith("ratio_to_ideal_"))
 
 
 def _number(value: Any) -> bool:
@@ -31,19 +42,30 @@ def _number(value: Any) -> bool:
             and math.isfinite(value))
 
 
+def readable(value: float, *, sign: bool = False, digits: int = 4) -> str:
+    """``value`` to ``digits`` significant digits, without an exponent where a person reads
+    it plainly (1e-4 to 1e7): ``74613.2`` -> ``74610``, ``1.8123e-5`` -> ``1.812e-05``."""
+    rounded = float(f"{value:.{digits}g}")
+    if rounded == 0 or 1e-4 <= abs(rounded) < 1e7:
+        text = f"{rounded:f}".rstrip("0").rstrip(".")
+    else:
+        text = f"{rounded:.{digits}g}"
+    return ("+" if sign and rounded >= 0 else "") + text
+
+
 def difference(values: Sequence[Any]) -> str:
-    """The difference column of one row: two cases -> ``B − A`` (and its percent of A);
-    more -> ``spread max − min``; ``same`` when every value is equal; ``""`` for text that
-    differs or a missing value."""
+    """The difference column of one row, in the row's own unit (the values as shown): two
+    cases -> ``B − A`` (and its percent of A); more -> ``spread max − min``; ``same`` when
+    every value is equal; ``""`` for text that differs or a missing value."""
     if len({repr(v) for v in values}) == 1:
         return "same"
     if not all(_number(v) for v in values):
         return ""
     if len(values) == 2:
         a, b = values
-        text = f"{b - a:+.4g}"
+        text = readable(b - a, sign=True)
         return text + (f" ({100 * (b - a) / abs(a):+.1f} %)" if a else "")
-    return f"spread {max(values) - min(values):.4g}"
+    return f"spread {readable(max(values) - min(values))}"
 
 
 def case_table(cases: Sequence[Mapping[str, Any]]) -> tuple[list[dict], list[dict]]:
@@ -60,7 +82,9 @@ def case_table(cases: Sequence[Mapping[str, Any]]) -> tuple[list[dict], list[dic
         names.update(dict.fromkeys(c.get("params") or {}))
     raw = [[(c.get("params") or {}).get(n) for c in cases] for n in names]
     raw.append([c.get("status") for c in cases])
-    raw += [[(c.get("metrics") or {}).get(m) for c in cases] for m in TABLE_METRICS]
+    # metrics in the unit their row shows (the registry's: max_penetration in µm)
+    raw += [[metric_display(m, (c.get("metrics") or {}).get(m)) for c in cases]
+            for m in TABLE_METRICS]
     out = [{"name": "open", DIFFERENCE: "",
             **{str(c["id"]): f"[case {c['id']}](/cases/{c['id']})" for c in cases}}]
     out += [{**row, DIFFERENCE: difference(values)}
@@ -117,6 +141,7 @@ def studies_content(text: str | None) -> list[Any]:
                                .get("axes", {})),
              "done": f"{d['counts'].get('done', 0)} / {d['counts'].get('total', 0)}"}
             for d in details]
+    differ = view_differing(details)
     table = dash_table.DataTable(
         id=ids.COMPARE_STUDIES, data=rows, markdown_options={"link_target": "_self"},
         columns=[{"id": "study", "name": "Study", "presentation": "markdown"},
@@ -124,9 +149,50 @@ def studies_content(text: str | None) -> list[Any]:
                    ("name", "model", "design", "axes", "done")]],
         style_cell={"textAlign": "left", "fontSize": "0.85rem", "padding": "3px 6px"},
         style_header={"fontWeight": "bold"})
-    return [table, dcc.Graph(id=ids.COMPARE_STUDIES_GRAPH, figure=studies_figure(
-        details, [axes_of(d) for d in details], [single_twin_metrics(d) for d in details]),
-                             config=GRAPH_CONFIG, className="my-3")]
+    picker = dbc.Row([
+        dbc.Col(dbc.Label("Metric", className="mb-0 small text-muted"), width="auto"),
+        dbc.Col(dcc.Dropdown(id=ids.COMPARE_STUDIES_METRIC, value=STUDY_METRICS[0],
+                             clearable=False, options=[{"label": metric_label(m), "value": m}
+                                                       for m in STUDY_METRICS]), md=5),
+    ], className="my-2 g-2", align="center")
+    return [differ, table, picker, dcc.Store(id=ids.COMPARE_STUDIES_IDS, data=study_ids),
+            dcc.Graph(id=ids.COMPARE_STUDIES_GRAPH, figure=studies_graph(details, STUDY_METRICS[0]),
+                      config=GRAPH_CONFIG, className="my-3")]
+
+
+def studies_graph(details: Sequence[Mapping[str, Any]], metric: str) -> Any:
+    return studies_figure(details, [axes_of(d) for d in details],
+                          [single_twin_metrics(d) for d in details], metric=metric)
+
+
+def view_differing(details: Sequence[Mapping[str, Any]]) -> Any:
+    """The table of the parameters set differently in the studies, first: what the
+    comparison is about (a clone with friction 0.1 against its source shows that row)."""
+    rows = differing_settings([d.get("spec") or {} for d in details])
+    if not rows:
+        return note("The studies set every parameter alike.")
+    return html.Div([html.H5("What differs"), dash_table.DataTable(
+        id=ids.COMPARE_STUDIES_DIFFER, data=rows,
+        columns=[{"id": "parameter", "name": "Parameter"},
+                 *[{"id": str(i), "name": f"Study {d['id']}"} for i, d in enumerate(details)]],
+        style_cell={"textAlign": "left", "fontSize": "0.85rem", "padding": "3px 6px",
+                    "whiteSpace": "normal", "height": "auto"},
+        style_header={"fontWeight": "bold"})], className="mb-3")
+
+
+@callback(
+    Output(ids.COMPARE_STUDIES_GRAPH, "figure"),
+    Input(ids.COMPARE_STUDIES_METRIC, "value"),
+    State(ids.COMPARE_STUDIES_IDS, "data"),
+    prevent_initial_call=True,
+)
+def studies_metric(metric, study_ids):
+    """Another metric: the studies' figure redrawn (the studies read again)."""
+    ids_ = [i for i in study_ids or [] if isinstance(i, int) and not isinstance(i, bool)]
+    details = load_studies(ids_)
+    if not details or any(d is None for d in details) or metric not in STUDY_METRICS:
+        return dash.no_update
+    return studies_graph(details, metric)
 
 
 def layout(cases: str | None = None, studies: str | None = None, **_query: Any) -> html.Div:

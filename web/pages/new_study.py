@@ -14,13 +14,24 @@ from typing import Any
 import dash
 import dash_bootstrap_components as dbc
 import flask
-from dash import Input, Output, State, callback, dash_table, dcc, html, no_update
+from dash import (
+    Input,
+    Output,
+    State,
+    callback,
+    clientside_callback,
+    dash_table,
+    dcc,
+    html,
+    no_update,
+)
 from gapsweep.accounts.roles import Action, may
 from gapsweep.core import metrics as metric_registry
 from gapsweep.study.errors import FieldError, SpecError
 from gapsweep.study.upload import MAX_UPLOAD_BYTES, read_upload
 from gapsweep.web import actions, data, ids
 from gapsweep.web.auth import principal
+from gapsweep.web.figures.labels import parameter_label
 from gapsweep.web.views import parameters
 from gapsweep.web.views.study_form import (
     AXIS_COLUMNS,
@@ -31,6 +42,7 @@ from gapsweep.web.views.study_form import (
     axes_from_rows,
     base_from_rows,
     base_overridden,
+    design_help,
     design_uses,
     error_cells,
     form_to_spec,
@@ -42,6 +54,15 @@ dash.register_page(__name__, path="/studies/new", name="New study",
 
 DESIGNS = ("grid", "one-at-a-time", "latin-hypercube", "sobol", "morris", "convergence")
 SERIES = (("preview", "preview (default)"), ("full", "full"), ("none", "none"))
+
+# The active and selected cells in the form's tables: a quiet blue (Dash's default is red,
+# which reads as an error; red is kept for the cells an error names).
+SELECTED_CELL = [
+    {"if": {"state": "active"}, "backgroundColor": "rgba(13, 110, 253, 0.08)",
+     "border": "1px solid #0d6efd"},
+    {"if": {"state": "selected"}, "backgroundColor": "rgba(13, 110, 253, 0.08)",
+     "border": "1px solid #0d6efd"},
+]
 
 # the form's fields, in form_to_spec's keyword names
 FIELDS = (
@@ -74,19 +95,23 @@ def metric_options() -> list[str]:
 
 
 def axis_dropdowns(model: str) -> dict[str, Any]:
-    names = list(parameters.defaults(model))
+    """The axes table's dropdowns. Parameters are listed by name in alphabetical order, so a
+    name comes before the longer names it begins (typing "friction" and Enter picks
+    ``friction``, not ``friction_law``), each with its label."""
+    names = sorted(parameters.defaults(model))
     return {
-        "parameter": {"options": [{"label": parameters.label(n), "value": n} for n in names],
+        "parameter": {"options": [{"label": f"{n} — {parameter_label(n)}", "value": n}
+                                  for n in names],
                       "clearable": False},
         "form": {"options": [{"label": f, "value": f} for f in AXIS_FORMS], "clearable": False},
     }
 
 
 def _field(label: str, control: Any, help_text: str | None = None,
-           row_id: str | None = None, shown: bool = True) -> dbc.Row:
+           row_id: str | None = None, shown: bool = True, help_id: str | None = None) -> dbc.Row:
     children = [control]
-    if help_text:
-        children.append(dbc.FormText(help_text))
+    if help_text is not None:
+        children.append(dbc.FormText(help_text, **({"id": help_id} if help_id else {})))
     return dbc.Row([dbc.Label(label, width=3), dbc.Col(children, width=9)], className="mb-2",
                    style=_shown(shown), **({"id": row_id} if row_id else {}))
 
@@ -141,6 +166,7 @@ def layout(**query: Any) -> html.Div:
     if model not in parameters.model_names():
         model = PRESET["model"]
     form = spec_to_form(source, parameters.parameter_rows(model))
+    help_text, axes_header, samples_help = design_help(form["design"])
     general = dbc.Card(dbc.CardBody([
         _field("Name", dbc.Input(id=ids.NEW_NAME, value=form["name"], maxLength=200)),
         _field("Description", dbc.Textarea(id=ids.NEW_DESCRIPTION, value=form["description"],
@@ -150,15 +176,15 @@ def layout(**query: Any) -> html.Div:
                                      value=form["model"], clearable=False)),
         _field("Design", dcc.Dropdown(id=ids.NEW_DESIGN, options=list(DESIGNS),
                                       value=form["design"], clearable=False),
-               "grid: every combination, the first axis outermost"),
+               help_text, help_id=ids.NEW_DESIGN_HELP),
         _field("Ideal twin", dbc.Switch(id=ids.NEW_IDEAL_TWIN, value=form["ideal_twin"],
                                         label="also run the ideal-joint case of each setting")),
         _field("Series", dbc.RadioItems(id=ids.NEW_SERIES, value=form["series"], inline=True,
                                         options=[{"label": t, "value": v} for v, t in SERIES])),
         _field("Samples", dbc.Input(id=ids.NEW_SAMPLES, type="number", min=1, step=1,
                                     value=form["samples"]),
-               "latin-hypercube, sobol, morris: SALib's base count N", ids.NEW_SAMPLES_ROW,
-               design_uses("samples", form["design"])),
+               samples_help, ids.NEW_SAMPLES_ROW, design_uses("samples", form["design"]),
+               help_id=ids.NEW_SAMPLES_HELP),
         _field("Seed", dbc.Input(id=ids.NEW_SEED, type="number", min=0, step=1,
                                  value=form["seed"]), None, ids.NEW_SEED_ROW,
                design_uses("seed", form["design"])),
@@ -170,7 +196,7 @@ def layout(**query: Any) -> html.Div:
                ids.NEW_METRIC_ROW, design_uses("metric", form["design"])),
     ]), className="mb-3")
     axes = dbc.Card([
-        dbc.CardHeader("Axes (the first is the outermost loop of a grid)"),
+        dbc.CardHeader(axes_header, id=ids.NEW_AXES_HEADER),
         dbc.CardBody([
             dash_table.DataTable(
                 id=ids.NEW_AXES_TABLE,
@@ -181,7 +207,10 @@ def layout(**query: Any) -> html.Div:
                 dropdown=axis_dropdowns(form["model"]),
                 editable=True,
                 row_deletable=True,
-                css=[{"selector": ".Select-menu-outer", "rule": "display: block !important"}],
+                css=[{"selector": ".Select-menu-outer", "rule": "display: block !important"},
+                     # the open parameter list lies over the rows below it
+                     {"selector": ".Select-menu-outer", "rule": "z-index: 1000 !important"}],
+                style_data_conditional=SELECTED_CELL,
                 style_cell={"textAlign": "left", "minWidth": "70px", "fontSize": "0.9rem"},
                 style_cell_conditional=[
                     {"if": {"column_id": "parameter"}, "minWidth": "200px"},
@@ -215,7 +244,7 @@ def layout(**query: Any) -> html.Div:
             fixed_rows={"headers": True},
             style_table={"height": "360px", "overflowY": "auto"},
             style_cell={"textAlign": "left", "fontSize": "0.9rem", "minWidth": "90px"},
-            style_data_conditional=[BASE_VALUE_TINT],
+            style_data_conditional=[BASE_VALUE_TINT, *SELECTED_CELL],
         )),
     ], className="mb-3")
     side = dbc.Card(dbc.CardBody([
@@ -239,6 +268,7 @@ def layout(**query: Any) -> html.Div:
             className="border rounded p-3 text-center text-muted",
         ),
         html.Div(id=ids.NEW_UPLOAD_MESSAGE, className="mt-2"),
+        html.Div(id=ids.NEW_URL_TIDY, hidden=True),
         dcc.Location(id=ids.NEW_REDIRECT, refresh="callback-nav"),
     ]), style={"position": "sticky", "top": "1rem"})
     return html.Div([
@@ -250,6 +280,11 @@ def layout(**query: Any) -> html.Div:
 
 
 def _fmt_seconds(seconds: float) -> str:
+    """A solver-time estimate for a person: ``< 0.1 s``, ``340 ms``, ``4.2 s``, ``12 min``."""
+    if seconds < 0.1:
+        return "< 0.1 s"
+    if seconds < 1:
+        return f"{seconds * 1000:.0f} ms"
     if seconds < 10:
         return f"{seconds:.1f} s"
     if seconds < 90:
@@ -322,18 +357,37 @@ def validate(*values):
     _, _, errors, summary = plan_form(form)
     axes_cells, base_cells = error_cells(errors)
     return (html.Strong(summary), error_list(errors), bool(errors), notes_of(form),
-            axes_cells, [BASE_VALUE_TINT, *base_cells])
+            [*SELECTED_CELL, *axes_cells], [BASE_VALUE_TINT, *SELECTED_CELL, *base_cells])
 
 
 @callback(
     *[Output(row_id, "style") for _, row_id in DESIGN_ROWS],
+    Output(ids.NEW_DESIGN_HELP, "children"),
+    Output(ids.NEW_AXES_HEADER, "children"),
+    Output(ids.NEW_SAMPLES_HELP, "children"),
     Input(ids.NEW_DESIGN, "value"),
 )
 def design_fields(design):
     """Samples and seed for the sampling designs, Morris levels for morris, the metric for
-    convergence (DESIGN_FIELDS); hidden fields are not sent either (form_to_spec)."""
-    return tuple(_shown(design_uses(field, design if isinstance(design, str) else None))
-                 for field, _ in DESIGN_ROWS)
+    convergence (DESIGN_FIELDS); hidden fields are not sent either (form_to_spec). The help
+    texts follow the design."""
+    design = design if isinstance(design, str) else None
+    shown = tuple(_shown(design_uses(field, design)) for field, _ in DESIGN_ROWS)
+    return (*shown, *design_help(design))
+
+
+# After a clone the address still reads /studies/new?from=ID: a reload would clone again over
+# the edits. The page replaces it in the history (no navigation, the form stays as it is).
+clientside_callback(
+    """function(notice) {
+        if (window.location.search.indexOf("from=") >= 0) {
+            window.history.replaceState(window.history.state, "", window.location.pathname);
+        }
+        return "";
+    }""",
+    Output(ids.NEW_URL_TIDY, "children"),
+    Input(ids.NEW_CLONE_NOTICE, "children"),
+)
 
 
 @callback(

@@ -5,6 +5,7 @@ from ``gapsweep.db``; the shaping from :mod:`gapsweep.web.views.study_view`."""
 
 from __future__ import annotations
 
+import math
 from datetime import datetime, timezone
 from typing import Any
 
@@ -80,6 +81,7 @@ def header(detail: dict[str, Any]) -> html.Div:
         html.Div([html.Span(badges), html.Span(study_notes.tag_badges(notes["tags"]),
                                                id=ids.STUDY_TAGS)], className="mb-1"),
         html.P(notes["description"], id=ids.STUDY_DESCRIPTION, className="text-muted mb-2"),
+        settings_card(spec),
         html.P(f"Owner: {view.owner_text(detail.get('owner'), principal().via != 'local')}",
                id=ids.STUDY_OWNER, className="small text-muted mb-2"),
         study_notes.editor(study_id, notes),
@@ -90,13 +92,28 @@ def header(detail: dict[str, Any]) -> html.Div:
                        size="sm", color="primary", outline=True, className="me-2"),
             dbc.Button("Cases CSV", href=f"/api/studies/{study_id}/cases.csv",
                        external_link=True, size="sm", color="secondary", outline=True,
-                       className="me-2"),
+                       className="me-1"),
+            dbc.Button("its units", href=f"/api/studies/{study_id}/cases.units.csv",
+                       external_link=True, size="sm", color="link", className="me-2"),
             dbc.Button("Study file (TOML)", id=ids.STUDY_DOWNLOAD_SPEC, size="sm",
                        color="secondary", outline=True, className="me-2"),
             dbc.Button("JSON", href=f"/api/studies/{study_id}", external_link=True,
                        target="_blank", size="sm", color="secondary", outline=True),
             dcc.Download(id=ids.STUDY_DOWNLOAD),
         ], className="mb-3"),
+    ])
+
+
+def settings_card(spec: dict[str, Any]) -> html.Div:
+    """What the study held fixed (its base parameters; everything else at the model's
+    defaults, listed on each case's page) and what it varied (its axes), at the top."""
+    base, axes = view.setting_lines(spec)
+    return html.Div([
+        html.Div([html.Strong("Fixed: "),
+                  html.Span(" · ".join(base) or "every parameter at the model's default",
+                            id=ids.STUDY_BASE)], className="small"),
+        html.Div([html.Strong("Varied: "), html.Span(" · ".join(axes), id=ids.STUDY_AXES)],
+                 className="small mb-2"),
     ])
 
 
@@ -130,6 +147,21 @@ def retryable(state: dict[str, Any]) -> int:
     return int(state["counts"].get("failed") or 0) + twins
 
 
+def cancel_look(status: str) -> tuple[str, str]:
+    """The Cancel button's (text, colour): red while it can still cancel, grey and saying
+    so once the study is cancelled (a red button there reads as an action still open)."""
+    return ("Cancelled", "secondary") if status == "cancelled" else ("Cancel", "danger")
+
+
+def cancel_question(state: dict[str, Any] | None) -> str:
+    """What the confirmation asks before a cancel, with what it stops."""
+    c = (state or {}).get("counts") or {}
+    queued, running = int(c.get("queued") or 0), int(c.get("running") or 0)
+    return (f"Cancel this study? Its {queued} queued cases will not run; the {running} "
+            "running ones finish their chunk. Cancelled cases do not run again (Retry runs failed "
+            "cases; Clone makes a new study).")
+
+
 def progress_card(detail: dict[str, Any]) -> dbc.Card:
     now = progress_state(detail)
     return dbc.Card(dbc.CardBody([
@@ -140,8 +172,10 @@ def progress_card(detail: dict[str, Any]) -> dbc.Card:
                                  label=now["label"], striped=True, animated=now["animated"],
                                  style={"height": "1.4rem"}), className="pt-1"),
             dbc.Col([
-                dbc.Button("Cancel", id=ids.STUDY_CANCEL, color="danger", outline=True,
+                dbc.Button(cancel_look(now["status"])[0], id=ids.STUDY_CANCEL,
+                           color=cancel_look(now["status"])[1], outline=True,
                            size="sm", className="me-2", disabled=now["finished"]),
+                dcc.ConfirmDialog(id=ids.STUDY_CANCEL_CONFIRM),
                 dbc.Button("Retry failed", id=ids.STUDY_RETRY, color="warning", outline=True,
                            size="sm", disabled=now["no_retry"]),
             ], width="auto"),
@@ -159,6 +193,10 @@ def cases_tab(detail: dict[str, Any]) -> html.Div:
             dbc.Button("Compare selected", id=ids.STUDY_COMPARE_LINK, href="/compare",
                        disabled=True, size="sm", color="primary", outline=True),
             dbc.FormText(" tick 2–6 cases", className="ms-2"),
+            dbc.Checklist(id=ids.STUDY_CASE_GRID_MORE, value=[], switch=True, inline=True,
+                          className="ms-4 d-inline-block", options=[
+                              {"label": "more columns: attempts, reason, time",
+                               "value": "more"}]),
         ], className="my-2"),
         case_grid.grid(detail),
         *case_grid.stores(detail),
@@ -180,7 +218,9 @@ def trends_tab(detail: dict[str, Any]) -> html.Div:
                 {"label": "whole run", "value": "whole"},
                 {"label": "steady (last revolution)", "value": "steady"}]), md=4),
             dbc.Col(dbc.Checklist(id=ids.TRENDS_LOG_Y, value=[], switch=True,
-                                  options=[{"label": "log y", "value": "log"}]), md=2),
+                                  options=[{"label": "log y", "value": "log"}]), md=1),
+            dbc.Col(dbc.Input(id=ids.TRENDS_LIMIT, type="number", step="any", debounce=True,
+                              placeholder="limit (the metric's unit)", size="sm"), md=3),
         ], className="my-2 g-2", align="center"),
         dbc.Row([
             dbc.Col(dbc.Label("x", className="mb-0 small text-muted"), width="auto"),
@@ -192,7 +232,8 @@ def trends_tab(detail: dict[str, Any]) -> html.Div:
                                  options=choice["group_options"]), md=4,
                     style={} if choice["group_shown"] else {"display": "none"}),
         ], className="mb-1 g-2", align="center"),
-        dcc.Store(id=ids.TRENDS_AXES, data={"design": view.design_of(detail)}),
+        dcc.Store(id=ids.TRENDS_AXES, data={"design": view.design_of(detail),
+                                            "axes": view.axes_of(detail)}),
         html.Div("Click a point to open its case.", className="text-muted small"),
         dcc.Graph(id=ids.TRENDS_GRAPH, config=study_results.GRAPH_CONFIG),
         figure_downloads.tools(ids.TRENDS_GRAPH, "trends"),
@@ -239,7 +280,11 @@ def layout(study_id: str | None = None, **_query: Any) -> html.Div:
                         width="auto"),
                 dbc.Col(dbc.Checklist(id=ids.SPECTRA_LOG_X, value=[], switch=True, options=[
                     {"label": "log x (the whole spectrum)", "value": "log"}]), width="auto"),
+                dbc.Col(dbc.Checklist(id=ids.SPECTRA_LOG_Y, value=[], switch=True, options=[
+                    {"label": "log y (overlay)", "value": "log"}]), width="auto"),
             ]),
+            dcc.Dropdown(id=ids.SPECTRA_CASES, multi=True, value=[], className="my-2",
+                         placeholder="cases to draw (empty: the automatic choice)"),
             html.Div(id=ids.SPECTRA_GRAPH),
             figure_downloads.tools(ids.SPECTRA_GRAPH, "spectra"),
         ]), label="Spectra", tab_id=TAB_SPECTRA),
@@ -321,6 +366,8 @@ def keep_polling(state: dict[str, Any], now: datetime | None = None) -> bool:
     Output(ids.STUDY_VERSION, "data"),
     Output(ids.STUDY_CANCEL, "disabled"),
     Output(ids.STUDY_RETRY, "disabled"),
+    Output(ids.STUDY_CANCEL, "children"),
+    Output(ids.STUDY_CANCEL, "color"),
     Input(ids.STUDY_POLL, "n_intervals"),
     State(ids.STUDY_ID_STORE, "data"),
     State(ids.STUDY_VERSION, "data"),
@@ -331,16 +378,30 @@ def poll(_n, study_id, version):
     grid ask again for its rows and the open figure redraw."""
     state = load_progress(study_id)
     if state is None:
-        return ("deleted", 0, "", False, "", "", True, version, True, True)
+        return ("deleted", 0, "", False, "", "", True, version, True, True, "Cancel", "danger")
     now, current = progress_state(state), fingerprint(state)
     return (now["status"], now["percent"], now["label"], now["animated"], now["counts"],
-            now["eta"], not keep_polling(state), current, now["finished"], now["no_retry"])
+            now["eta"], not keep_polling(state), current, now["finished"], now["no_retry"],
+            *cancel_look(now["status"]))
+
+
+@callback(
+    Output(ids.STUDY_CANCEL_CONFIRM, "displayed"),
+    Output(ids.STUDY_CANCEL_CONFIRM, "message"),
+    Input(ids.STUDY_CANCEL, "n_clicks"),
+    State(ids.STUDY_ID_STORE, "data"),
+    prevent_initial_call=True,
+)
+def ask_cancel(_n, study_id):
+    """A cancel cannot be undone: the button asks first (the dialog's OK cancels)."""
+    study_id = parse_id(study_id)
+    return True, cancel_question(load_progress(study_id) if study_id is not None else None)
 
 
 @callback(
     Output(ids.STUDY_ACTION_MESSAGE, "children"),
     Output(ids.STUDY_POLL, "disabled", allow_duplicate=True),
-    Input(ids.STUDY_CANCEL, "n_clicks"),
+    Input(ids.STUDY_CANCEL_CONFIRM, "submit_n_clicks"),
     Input(ids.STUDY_RETRY, "n_clicks"),
     State(ids.STUDY_ID_STORE, "data"),
     prevent_initial_call=True,
@@ -351,7 +412,7 @@ def act(_cancel, _retry, study_id):
     if study_id is None:
         return gone
     try:
-        if context.triggered_id() == ids.STUDY_CANCEL:
+        if context.triggered_id() == ids.STUDY_CANCEL_CONFIRM:
             n = actions.cancel(study_id, who=principal())["cancelled"]
             text = f"Cancelled {n} queued cases; running ones finish their chunk."
         else:
@@ -388,10 +449,11 @@ def download_spec(_n, study_id):
     Input(ids.TRENDS_LOG_Y, "value"),
     Input(ids.TRENDS_X, "value"),
     Input(ids.TRENDS_GROUP, "value"),
+    Input(ids.TRENDS_LIMIT, "value"),
     State(ids.TRENDS_AXES, "data"),
     State(ids.STUDY_ID_STORE, "data"),
 )
-def trends(tab, _version, metric, window, log_y, x_axis, group_axis, shape, study_id):
+def trends(tab, _version, metric, window, log_y, x_axis, group_axis, limit, shape, study_id):
     if tab != TAB_TRENDS or not x_axis:
         return no_update
     panels = isinstance(shape, dict) and shape.get("design") == "one-at-a-time"
@@ -404,9 +466,27 @@ def trends(tab, _version, metric, window, log_y, x_axis, group_axis, shape, stud
     detail = load_detail(study_id)
     if detail is None:
         return no_update
+    limit = float(limit) if isinstance(limit, (int, float)) and not isinstance(limit, bool) \
+        and math.isfinite(limit) else None
     return study_results.trends(detail, metric=metric, x_axis=x_axis,
                                 group_axis=group_axis, steady=window == "steady",
-                                log_y="log" in (log_y or []))
+                                log_y="log" in (log_y or []), limit=limit)
+
+
+@callback(
+    Output(ids.TRENDS_GROUP, "value"),
+    Input(ids.TRENDS_X, "value"),
+    State(ids.TRENDS_GROUP, "value"),
+    State(ids.TRENDS_AXES, "data"),
+    prevent_initial_call=True,
+)
+def follow_x(x_axis, group_axis, shape):
+    """The grouping control shows what is drawn: x set to the grouped axis moves the
+    grouping to another axis (the figure would otherwise draw one line per that axis while
+    the control still named x's)."""
+    axes = (shape or {}).get("axes") or [] if isinstance(shape, dict) else []
+    chosen = view.group_for(axes, x_axis, group_axis)
+    return no_update if chosen == group_axis else chosen
 
 
 @callback(
@@ -447,12 +527,26 @@ def sensitivity(tab, _version, metric, study_id):
     Input(ids.SPECTRA_SIGNAL, "value"),
     Input(ids.SPECTRA_VIEW, "value"),
     Input(ids.SPECTRA_LOG_X, "value"),
+    Input(ids.SPECTRA_LOG_Y, "value"),
+    Input(ids.SPECTRA_CASES, "value"),
     State(ids.STUDY_ID_STORE, "data"),
 )
-def spectra(tab, _version, signal, kind, log_x, study_id):
+def spectra(tab, _version, signal, kind, log_x, log_y, chosen, study_id):
+    picked = [i for i in chosen or [] if isinstance(i, int) and not isinstance(i, bool)]
     return _when_open(tab, TAB_SPECTRA, study_id,
                       lambda d: study_results.spectra(
-                          d, signal, kind, isinstance(log_x, list) and "log" in log_x))
+                          d, signal, kind, isinstance(log_x, list) and "log" in log_x,
+                          isinstance(log_y, list) and "log" in log_y, picked))
+
+
+@callback(
+    Output(ids.SPECTRA_CASES, "options"),
+    Input(ids.STUDY_TABS, "active_tab"),
+    Input(ids.STUDY_VERSION, "data"),
+    State(ids.STUDY_ID_STORE, "data"),
+)
+def spectra_choices(tab, _version, study_id):
+    return _when_open(tab, TAB_SPECTRA, study_id, study_results.spectra_choices)
 
 
 @callback(

@@ -32,8 +32,19 @@ def _show(value: Any) -> str:
     return str(value)
 
 
-def parameter_rows(params: Mapping[str, Any]) -> list[dict[str, str]]:
-    return [{"parameter": parameter_label(k), "value": _show(v)} for k, v in params.items()]
+DEFAULT_MARK = "default"
+
+
+def parameter_rows(
+    params: Mapping[str, Any], defaults: Mapping[str, Any] | None = None
+) -> list[dict[str, str]]:
+    """Every parameter that made the run: those the case set (study base and axes, in their
+    order), then the model's defaults it left alone, marked as such in ``source``."""
+    rows = [{"parameter": parameter_label(k), "value": _show(v), "source": "set"}
+            for k, v in params.items()]
+    rows += [{"parameter": parameter_label(k), "value": _show(v), "source": DEFAULT_MARK}
+             for k, v in (defaults or {}).items() if k not in params]
+    return rows
 
 
 def metric_rows(metrics: Mapping[str, Any], *, counters: bool) -> list[dict[str, str]]:

@@ -46,6 +46,42 @@ DESIGN_FIELDS = {
 }
 
 
+# What each design does with the axes, in a person's words: the help under the design picker
+# and the axes card's header follow the design chosen.
+DESIGN_HELP = {
+    "grid": ("every combination of the axes' levels, the first axis outermost",
+             "Axes (every combination; the first is the outermost loop)"),
+    "one-at-a-time": ("the nominal case, then each axis moved alone to each of its other "
+                      "levels (1 + Σ(levels − 1) cases); each axis needs its nominal",
+                      "Axes (each moved alone from its nominal)"),
+    "latin-hypercube": ("Samples cases drawn within each axis's bounds (start-stop, or "
+                        "nominal ± %), one per stratum of every axis",
+                        "Axes (the bounds the samples are drawn within)"),
+    "sobol": ("Saltelli's Sobol' sampling within each axis's bounds: Samples × (2 × axes + 2) "
+              "cases, for first, total and second-order indices",
+              "Axes (the bounds the samples are drawn within)"),
+    "morris": ("Morris elementary effects within each axis's bounds: Samples × (axes + 1) "
+               "cases on a grid of Morris levels",
+               "Axes (the bounds the trajectories move within)"),
+    "convergence": ("one refinement axis (rtol, stiffness_scale, elements, dt ...) and the "
+                    "metric judged: the observed order and a verdict",
+                    "Axis (the one refinement, coarse to fine)"),
+}
+# what "Samples" means in cases, per sampling design (D: the number of axes)
+SAMPLES_HELP = {
+    "latin-hypercube": "the number of cases (one per sample)",
+    "sobol": "the base count N: the study runs N × (2 × axes + 2) cases",
+    "morris": "the number of trajectories N: the study runs N × (axes + 1) cases",
+}
+
+
+def design_help(design: str | None) -> tuple[str, str, str]:
+    """(help under the design picker, axes card header, help under Samples) for ``design``."""
+    design = design if design in DESIGN_HELP else "grid"
+    text, header = DESIGN_HELP[design]
+    return text, header, SAMPLES_HELP.get(design, "")
+
+
 def design_uses(field: str, design: str | None) -> bool:
     """Whether ``design`` reads top-level ``field`` (one of :data:`DESIGN_FIELDS`)."""
     return (design or "grid") in DESIGN_FIELDS[field]
@@ -132,18 +168,20 @@ def _rows(rows: Any) -> list[Mapping[str, Any]]:
 def axes_from_rows(
     rows: Sequence[Mapping[str, Any]] | None,
 ) -> tuple[dict[str, dict[str, Any]], list[FieldError]]:
-    """The spec's ``axes`` from the table (rows without a parameter are ignored), and the
-    errors only the table can make (a parameter in two rows, a form not chosen, a value typed
-    in a cell the row's form does not read: refused, not dropped).
+    """The spec's ``axes`` from the table, and the errors only the table can make (a row
+    without a parameter, a parameter in two rows, a form not chosen, a value typed in a cell
+    the row's form does not read: refused, not dropped, each naming its row).
 
     A range with a nominal (for one-at-a-time) is written as its values with that nominal
     (the study file's range form has no nominal): ``start 0.5, stop 1.5, count 3, nominal
     1`` -> ``values = [0.5, 1.0, 1.5], nominal = 1``."""
     axes: dict[str, dict[str, Any]] = {}
     errors: list[FieldError] = []
-    for row in _rows(rows):
+    for number, row in enumerate(_rows(rows), start=1):
         name = str(row.get("parameter") or "").strip()
         if not name:
+            errors.append(FieldError(f"axes (row {number})", "no parameter",
+                                     "a parameter chosen for the row, or the row deleted (×)"))
             continue
         if name in axes:
             errors.append(FieldError(f"axes.{name}", name, "each parameter on one row only"))

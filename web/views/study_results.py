@@ -4,12 +4,13 @@ read from the archive here."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import dash_bootstrap_components as dbc
 import plotly.graph_objects as go
 from dash import dcc, html
+from gapsweep.core import metrics as metric_registry
 
 from .. import data, ids
 from ..components.figure_downloads import GRAPH_CONFIG
@@ -46,12 +47,13 @@ def analysis_of(detail: Mapping[str, Any]) -> dict[str, Any]:
 
 def trends(
     detail: Mapping[str, Any], *, metric: str, x_axis: str, group_axis: str | None,
-    steady: bool, log_y: bool,
+    steady: bool, log_y: bool, limit: float | None = None,
 ) -> go.Figure:
     """The design's trends figure (see :mod:`.figures.trends`). ``x_axis``: an axis, or
     for one-at-a-time :data:`~.study_view.ALL_FACTORS`; ``group_axis``: an axis, None or
     :data:`~.study_view.NO_GROUP`. An axis the study does not have falls back to the
-    design's default (the browser sends the choice)."""
+    design's default (the browser sends the choice). ``limit``: a horizontal reference
+    line in the metric's shown unit, with where each line crosses it (grid lines only)."""
     axes = view.axes_of(detail)
     design = view.design_of(detail)
     defaults = view.trend_choices(detail)
@@ -60,8 +62,13 @@ def trends(
     if group_axis not in axes or group_axis == x_axis:
         group_axis = None
     common = {"twin_metrics": view.single_twin_metrics(detail), "steady": steady,
-              "log_y": log_y}
+              "log_y": log_y, "limit": limit}
     cases = detail["cases"]
+    if metric.startswith(metric_registry.RATIO):
+        # each case over its own twin; the ideal joint's ratio is 1 by definition
+        key = trend_figs.metric_key(metric, steady)
+        cases = view.with_ratio(cases, detail.get("twins"), key)
+        common["twin_metrics"] = {key: 1.0}
     if design == "one-at-a-time":
         shown = axes if x_axis == view.ALL_FACTORS else [x_axis]
         return trend_figs.one_at_a_time_figure(
@@ -94,9 +101,27 @@ def sensitivity(detail: Mapping[str, Any], metric: str) -> Any:
         return graph(figs.spearman_figure(analysis, metric), ids.SPEARMAN_GRAPH)
     if design == "grid" and analysis.get("tornado"):
         return graph(figs.tornado_figure(analysis, metric))
+    if design == "grid" and len(view.axes_of(detail)) >= 1:
+        anova = grid_anova_of(detail, metric)
+        if anova is not None:
+            return graph(figs.main_effects_figure(anova, metric))
     return note("Sensitivity views belong to the one-at-a-time, Latin-hypercube, Sobol and "
                 f"Morris designs; this study's design is {design} (its trends tab shows each "
                 "factor's effect).")
+
+
+def grid_anova_of(detail: Mapping[str, Any], metric: str) -> dict[str, Any] | None:
+    """:func:`gapsweep.study.anova.grid_anova` of ``metric`` over the grid's axes, from the
+    done cases with a number; None when there are fewer than two."""
+    from gapsweep.study.anova import grid_anova
+
+    axes = view.axes_of(detail)
+    rows = [(c["params"], v) for c in detail["cases"] if c.get("status") == "done"
+            and isinstance(v := (c.get("metrics") or {}).get(metric), (int, float))
+            and not isinstance(v, bool)]
+    if len(rows) < 2:
+        return None
+    return grid_anova({a: [p.get(a) for p, _ in rows] for a in axes}, [v for _, v in rows])
 
 
 def spectra_cases(detail: Mapping[str, Any], limit: int = MAX_SPECTRA) -> list[dict[str, Any]]:
@@ -141,8 +166,39 @@ def load_spectra(case_ids: list[int], signal: str) -> dict[int, dict[str, Any]]:
     return data.spectra(case_ids, signal)
 
 
-def spectra(detail: Mapping[str, Any], signal: str, kind: str, log_x: bool = False) -> Any:
-    cases = spectra_cases(detail)
+def spectra_rule(detail: Mapping[str, Any], shown: int) -> str:
+    """Which cases the automatic choice draws, in words (the overlay once showed a subset
+    without saying so)."""
+    axes = view.axes_of(detail)
+    done = sum(c["status"] == "done" for c in detail["cases"])
+    design = view.design_of(detail)
+    if not axes:
+        how = "in design order"
+    elif design == "one-at-a-time" and len(axes) > 1:
+        how = f"along {axes[0]}, the other factors at their nominal"
+    elif design in trend_figs.SAMPLING_DESIGNS or len(axes) == 1:
+        how = f"spread evenly over {axes[0]}"
+    else:
+        how = f"along {axes[0]}, {', '.join(axes[1:])} at the middle level"
+    return (f"Showing {shown} of {done} done cases, {how} (at most {MAX_SPECTRA}); "
+            "choose others below.")
+
+
+def spectra_choices(detail: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The spectra's case picker: every done case, labelled by every varied factor."""
+    axes = view.axes_of(detail)
+    return [{"label": f"{c['id']}: {spectra_figs.case_label(c, axes)}", "value": c["id"]}
+            for c in detail["cases"] if c["status"] == "done"]
+
+
+def spectra(detail: Mapping[str, Any], signal: str, kind: str, log_x: bool = False,
+            log_y: bool = False, chosen: Sequence[int] | None = None) -> Any:
+    """The spectra tab: the cases ``chosen`` (ids; at most :data:`MAX_SPECTRA`) or the
+    automatic choice (:func:`spectra_cases`, said in words), labelled by every varied
+    factor; overlay (``log_y``: log amplitude) or waterfall (log colour)."""
+    picked = set(chosen or [])
+    cases = ([c for c in detail["cases"] if c["id"] in picked and c["status"] == "done"]
+             [:MAX_SPECTRA] if picked else spectra_cases(detail))
     stored = load_spectra([c["id"] for c in cases], signal)
     cases = [{**c, "spectrum": stored[c["id"]]} for c in cases if c["id"] in stored]
     if not cases:
@@ -154,9 +210,16 @@ def spectra(detail: Mapping[str, Any], signal: str, kind: str, log_x: bool = Fal
         return note(f"No stored spectra for the cases shown (series policy '{policy}').")
     axes = view.axes_of(detail)
     rpm = crank_speed(detail)
-    make = spectra_figs.waterfall_figure if kind == "waterfall" else spectra_figs.spectra_figure
-    return graph(make(cases, signal=signal, axis=axes[0] if axes else None, speed_rpm=rpm,
-                      log_x=log_x))
+    said = (f"Showing the {len(cases)} chosen cases." if picked
+            else spectra_rule(detail, len(cases)))
+    if kind == "waterfall":
+        fig = spectra_figs.waterfall_figure(cases, signal=signal, axis=axes[0] if axes else None,
+                                            speed_rpm=rpm, log_x=log_x)
+    else:
+        fig = spectra_figs.spectra_figure(cases, signal=signal, axis=axes or None,
+                                          speed_rpm=rpm, log_x=log_x, log_y=log_y)
+    return html.Div([html.Div(said, id=ids.SPECTRA_SHOWN, className="small text-muted"),
+                     graph(fig)])
 
 
 def crank_speed(detail: Mapping[str, Any]) -> float | None:
@@ -247,10 +310,12 @@ def _percent(x: Any) -> str:
 
 
 def certificate_table(report: Mapping[str, Any], names: Mapping[Any, str]) -> dbc.Table:
-    """One row per refinement: source, refinement, run, peak, its change, the maximum
-    penetration's change, the ladder's verdict."""
+    """One row per refinement: source, refinement, run, peak, its change from the step
+    before (the verdict's reference: K × 4 against K × 2), the maximum penetration's, the
+    ladder's verdict."""
     head = ["Source", "Refinement", "Run", metric_label("peak_slider_accel"),
-            "Change of the peak", "Change of max. penetration", "Verdict"]
+            "Change of the peak from the step before", "Change of max. penetration",
+            "Verdict"]
     rows = []
     for source in report["sources"]:
         for ladder in source["ladders"]:
@@ -262,8 +327,8 @@ def certificate_table(report: Mapping[str, Any], names: Mapping[Any, str]) -> db
                     html.Td(dcc.Link(str(step["case_id"]), href=f"/cases/{step['case_id']}")
                             if step.get("case_id") else ""),
                     html.Td("" if peak is None else f"{peak:.6g}"),
-                    html.Td(_percent(step["changes"].get("peak_slider_accel"))),
-                    html.Td(_percent(step["changes"].get("max_penetration"))),
+                    html.Td(_percent(step["step_changes"].get("peak_slider_accel"))),
+                    html.Td(_percent(step["step_changes"].get("max_penetration"))),
                     html.Td(ladder["verdict"] if k == len(ladder["steps"]) - 2 else
                             step.get("status") if step.get("status") != "done" else ""),
                 ]))

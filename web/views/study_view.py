@@ -9,7 +9,8 @@ from typing import Any
 
 from gapsweep.core import metrics as metric_registry
 
-from ..figures.labels import parameter_label
+from ..figures.labels import format_value, parameter_label
+from .parameters import label as plabel
 
 FINISHED = ("done", "cancelled")
 CASE_STATUSES = ("queued", "running", "done", "failed", "cancelled")
@@ -23,6 +24,30 @@ def axes_of(detail: Mapping[str, Any]) -> list[str]:
 
 ALL_FACTORS = "__each__"  # the trends' x choice of a one-at-a-time study: a panel per factor
 NO_GROUP = "__none__"
+
+
+def _axis_text(axis: Mapping[str, Any]) -> str:
+    """An axis of the spec as a person reads it: ``0.02, 0.035, 0.05``; ``1 ± 30 % (3
+    levels)``; ``0.02 to 0.1 (5 levels)``; ``0.02 to 0.1`` (a sampling design's bounds)."""
+    if "values" in axis:
+        text = ", ".join(format_value(v) for v in axis["values"])
+        return text + (f" (nominal {format_value(axis['nominal'])})" if "nominal" in axis
+                       else "")
+    if "relative_percent" in axis:
+        return (f"{format_value(axis.get('nominal'))} ± {format_value(axis['relative_percent'])} "
+                f"% ({axis.get('levels')} levels)")
+    if "start" in axis:
+        span = f"{format_value(axis['start'])} to {format_value(axis.get('stop'))}"
+        return span + (f" ({axis['count']} levels)" if "count" in axis else "")
+    return ", ".join(f"{k} = {format_value(v)}" for k, v in axis.items())  # another form
+
+
+def setting_lines(spec: Mapping[str, Any]) -> tuple[list[str], list[str]]:
+    """(fixed base parameters, axes) of a spec, one ``name [unit]: value`` line each, in the
+    spec's order: what the study held fixed and what it varied (the page's header)."""
+    base = [f"{plabel(n)} = {format_value(v)}" for n, v in (spec.get("base") or {}).items()]
+    axes = [f"{plabel(n)}: {_axis_text(a)}" for n, a in (spec.get("axes") or {}).items()]
+    return base, axes
 
 
 def design_of(detail: Mapping[str, Any]) -> str:
@@ -162,3 +187,59 @@ def single_twin_metrics(detail: Mapping[str, Any]) -> dict[str, Any] | None:
 
 def compare_href(case_ids: Sequence[int]) -> str:
     return "/compare?cases=" + ",".join(str(int(i)) for i in case_ids)
+
+
+def with_ratio(
+    cases: Sequence[Mapping[str, Any]], twins: Sequence[Mapping[str, Any]] | None, key: str
+) -> list[dict[str, Any]]:
+    """``cases`` with metric ``key`` = ``ratio_to_ideal_<m>`` set to the case's ``m`` over
+    its ideal twin's (``m`` may be a ``_steady`` metric); a case without a done twin with a
+    non-zero value gets none (the figure counts it as skipped)."""
+    base = key.removeprefix(metric_registry.RATIO)
+    by_id = {t.get("id"): t for t in twins or []}
+    out = []
+    for case in cases:
+        twin = by_id.get(case.get("twin_id")) or {}
+        a = (case.get("metrics") or {}).get(base)
+        b = (twin.get("metrics") or {}).get(base) if twin.get("status") == "done" else None
+        ratio = (float(a) / float(b) if isinstance(a, (int, float)) and
+                 isinstance(b, (int, float)) and b else None)
+        out.append({**case, "metrics": {**(case.get("metrics") or {}), key: ratio}})
+    return out
+
+
+def group_for(axes: Sequence[str], x_axis: str | None, group: str | None) -> str:
+    """The trends' grouping once x is ``x_axis``: the group kept while it is another axis,
+    else the first axis that is not x (the lines the figure then draws), else none."""
+    if group in axes and group != x_axis:
+        return str(group)
+    return next((a for a in axes if a != x_axis), NO_GROUP)
+
+
+def differing_settings(specs: Sequence[Mapping[str, Any]]) -> list[dict[str, str]]:
+    """The parameters whose setting differs between studies ``specs``: one row each,
+    ``{"parameter": "friction", "0": "0.1", "1": "default", ...}`` keyed by the study's
+    position - a base value, ``varied: <levels>`` for an axis, ``default`` for neither;
+    the model and design too when they differ. Parameters set alike in all are left out."""
+    def setting(spec: Mapping[str, Any], name: str) -> str:
+        if name in (spec.get("axes") or {}):
+            return f"varied: {_axis_text(spec['axes'][name])}"
+        if name in (spec.get("base") or {}):
+            return format_value(spec["base"][name])
+        return "default"
+
+    names: dict[str, None] = {}
+    for spec in specs:
+        names.update(dict.fromkeys(spec.get("base") or {}))
+        names.update(dict.fromkeys(spec.get("axes") or {}))
+    rows = []
+    for key in ("model", "design"):
+        values = [str(spec.get(key, "grid" if key == "design" else "slider-crank"))
+                  for spec in specs]
+        if len(set(values)) > 1:
+            rows.append({"parameter": key, **{str(i): v for i, v in enumerate(values)}})
+    for name in names:
+        values = [setting(spec, name) for spec in specs]
+        if len(set(values)) > 1:
+            rows.append({"parameter": plabel(name), **{str(i): v for i, v in enumerate(values)}})
+    return rows
