@@ -26,8 +26,11 @@ from typing import Any
 
 import numpy as np
 
-from .schema import StudySpec, param_kinds, typed
+from .calibration import CALIBRATION_STAGES, best_case_index
+from .calibration_cost import FINAL_METRIC
+from .schema import StudySpec
 from .search import Stage, StageResult, replay
+from .search_box import axis_bounds, case_params, integer_axes
 
 #: the reasons db/leases.py gives a case a machine lost (not the solver's verdict)
 CRASH_REASONS = ("worker error", "lease expired")
@@ -43,17 +46,6 @@ class Advance:
     finished: bool
     waiting: bool
     state: dict[str, Any] = field(default_factory=dict)
-
-
-def axis_bounds(spec: StudySpec) -> list[tuple[float, float]]:
-    return [tuple(float(b) for b in a.bounds()) for a in spec.axes.values()]
-
-
-def case_params(spec: StudySpec, x: Sequence[float]) -> dict[str, Any]:
-    """The case of parameter vector ``x`` (axis order): base values, then the axes, typed."""
-    kinds = param_kinds(spec.model)
-    return {**spec.base, **{n: typed(kinds[n], float(v)) for n, v in zip(spec.axes, x,
-                                                                          strict=True)}}
 
 
 def objective_cost(spec: StudySpec, metrics: Mapping[str, Any]) -> float:
@@ -74,8 +66,6 @@ def stages_of(spec: StudySpec) -> list[Any]:
     """The stage planners of the design: each maps (spec, results of the stages before) to
     its :class:`Stage`."""
     if spec.design == "calibrate":
-        from .calibration import CALIBRATION_STAGES
-
         return list(CALIBRATION_STAGES)
     return [_optimize_stage]
 
@@ -84,10 +74,6 @@ def _optimize_stage(spec: StudySpec, before: list[tuple[Stage, StageResult, list
     return Stage(tuple(axis_bounds(spec)), "objective", int(spec.budget), int(spec.seed or 0),
                  integer_axes(spec))
 
-
-def integer_axes(spec: StudySpec) -> tuple[bool, ...]:
-    kinds = param_kinds(spec.model)
-    return tuple(kinds[n] == "int" for n in spec.axes)
 
 
 def case_cost(spec: StudySpec, stage: Stage, case: Mapping[str, Any]) -> float | None:
@@ -151,10 +137,6 @@ def _stage_state(stage: Stage, result: StageResult, offset: int) -> dict[str, An
 def _finish_state(state: dict[str, Any], spec: StudySpec, cases, finished: bool) -> dict:
     last = next((s for s in reversed(state["stages"]) if s["best_index"] is not None), None)
     if spec.design == "calibrate" and last is not None:
-        from gapsweep.study.calibration_cost import FINAL_METRIC
-
-        from .calibration import best_case_index
-
         index = best_case_index(list(cases))
         if index is not None:
             cost = cases[index]["metrics"][FINAL_METRIC]

@@ -12,16 +12,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from gapsweep.study.calibration_cost import FINAL_METRIC, STAGES, CostStage
+import numpy as np
+from gapsweep.core.api import get_model
 
+from .calibration_cost import FINAL_METRIC, STAGES, CostStage, calibration_metrics
+from .measurements import Measurement, parse_measurement
 from .schema import StudySpec
 from .search import Stage, StageResult
+from .search_box import axis_bounds, integer_axes
+from .search_rules import DEFAULT_FIT_SERIES
+from .signal_match import crank_deg_to_time
 
 
 def _planner(k: int, cost: CostStage):
     def plan(spec: StudySpec, before: list[tuple[Stage, StageResult, list]]) -> Stage:
-        from .adaptive import axis_bounds, integer_axes
-
         box = axis_bounds(spec)
         budget = max(10, int(spec.budget * cost.budget_fraction))
         seed = int(spec.seed or 0) + k
@@ -57,8 +61,6 @@ def best_case_index(cases: list[dict[str, Any]]) -> int | None:
 def target_record(spec: StudySpec, stored: dict[str, Any] | None = None):
     """The measurement a calibration fits: its embedded CSV, or ``stored`` (the JSON of
     the stored measurement its ``id`` names, read by the caller)."""
-    from .measurements import Measurement, parse_measurement
-
     if spec.measurement is not None and spec.measurement.csv is not None:
         return parse_measurement(spec.measurement.csv, model=spec.model)
     if stored is None:
@@ -70,13 +72,6 @@ def target_record(spec: StudySpec, stored: dict[str, Any] | None = None):
 def case_calibration_metrics(spec: StudySpec, record: Any, result: Any) -> dict[str, float]:
     """The calibration metrics (:func:`.calibration_cost.calibration_metrics`) of
     a solved case against ``record``, on the series the study fits."""
-    import numpy as np
-    from gapsweep.core.api import get_model
-    from gapsweep.study.calibration_cost import calibration_metrics
-    from gapsweep.study.signal_match import crank_deg_to_time
-
-    from .search_rules import DEFAULT_FIT_SERIES
-
     name = spec.fit_series or DEFAULT_FIT_SERIES
     t_meas = np.asarray(record.time, dtype=float)
     if record.time_base == "crank_deg":

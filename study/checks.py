@@ -16,8 +16,7 @@ from gapsweep.core.errors import InputError
 
 from .design_rules import check_design, max_cases
 from .errors import FieldError
-from .schema import SAMPLING_DESIGNS, Axis, StudySpec, param_kinds, typed
-from .search_schema import ADAPTIVE_DESIGNS
+from .schema import ADAPTIVE_DESIGNS, SAMPLING_DESIGNS, Axis, StudySpec, param_kinds, typed
 
 # Range and factor levels are monotone, so their ends carry the core's interval checks;
 # beyond this many levels only the first ones and the ends are checked (each check costs

@@ -15,9 +15,8 @@ from gapsweep.core.convergence import refinement_study
 from gapsweep.core.errors import InputError
 
 from .errors import FieldError
-from .schema import SAMPLING_DESIGNS, StudySpec, param_kinds
+from .schema import ADAPTIVE_DESIGNS, SAMPLING_DESIGNS, StudySpec, param_kinds
 from .search_rules import adaptive_errors, not_adaptive_errors
-from .search_schema import ADAPTIVE_DESIGNS
 
 DEFAULT_MAX_CASES = 100_000
 OAT_NOMINAL = (

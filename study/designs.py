@@ -19,7 +19,7 @@ import numpy as np
 from .adaptive import first_generation
 from .design_rules import count_cases, max_cases
 from .errors import FieldError, SpecError
-from .search_schema import ADAPTIVE_DESIGNS
+from .schema import ADAPTIVE_DESIGNS
 from .spec import StudySpec, param_kinds, typed
 from .twins import twin_key, twin_params
 

@@ -14,11 +14,11 @@ import numpy as np
 from gapsweep.core.api import get_model
 from pydantic import BaseModel, ConfigDict, Field, FiniteFloat, StringConstraints, model_validator
 
-from .search_schema import MeasurementRef, Objective
-
 DesignName = Literal["grid", "one-at-a-time", "latin-hypercube", "sobol", "morris", "convergence",
                      "optimize", "calibrate"]
 SAMPLING_DESIGNS = ("latin-hypercube", "sobol", "morris")
+ADAPTIVE_DESIGNS = ("optimize", "calibrate")  # cases chosen as the study runs (design.md 4.9)
+Goal = Literal["min", "max", "target"]
 Tag = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=40)]
 Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
 
@@ -110,6 +110,31 @@ class Axis(BaseModel):
         return self.model_dump(mode="json", exclude_none=True)
 
 
+# --- an adaptive study's keys (design.md 4.9): ``objective`` (optimize) and ``measurement``
+# (calibrate); a measurement ``file`` is read beside the study file and embedded as ``csv``
+# when submitted (.measurement_files), so the stored spec needs no file on disk
+class Objective(BaseModel):
+    """What ``optimize`` minimises: ``metric`` (a metric of the case), ``goal`` min | max |
+    target, ``value`` (the target, in the metric's SI unit; only for goal target)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    metric: str = Field(min_length=1, max_length=100)
+    goal: Goal = "min"
+    value: FiniteFloat | None = None
+
+
+class MeasurementRef(BaseModel):
+    """The record a calibration fits: a ``file`` (its text embedded as ``csv`` on submit)
+    or the ``id`` of a stored measurement."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    file: str | None = Field(None, min_length=1, max_length=500)
+    id: int | None = Field(None, ge=1)
+    csv: str | None = None
+
+
 class StudySpec(BaseModel):
     """A validated study (design.md 4.2); build it with :func:`parse_spec`.
 
@@ -131,7 +156,7 @@ class StudySpec(BaseModel):
     metric: str | None = Field(None, min_length=1, max_length=100)
     base: dict[str, Any] = Field(default_factory=dict)
     axes: dict[str, Axis] = Field(default_factory=dict)
-    # adaptive designs (design.md 4.9, :mod:`.search_schema`)
+    # adaptive designs (design.md 4.9: Objective, MeasurementRef above)
     objective: Objective | None = None
     budget: int | None = Field(None, ge=10, le=100_000)
     measurement: MeasurementRef | None = None

@@ -4,6 +4,7 @@ designs may not use. Reads only the schema (:mod:`.design_rules` calls it)."""
 from __future__ import annotations
 
 from .errors import FieldError, SpecError
+from .measurements import parse_measurement, series_names
 from .schema import StudySpec, param_kinds
 
 #: a calibration's fitted series when the spec does not name one
@@ -53,8 +54,6 @@ def _objective_errors(spec: StudySpec) -> list[FieldError]:
 
 
 def _measurement_errors(spec: StudySpec) -> list[FieldError]:
-    from .measurements import parse_measurement, series_names
-
     ref = spec.measurement
     series = spec.fit_series or DEFAULT_FIT_SERIES
     if series not in series_names(spec.model):

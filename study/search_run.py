@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .adaptive import Advance, advance
+from .calibration import case_calibration_metrics, target_record
 from .schema import StudySpec
 
 
@@ -38,8 +39,6 @@ def run_search(
 
     record = None
     if spec.design == "calibrate":
-        from .calibration import target_record
-
         record = target_record(spec)
     cases: list[dict[str, Any]] = []
     while True:
@@ -57,8 +56,6 @@ def case_entry(spec: StudySpec, record: Any, params: dict, result: Any) -> dict[
     """A solved case as the replay reads it (calibration metrics added for a calibration)."""
     metrics = dict(result.metrics)
     if result.ok and record is not None:
-        from .calibration import case_calibration_metrics
-
         metrics.update(case_calibration_metrics(spec, record, result))
     return {"params": params, "status": "done" if result.ok else "failed",
             "reason": result.reason, "metrics": metrics}

@@ -21,7 +21,7 @@ from typing import Any
 
 from gapsweep.db import search as search_rows
 from gapsweep.db.models import Study
-from gapsweep.study.search_schema import ADAPTIVE_DESIGNS
+from gapsweep.study.schema import ADAPTIVE_DESIGNS
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 

@@ -12,7 +12,7 @@ import logging
 
 from gapsweep.db import studies
 from gapsweep.study.analysis import analyse_study
-from gapsweep.study.search_schema import ADAPTIVE_DESIGNS
+from gapsweep.study.schema import ADAPTIVE_DESIGNS
 from sqlalchemy.orm import Session, sessionmaker
 
 from gapsweep.settings import Settings

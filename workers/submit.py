@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from gapsweep.db import leases, studies
 from gapsweep.study.designs import StudyPlan, plan_study
-from gapsweep.study.search_schema import ADAPTIVE_DESIGNS
+from gapsweep.study.schema import ADAPTIVE_DESIGNS
 from gapsweep.study.spec import StudySpec
 from sqlalchemy.orm import Session, sessionmaker
 
