@@ -76,6 +76,14 @@ MODELS: dict[str, Model] = {
             batch_runner="simulate_batch",
         ),
         Model(
+            "mechanism",
+            ".mechanism.case",
+            "MechanismCase",
+            "simulate_mechanism",
+            "your own planar mechanism: the [mechanism] table of the study (design.md 4.7)",
+            batch_runner="simulate_mechanisms",
+        ),
+        Model(
             "cantilever",
             ".flexible.cantilever",
             "CantileverCase",

@@ -14,8 +14,12 @@ Layouts (``nb`` bodies, state ``q = [x0, y0, phi0, x1, ...]`` of length ``3 nb``
   TRANSLATIONAL s(2), origin(2), dir(2), angle   n.(r_i + A_i s - origin) = 0, phi_i - angle (2)
   FIXED        x, y, phi                   r_i = (x, y), phi_i = phi (3 rows)
   DRIVER       omega, phi0                 phi_i - phi0 - omega t = 0 (1 row)
-``load_int[k] = (type, body_i, body_j)``; ``load_par[case, k, :8]``:
-  TORQUE tau; POINT_FORCE s(2), f(2); SPRING s_i(2), s_j(2), k, c, free length
+``load_int[k] = (type, body_i, body_j)``; ``load_par[case, k, :N_LOAD_PAR]``:
+  TORQUE tau; POINT_FORCE s(2), f(2); SPRING s_i(2), s_j(2), k, c, free length;
+  TABLE_FORCE s(2), unit direction(2), phi0, sign, n, -, then ``N_TABLE`` knot angles [rad,
+  in [0, 2 pi), increasing] and ``N_TABLE`` values [N]; TABLE_TORQUE the same with values
+  [N m]. A table load's ``body_j`` is the driven body: the load is a periodic function of
+  the driver angle ``sign (phi_j - phi0)``, linear between knots (:func:`forces.table_value`).
 ``clear_int[k] = (bearing body, journal body)``; ``clear_par[case, k, :]`` indexed by the
 ``CP_*`` constants below.
 
@@ -36,6 +40,7 @@ import numpy as np
 
 from .contact_laws import conformal_stiffness, get_contact_law
 from .contact_stiffness import effective_modulus, get_stiffness_model, line_stiffness
+from .errors import InputError
 from .friction_laws import get_friction_law
 from .model import (
     AngleDriver,
@@ -45,6 +50,7 @@ from .model import (
     PointForce,
     Revolute,
     Spring,
+    TableLoad,
     Torque,
     Translational,
 )
@@ -52,9 +58,11 @@ from .model import (
 REVOLUTE, TRANSLATIONAL, FIXED, DRIVER = 0, 1, 2, 3
 # constraint rows per joint kind, indexed by the kind (a tuple: the kernels index it too)
 ROWS = tuple({REVOLUTE: 2, TRANSLATIONAL: 2, FIXED: 3, DRIVER: 1}[k] for k in range(4))
-TORQUE, POINT_FORCE, SPRING = 0, 1, 2
+TORQUE, POINT_FORCE, SPRING, TABLE_FORCE, TABLE_TORQUE = 0, 1, 2, 3, 4
 N_JOINT_PAR = 8
-N_LOAD_PAR = 8
+N_TABLE = 72  # knots of a periodic load table (one every 5 degrees at most)
+LP_TABLE = 8  # first knot angle in a table load's row; its values follow N_TABLE later
+N_LOAD_PAR = LP_TABLE + 2 * N_TABLE
 
 # clearance joint parameters (one row per joint and case)
 (
@@ -205,6 +213,9 @@ def assemble(mech: Mechanism) -> tuple[Topology, CaseArrays]:
         elif isinstance(ld, Spring):
             lint.append((SPRING, idx(ld.body_i), idx(ld.body_j)))
             row[:7] = (*ld.point_i, *ld.point_j, ld.stiffness, ld.damping, ld.free_length)
+        elif isinstance(ld, TableLoad):
+            lint.append((table_kind(ld), idx(ld.body), idx(ld.driver_body)))
+            row[:] = table_row(ld, mech)
         lpar.append(row)
 
     prescribed, order = _prescribed_order(jint, len(mech.bodies))
@@ -239,6 +250,33 @@ def assemble(mech: Mechanism) -> tuple[Topology, CaseArrays]:
         gravity=np.array([mech.gravity], dtype=float),
     )
     return topo, arrays
+
+
+def table_kind(load: TableLoad) -> int:
+    """TABLE_TORQUE for a table of torques, TABLE_FORCE for one of forces."""
+    return TABLE_TORQUE if load.direction is None else TABLE_FORCE
+
+
+def table_row(load: TableLoad, mech: Mechanism) -> np.ndarray:
+    """The ``load_par`` row of a periodic table load: knots in [0, 2 pi), values, and the
+    driver's start angle and sense of rotation read from the mechanism's driver."""
+    driver = next((d for d in mech.drivers if d.body == load.driver_body), None)
+    if driver is None:
+        raise InputError("load.driver_body", load.driver_body, "a body with an angle driver")
+    n = len(load.angles)
+    if not 1 <= n <= N_TABLE:
+        raise InputError("load.angles", n, f"1 to {N_TABLE} knots")
+    row = np.zeros(N_LOAD_PAR)
+    row[:2] = load.point
+    if load.direction is not None:
+        d = np.asarray(load.direction, float)
+        row[2:4] = d / np.linalg.norm(d)
+    row[4] = driver.phi0
+    row[5] = 1.0 if driver.omega >= 0.0 else -1.0
+    row[6] = n
+    row[LP_TABLE : LP_TABLE + n] = load.angles
+    row[LP_TABLE + N_TABLE : LP_TABLE + N_TABLE + n] = load.values
+    return row
 
 
 def _prescribed_order(jint: list[tuple[int, int, int]], n_bodies: int) -> tuple[list, list]:

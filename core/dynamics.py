@@ -22,7 +22,8 @@ step (:mod:`projection`).
 
 The ODE state of a case is ``y = [q (n), v (n), W_driver, E_damping, E_friction, I_a2]``:
 the last four are quadratures integrated with the motion under the same error control -
-driver work [J], energy dissipated by contact damping and by friction [J], and the
+external work [J] (the driver's and the applied forces' and torques'), energy dissipated
+by contact damping and by friction [J], and the
 integral of the squared probe acceleration [m^2/s^3] for its RMS.
 """
 
@@ -287,7 +288,7 @@ def derivative(t, y, model, in_contact, approach_velocity, alpha, beta, probe, i
     q = y[:n]
     v = y[n : 2 * n]
     rotations(q, rot)
-    spring_damping = applied_forces(q, v, rot, mass, gravity, load_int, load_par, Q)
+    spring_damping, load_power = applied_forces(q, v, rot, mass, gravity, load_int, load_par, Q)
     damping, friction = clearance_forces(
         q, v, rot, clear_int, clear_par, in_contact, approach_velocity, Q, diag
     )
@@ -329,7 +330,8 @@ def derivative(t, y, model, in_contact, approach_velocity, alpha, beta, probe, i
         driver_power = 0.0
         for r in range(m):
             driver_power += lam[r] * phi_t[r]
-        dydt[2 * n + AUX_DRIVER_WORK] = driver_power
+        # the applied loads' work is external work as the driver's is (energy balance)
+        dydt[2 * n + AUX_DRIVER_WORK] = driver_power + load_power
         dydt[2 * n + AUX_DAMPING] = damping + spring_damping
         dydt[2 * n + AUX_FRICTION] = friction
         a = dydt[n + probe] if probe >= 0 else 0.0

@@ -46,6 +46,7 @@ def find_event(t0, y0, f0, t1, y1, f1, r5, n, model, in_contact, eps_onset, rot,
     n_clear = model[4].shape[0]
     if n_clear == 0:
         return best_joint, best_kind, best_lo, best_hi
+    best_t = t1
     tm = 0.5 * (t0 + t1)
     dense_output(t0, y0, f0, t1, y1, f1, r5, tm, ystage)
     for k in range(n_clear):
@@ -62,8 +63,20 @@ def find_event(t0, y0, f0, t1, y1, f1, r5, n, model, in_contact, eps_onset, rot,
                 kind, hi = EXIT, tm
             elif d1 < 0.0:
                 kind, lo = EXIT, tm
-        if kind != NONE and (best_kind == NONE or hi < best_hi):
-            best_joint, best_kind, best_lo, best_hi = k, kind, lo, hi
+        if kind == NONE:
+            continue
+        # with several joints the earliest crossing wins, estimated by linear interpolation
+        # in its bracket: a later joint's event taken first would leave an earlier one
+        # penetrating without force
+        target = eps_onset if kind == ONSET else 0.0
+        if lo == t0:
+            d_lo, d_hi = penetration(y0, n, model, rot, k)[0], dm
+        else:
+            d_lo, d_hi = dm, d1
+        frac = (target - d_lo) / (d_hi - d_lo) if d_hi != d_lo else 0.0
+        t_est = lo + min(max(frac, 0.0), 1.0) * (hi - lo)
+        if best_kind == NONE or t_est < best_t:
+            best_joint, best_kind, best_lo, best_hi, best_t = k, kind, lo, hi, t_est
     return best_joint, best_kind, best_lo, best_hi
 
 

@@ -31,8 +31,12 @@ from .assembly import (
     CP_SMODEL,
     CP_V0,
     CP_V1,
+    LP_TABLE,
+    N_TABLE,
     POINT_FORCE,
     SPRING,
+    TABLE_FORCE,
+    TABLE_TORQUE,
     TORQUE,
 )
 from .constraints import body_point
@@ -64,22 +68,71 @@ def _point_velocity(q, v, body, px, py):
     return v[3 * body] - w * (py - q[3 * body + 1]), v[3 * body + 1] + w * (px - q[3 * body])
 
 
+@kernel(runtime=False)
+def table_value(q, par, driver):
+    """A periodic table load's value at the driver angle of state ``q``.
+
+    The angle is ``sign (phi_driver - phi0)`` wrapped to [0, 2 pi); the value is linear
+    between the knots ``par[LP_TABLE:]`` and wraps from the last knot to the first plus
+    2 pi (a table of one knot is a constant). A bisection finds the interval.
+    """
+    n = int(par[6])
+    two_pi = 2.0 * math.pi
+    a = (par[5] * (q[3 * driver + 2] - par[4])) % two_pi
+    v0 = LP_TABLE + N_TABLE
+    if n == 1:
+        return par[v0]
+    first, last = par[LP_TABLE], par[LP_TABLE + n - 1]
+    if a < first or a >= last:  # the wrap-around interval
+        lo_a, hi_a = last, first + two_pi
+        lo_v, hi_v = par[v0 + n - 1], par[v0]
+        if a < first:
+            a += two_pi
+    else:
+        lo, hi = 0, n - 1
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            if par[LP_TABLE + mid] <= a:
+                lo = mid
+            else:
+                hi = mid
+        lo_a, hi_a = par[LP_TABLE + lo], par[LP_TABLE + hi]
+        lo_v, hi_v = par[v0 + lo], par[v0 + hi]
+    return lo_v + (hi_v - lo_v) * (a - lo_a) / (hi_a - lo_a)
+
+
 @kernel(inline="always")
 def applied_forces(q, v, rot, mass, gravity, load_int, load_par, Q):
-    """Fill ``Q`` with gravity and the applied loads; return the springs' damping power [W]."""
+    """Fill ``Q`` with gravity and the applied loads.
+
+    Returns ``(dissipation, power)`` [W]: the springs' damping power, and the power of the
+    forces and torques (constant or tabled) - external work, which the energy balance counts
+    with the driver's.
+    """
     nb = mass.shape[0]
     for b in range(nb):
         Q[3 * b] = mass[b] * gravity[0]
         Q[3 * b + 1] = mass[b] * gravity[1]
         Q[3 * b + 2] = 0.0
     dissipation = 0.0
+    power = 0.0
     for k in range(load_int.shape[0]):
         kind, bi, bj = load_int[k, 0], load_int[k, 1], load_int[k, 2]
-        if kind == TORQUE:
-            Q[3 * bi + 2] += load_par[k, 0]
-        elif kind == POINT_FORCE:
+        if kind in (TORQUE, TABLE_TORQUE):
+            tau = load_par[k, 0] if kind == TORQUE else table_value(q, load_par[k], bj)
+            if bi >= 0:
+                Q[3 * bi + 2] += tau
+                power += tau * v[3 * bi + 2]
+        elif kind in (POINT_FORCE, TABLE_FORCE):
             px, py, _, _ = body_point(q, rot, bi, load_par[k, 0], load_par[k, 1])
-            _apply(Q, bi, px, py, load_par[k, 2], load_par[k, 3], q)
+            if kind == POINT_FORCE:
+                fx, fy = load_par[k, 2], load_par[k, 3]
+            else:
+                f = table_value(q, load_par[k], bj)
+                fx, fy = f * load_par[k, 2], f * load_par[k, 3]
+            _apply(Q, bi, px, py, fx, fy, q)
+            vx, vy = _point_velocity(q, v, bi, px, py)
+            power += fx * vx + fy * vy
         elif kind == SPRING:
             xi, yi, _, _ = body_point(q, rot, bi, load_par[k, 0], load_par[k, 1])
             xj, yj, _, _ = body_point(q, rot, bj, load_par[k, 2], load_par[k, 3])
@@ -93,7 +146,7 @@ def applied_forces(q, v, rot, mass, gravity, load_int, load_par, Q):
             _apply(Q, bi, xi, yi, f * ux, f * uy, q)
             _apply(Q, bj, xj, yj, -f * ux, -f * uy, q)
             dissipation += load_par[k, 5] * rate * rate
-    return dissipation
+    return dissipation, power
 
 
 @kernel(runtime=False)

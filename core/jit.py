@@ -32,7 +32,11 @@ def _sources_digest() -> str:
     """
     digest = hashlib.sha256()
     for root, dirs, files in os.walk(_HERE):
-        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        # the described mechanisms (core/mechanism/) are plain Python that builds models and
+        # never defines or inlines a kernel (tests/core/test_mechanism_table.py checks it):
+        # an edit there must not cost a recompile
+        skip = ("__pycache__", "mechanism") if root == _HERE else ("__pycache__",)
+        dirs[:] = sorted(d for d in dirs if d not in skip)
         for name in sorted(files):
             if name.endswith(".py"):
                 with open(os.path.join(root, name), "rb") as handle:

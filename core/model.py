@@ -110,6 +110,27 @@ class Spring:
 
 
 @dataclass(frozen=True)
+class TableLoad:
+    """A force or torque on ``body`` given as a periodic table over the driver angle (a gas
+    force on a piston over the crank angle).
+
+    ``angles`` [rad]: knots in [0, 2 pi), strictly increasing; ``values``: the force [N]
+    along the unit ``direction`` (global frame) at local ``point``, or with ``direction``
+    None the torque [N m]. Between knots the load is linear, and it wraps from the last knot
+    to the first plus one revolution. The driver angle is ``phi - phi0`` of
+    ``driver_body`` (the body of an :class:`AngleDriver`), counted in its sense of rotation.
+    Its work enters the energy balance with the driver's.
+    """
+
+    body: str
+    driver_body: str
+    angles: tuple[float, ...]
+    values: tuple[float, ...]
+    direction: Vec2 | None = None
+    point: Vec2 = (0.0, 0.0)
+
+
+@dataclass(frozen=True)
 class ContactModel:
     """The clearance joint's contact and friction parameters (design.md 1.2).
 
@@ -168,7 +189,7 @@ class ClearanceJoint:
 
 
 Joint = Revolute | Translational | Fixed
-Load = Torque | PointForce | Spring
+Load = Torque | PointForce | Spring | TableLoad
 
 
 @dataclass(frozen=True)
@@ -245,6 +266,8 @@ class Mechanism:
             for name in ("damping", "free_length"):
                 if require_finite(f"spring.{name}", getattr(s, name)) < 0.0:
                     raise InputError(f"spring.{name}", getattr(s, name), ">= 0")
+        for t in (x for x in self.loads if isinstance(x, TableLoad)):
+            _validate_table(t)
         for j in (x for x in self.joints if isinstance(x, Translational)):
             if not math.hypot(*j.direction) > 0.0:
                 raise InputError("translational.direction", j.direction, "a non-zero vector")
@@ -257,6 +280,20 @@ class Mechanism:
             if self.probe.coordinate not in (0, 1, 2):
                 allowed = "0 (x), 1 (y) or 2 (phi)"
                 raise InputError("probe.coordinate", self.probe.coordinate, allowed)
+
+
+def _validate_table(t: TableLoad) -> None:
+    if len(t.angles) != len(t.values) or not t.angles:
+        raise InputError("table.values", len(t.values), f"{len(t.angles)} values, one per angle")
+    for a in t.angles:
+        if not 0.0 <= require_finite("table.angles", a) < 2.0 * math.pi:
+            raise InputError("table.angles", a, "in [0, 2 pi) rad")
+    if any(b <= a for a, b in zip(t.angles, t.angles[1:], strict=False)):
+        raise InputError("table.angles", t.angles, "strictly increasing")
+    for v in t.values:
+        require_finite("table.values", v)
+    if t.direction is not None and not math.hypot(*t.direction) > 0.0:
+        raise InputError("table.direction", t.direction, "a non-zero vector")
 
 
 def _validate_clearance(cj: ClearanceJoint) -> None:

@@ -205,6 +205,18 @@ REGISTRY: dict[str, tuple[Parameter, ...]] = {
 }
 
 
+# the described mechanism (design.md 4.7): its table, then the slider-crank's solver, output
+# and start names; its own numbers are dotted paths into the table (core/mechanism/table.py)
+_SLIDER_CRANK = {p.name: p for p in REGISTRY["slider-crank"]}
+REGISTRY["mechanism"] = (
+    Parameter("mechanism", MODEL, "Mechanism", symbol="mechanism"),
+    *(_SLIDER_CRANK[n] for n in (
+        "t_end", "ideal", "initial", "integrator", "rtol", "atol", "max_step",
+        "contact_max_step", "initial_step", "event_location", "stabilization",
+        "baumgarte_alpha", "baumgarte_beta", "n_output", "refine_peaks")),
+)
+
+
 def model_parameters(model: str) -> tuple[Parameter, ...]:
     """The registry entries of ``model``, or :class:`InputError` listing the models."""
     try:

@@ -114,7 +114,8 @@ def export_rows(session: Session, study_id: int) -> tuple[list[str], list[dict[s
     has_twins = False
     out: list[dict[str, Any]] = []
     for case_id, params, status, twin_id, result, twin in rows:
-        params_cols.update(dict.fromkeys(params))
+        # a mechanism study's cases carry its [mechanism] table: the study's, not a column
+        params_cols.update(dict.fromkeys(k for k in params if k != "mechanism"))
         metrics = result_metrics(result)
         metric_cols.update(dict.fromkeys(metrics))
         if twin_id is not None:

@@ -1,7 +1,8 @@
 """``gapsweep`` command line: the solver core, the study archive and the services.
 
     gapsweep simulate [--model slider-crank] [--set NAME=VALUE ...] [--ideal] [--json]
-    gapsweep warmup | models | params [--model NAME]
+    gapsweep warmup | models | params [--model NAME | --study FILE]
+    gapsweep mechanism check FILE [--json] | mechanism draw FILE -o OUT.svg|png
     gapsweep study validate FILE | run FILE | submit FILE | wait ID | examples
     gapsweep studies | show ID | export ID | cancel ID | retry ID | delete ID | purge
     gapsweep worker | workers | serve [--auth] | db upgrade
@@ -22,13 +23,13 @@ from collections.abc import Sequence
 from gapsweep.archive.errors import ForbiddenError, RefusedError, UnavailableError
 from gapsweep.core.errors import GapsweepError, InputError
 
-from .commands import examples, measured, models, services, simulate, studies, users
+from .commands import examples, measured, mechanism, models, services, simulate, studies, users
 from .commands.exit_codes import EXIT_BAD_INPUT, EXIT_FAILED, CommandError
 
 # Each group's module imports only the standard library and gapsweep's light modules at the
 # top; what a command needs (SQLAlchemy, numba, scipy, Celery, Dash) is imported inside it,
 # so `gapsweep --help` and the archive commands answer at once (tests/cli/test_imports.py).
-COMMAND_GROUPS = (simulate, models, studies, examples, services, users, measured)
+COMMAND_GROUPS = (simulate, models, studies, examples, mechanism, services, users, measured)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -47,6 +47,32 @@ NO_CERTIFICATES = frozenset({"convergence", "optimize", "calibrate"})  # adaptiv
 # search's cases are not a design whose numerics one refined case stands for
 
 
+def headline(model: str, cases: Sequence[Mapping[str, Any]] = ()) -> str:
+    """The metric the verdict is read on: the whole-run peak slider acceleration, or for a
+    described mechanism (design.md 4.7) the whole-run peak of its first measure (measures
+    in name order, the run's probe), or its peak contact force when it measures nothing."""
+    if model != "mechanism":
+        return HEADLINE
+    for c in cases:
+        table = (c.get("params") or {}).get("mechanism") or {}
+        measures = sorted(table.get("measures") or {})
+        return f"peak_{measures[0]}" if measures else "peak_contact_force"
+    return HEADLINE
+
+
+def robust_metrics(model: str, cases: Sequence[Mapping[str, Any]] = ()) -> tuple[str, ...]:
+    """:data:`ROBUST_METRICS` with the model's headline first."""
+    first = headline(model, cases)
+    return (first, *(m for m in ROBUST_METRICS if m not in (first, HEADLINE)))
+
+
+def _mechanism_stiffness_paths(params: Mapping[str, Any]) -> list[str]:
+    """``joints.<j>.stiffness_scale`` of every clearance joint of a case's mechanism."""
+    joints = ((params.get("mechanism") or {}).get("joints")) or {}
+    return [f"joints.{n}.stiffness_scale" for n, j in sorted(joints.items())
+            if isinstance(j, Mapping) and "clearance_mm" in j]
+
+
 @dataclass(frozen=True)
 class Refinement:
     """One refined re-run of a source case. ``slot``: its stable number (stored with the
@@ -109,15 +135,16 @@ def select_sources(model: str, cases: Sequence[Mapping[str, Any]]) -> list[Sourc
     default when a case does not set it; ties: the larger peak, then the first). One source
     with both roles when they coincide; [] when no case is done with a finite peak."""
     defaults = get_model(model).defaults()
+    first = headline(model, cases)
     done = [
         (i, c) for i, c in enumerate(cases)
-        if c.get("status") == "done" and _finite((c.get("metrics") or {}).get(HEADLINE)) is not None
+        if c.get("status") == "done" and _finite((c.get("metrics") or {}).get(first)) is not None
     ]
     if not done:
         return []
 
     def peak(item: tuple[int, Mapping[str, Any]]) -> float:
-        return float(item[1]["metrics"][HEADLINE])
+        return float(item[1]["metrics"][first])
 
     roles: dict[int, list[str]] = {}
     largest = max(done, key=lambda item: (peak(item), -item[0]))
@@ -142,6 +169,8 @@ def refined_params(model: str, params: Mapping[str, Any], refinement: Refinement
     the parameter's allowed range."""
     m = get_model(model)
     defaults = m.defaults()
+    if model == "mechanism" and refinement.param == "stiffness_scale":
+        return _mechanism_stiffness(m, params, refinement)
     if refinement.param not in defaults:
         return None
     if refinement.param == "stiffness_scale" and params.get("ideal", defaults.get("ideal")):
@@ -152,6 +181,24 @@ def refined_params(model: str, params: Mapping[str, Any], refinement: Refinement
     else:
         value = float(current) * refinement.factor
     out = {**params, refinement.param: value}
+    try:
+        m.parse(out)
+    except InputError:
+        return None
+    return out
+
+
+def _mechanism_stiffness(m: Any, params: Mapping[str, Any], refinement: Refinement) -> dict | None:
+    """A mechanism's contact stiffness step-up: every clearance joint's scale at once."""
+    paths = _mechanism_stiffness_paths(params)
+    if not paths or params.get("ideal"):
+        return None
+    table = params.get("mechanism") or {}
+    out = dict(params)
+    for path in paths:
+        joint = table["joints"][path.split(".")[1]]
+        current = params.get(path, joint.get("stiffness_scale", 1.0))
+        out[path] = float(current) * refinement.factor
     try:
         m.parse(out)
     except InputError:
@@ -187,7 +234,16 @@ def _level(model: str, params: Mapping[str, Any], ladder: str) -> float:
     if ladder == "tolerance":
         return float(get("rtol"))
     if ladder == "output step":
+        if model == "mechanism":  # t_end by default two driver revolutions
+            case = get_model(model).parse(params)
+            return case.solver_options().t_end / (int(get("n_output")) - 1)
         return float(get("t_end")) / (int(get("n_output")) - 1)
+    if model == "mechanism":
+        paths = _mechanism_stiffness_paths(params)
+        if not paths:
+            return 1.0
+        joint = (params.get("mechanism") or {})["joints"][paths[0].split(".")[1]]
+        return float(params.get(paths[0], joint.get("stiffness_scale", 1.0)))
     return float(get("stiffness_scale"))
 
 
@@ -202,28 +258,29 @@ def _ladder_report(
 ) -> dict[str, Any]:
     """One refinement ladder of one source: levels, headline values, changes, verdict."""
     what, tolerance = LADDERS[ladder]
+    robust = robust_metrics(model, [source])
+    first = robust[0]
     src_metrics = source.get("metrics") or {}
     steps = [{"label": "as run", "case_id": source.get("id"), "status": "done",
               "level": _level(model, source.get("params") or {}, ladder),
-              "metrics": {m: _finite(src_metrics.get(m)) for m in ROBUST_METRICS}}]
+              "metrics": {m: _finite(src_metrics.get(m)) for m in robust}}]
     for refinement, cert in runs:
         metrics = cert.get("metrics") or {}
         steps.append({"label": refinement.label, "case_id": cert.get("id"),
                       "status": cert.get("status"),
                       "level": _level(model, cert.get("params") or {}, ladder),
-                      "metrics": {m: _finite(metrics.get(m)) for m in ROBUST_METRICS}})
+                      "metrics": {m: _finite(metrics.get(m)) for m in robust}})
     for k, step in enumerate(steps):
         step["changes"] = {m: _change(steps[0]["metrics"][m], step["metrics"][m])
-                           for m in ROBUST_METRICS}
+                           for m in robust}
         # from the step before, relative to this step's value: what the verdict judges
         # (K × 2 -> K × 4, as :func:`refinement_study` measures it)
         before = steps[max(k - 1, 0)]["metrics"]
-        step["step_changes"] = {m: _change(step["metrics"][m], before[m])
-                                for m in ROBUST_METRICS}
+        step["step_changes"] = {m: _change(step["metrics"][m], before[m]) for m in robust}
     out: dict[str, Any] = {"ladder": ladder, "level_name": what, "tolerance": tolerance,
                            "steps": steps, "converged": None, "change": None,
                            "verdict": None}
-    values = [s["metrics"][HEADLINE] for s in steps]
+    values = [s["metrics"][first] for s in steps]
     if any(s["status"] != "done" for s in steps) or any(v is None for v in values):
         failed = [s["label"] for s in steps if s["status"] in ("failed", "cancelled")]
         out["verdict"] = (f"no verdict: {', '.join(failed)} {'has' if len(failed) == 1 else 'have'}"
@@ -296,7 +353,7 @@ def certificate_report(
     numeric = [lad for s in sources for lad in s["ladders"] if lad["ladder"] != "contact stiffness"]
     verdicts = [lad["converged"] for lad in numeric]
     numerics = None if not verdicts or None in verdicts else all(verdicts)
-    return {"metric": HEADLINE, "sources": sources, "counts": counts,
+    return {"metric": headline(model, cases), "sources": sources, "counts": counts,
             "numeric_tolerance": NUMERIC_TOLERANCE, "stiffness_tolerance": STIFFNESS_TOLERANCE,
             "numerics_converged": numerics, "verdict": _overall(sources, numerics)}
 

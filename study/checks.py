@@ -16,7 +16,8 @@ from gapsweep.core.errors import InputError
 
 from .design_rules import check_design, max_cases
 from .errors import FieldError
-from .schema import ADAPTIVE_DESIGNS, SAMPLING_DESIGNS, Axis, StudySpec, param_kinds, typed
+from .mechanism import table_errors as mechanism_errors
+from .schema import ADAPTIVE_DESIGNS, SAMPLING_DESIGNS, Axis, StudySpec, typed
 
 # Range and factor levels are monotone, so their ends carry the core's interval checks;
 # beyond this many levels only the first ones and the ends are checked (each check costs
@@ -54,14 +55,15 @@ class _Checker:
         self.broken = broken
         self.errors: list[FieldError] = []
         self.model = get_model(spec.model) if spec.model in MODELS else None
-        self.kinds = param_kinds(spec.model) if self.model else {}
+        self.kinds = spec.param_kinds() if self.model else {}
+        self.context = {"mechanism": spec.mechanism} if spec.mechanism is not None else {}
 
     def add(self, field: str, value: Any, allowed: str) -> None:
         self.errors.append(FieldError(field, value, allowed))
 
     def core_error(self, params: dict[str, Any]) -> InputError | None:
         try:
-            self.model.parse(params)
+            self.model.parse({**self.context, **params})
         except InputError as exc:
             return exc
         except (TypeError, ValueError) as exc:  # a value of a type the core cannot take
@@ -70,7 +72,7 @@ class _Checker:
 
     def canonical(self, params: dict[str, Any], name: str) -> Any:
         """The value of ``name`` as the core parsed it (``"0.05"`` -> 0.05, 1 -> 1.0)."""
-        value = getattr(self.model.parse(params), name)
+        value = getattr(self.model.parse({**self.context, **params}), name)
         if isinstance(value, (bool, int, float, str)):
             return value
         return params[name]
@@ -231,6 +233,9 @@ def check_spec(spec: StudySpec, broken: set[str]) -> tuple[StudySpec, list[Field
         if "model" not in broken:
             c.add("model", spec.model, "one of " + ", ".join(MODELS))
         return spec, c.errors
+    table = mechanism_errors(spec.model, spec.mechanism)
+    if table:  # nothing else can be checked against a mechanism that does not assemble
+        return spec, table
     base = c.check_base()
     axes = c.check_axes(base)
     checked = spec.model_copy(update={"base": base, "axes": axes})

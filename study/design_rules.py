@@ -15,7 +15,7 @@ from gapsweep.core.convergence import refinement_study
 from gapsweep.core.errors import InputError
 
 from .errors import FieldError
-from .schema import ADAPTIVE_DESIGNS, SAMPLING_DESIGNS, StudySpec, param_kinds
+from .schema import ADAPTIVE_DESIGNS, SAMPLING_DESIGNS, StudySpec
 from .search_rules import adaptive_errors, not_adaptive_errors
 
 DEFAULT_MAX_CASES = 100_000
@@ -76,7 +76,7 @@ def _convergence(spec: StudySpec, complete: bool) -> list[FieldError]:
         errors.append(FieldError("axes", list(spec.axes), "exactly one refinement axis"))
     if spec.metric is None:
         errors.append(FieldError("metric", None, "a metric to follow, e.g. peak_slider_accel"))
-    kinds = param_kinds(spec.model)
+    kinds = spec.param_kinds()
     for name in spec.axes:
         levels = spec.levels(name)
         if kinds[name] not in ("int", "float") or not all(map(_is_number, levels)):
@@ -94,7 +94,7 @@ def _sampling(spec: StudySpec) -> list[FieldError]:
     errors = []
     if spec.samples is None:
         errors.append(FieldError("samples", None, f"an integer >= 1 (N) for {spec.design}"))
-    kinds = param_kinds(spec.model)
+    kinds = spec.param_kinds()
     for name, axis in spec.axes.items():
         if kinds[name] not in ("int", "float"):
             errors.append(FieldError(f"axes.{name}", name,

@@ -8,6 +8,7 @@ its axis values, in the spec's order (design.md 4.5).
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import warnings
 from collections.abc import Callable
@@ -20,7 +21,7 @@ from .adaptive import first_generation
 from .design_rules import count_cases, max_cases
 from .errors import FieldError, SpecError
 from .schema import ADAPTIVE_DESIGNS
-from .spec import StudySpec, param_kinds, typed
+from .spec import StudySpec, typed
 from .twins import twin_key, twin_params
 
 
@@ -51,7 +52,7 @@ def _grid(spec: StudySpec) -> Cases:
 
 
 def _one_at_a_time(spec: StudySpec) -> Cases:
-    kinds = param_kinds(spec.model)
+    kinds = spec.param_kinds()
     nominal = {n: typed(kinds[n], a.nominal_level()) for n, a in spec.axes.items()}
     cases = [{**spec.base, **nominal}]
     for name in spec.axes:
@@ -113,7 +114,7 @@ def _sampled(make: Callable[[StudySpec, list[list[float]], int], np.ndarray]) ->
     def design(spec: StudySpec) -> Cases:
         bounds = problem(spec)["bounds"]
         matrix = make(spec, bounds, spec.seed or 0)
-        kinds = param_kinds(spec.model)
+        kinds = spec.param_kinds()
         names = list(spec.axes)
         cases = [
             {**spec.base, **{n: typed(kinds[n], float(x)) for n, x in zip(names, row,
@@ -144,12 +145,14 @@ def plan_study(spec: StudySpec) -> StudyPlan:
     if n > limit:
         raise SpecError([FieldError("design", n, f"at most {limit} cases (GAPSWEEP_MAX_CASES)")])
     cases, matrix = DESIGNS[spec.design](spec)
+    if spec.mechanism is not None:  # each case carries its mechanism: workers need no file
+        cases = [{**c, "mechanism": spec.mechanism} for c in cases]
     twins, twin_of = _twins(spec, cases)
     return StudyPlan(cases, twins, twin_of, None if matrix is None else matrix.tolist())
 
 
 def _twins(spec: StudySpec, cases: list[dict[str, Any]]) -> tuple[list, list]:
-    if not spec.ideal_twin or "ideal" not in param_kinds(spec.model) or spec.design in (
+    if not spec.ideal_twin or "ideal" not in spec.param_kinds() or spec.design in (
             ADAPTIVE_DESIGNS):  # an adaptive study's cases come later than its twins would
         return [], [None] * len(cases)
     twins: list[dict[str, Any]] = []
@@ -174,12 +177,20 @@ CASE_SECONDS = {
     "slider-crank": (0.004, 0.024),
     "flexible-slider-crank": (2.0, 0.024),
     "cantilever": (2.0, 0.5),
+    "mechanism": (0.004, 0.024),  # as the slider-crank, per two driver revolutions
 }
 
 
 def estimate_seconds(spec: StudySpec, n_cases: int) -> float:
     """Rough solver time [s] of ``n_cases`` cases of ``spec`` (twins included if counted)."""
     per_case, t_ref = CASE_SECONDS.get(spec.model, (1.0, 1.0))
+    if spec.mechanism is not None:  # in driver revolutions: two by default
+        from gapsweep.core.mechanism.case import MechanismCase
+
+        with contextlib.suppress(Exception):  # a refused table is reported elsewhere
+            t_ref = 2.0 * MechanismCase.from_mapping({"mechanism": spec.mechanism}).period
+        if "t_end" not in spec.axes and spec.base.get("t_end") is None:
+            return float(n_cases * per_case)
     if "t_end" in spec.axes:
         t_end = float(np.mean(spec.levels("t_end")))
     else:

@@ -156,6 +156,8 @@ class StudySpec(BaseModel):
     metric: str | None = Field(None, min_length=1, max_length=100)
     base: dict[str, Any] = Field(default_factory=dict)
     axes: dict[str, Axis] = Field(default_factory=dict)
+    # model = "mechanism": the mechanism itself (design.md 4.7), stored with the study
+    mechanism: dict[str, Any] | None = None
     # adaptive designs (design.md 4.9: Objective, MeasurementRef above)
     objective: Objective | None = None
     budget: int | None = Field(None, ge=10, le=100_000)
@@ -175,8 +177,21 @@ class StudySpec(BaseModel):
 
     def levels(self, name: str) -> list[Any]:
         """The levels of axis ``name``, typed as the parameter is (integers rounded)."""
-        kind = param_kinds(self.model)[name]
+        kind = self.param_kinds()[name]
         return [typed(kind, v) for v in self.axes[name].level_values()]
+
+    def param_kinds(self) -> dict[str, str]:
+        """:func:`param_kinds` of the model, with a mechanism's own dotted names."""
+        kinds = param_kinds(self.model)
+        if self.mechanism is not None:
+            from .mechanism import kinds as mechanism_kinds
+
+            try:
+                kinds = {k: v for k, v in kinds.items() if k != "mechanism"}
+                kinds.update(mechanism_kinds(self.mechanism))
+            except Exception:  # noqa: BLE001 - a broken table is reported by the checks
+                pass
+        return kinds
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready; :func:`parse_spec` of it gives this spec back."""

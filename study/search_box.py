@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .schema import StudySpec, param_kinds, typed
+from .schema import StudySpec, typed
 
 
 def axis_bounds(spec: StudySpec) -> list[tuple[float, float]]:
@@ -14,11 +14,11 @@ def axis_bounds(spec: StudySpec) -> list[tuple[float, float]]:
 
 def case_params(spec: StudySpec, x: Sequence[float]) -> dict[str, Any]:
     """The case of parameter vector ``x`` (axis order): base values, then the axes, typed."""
-    kinds = param_kinds(spec.model)
+    kinds = spec.param_kinds()
     return {**spec.base, **{n: typed(kinds[n], float(v)) for n, v in zip(spec.axes, x,
                                                                           strict=True)}}
 
 
 def integer_axes(spec: StudySpec) -> tuple[bool, ...]:
-    kinds = param_kinds(spec.model)
+    kinds = spec.param_kinds()
     return tuple(kinds[n] == "int" for n in spec.axes)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from .errors import FieldError, SpecError
 from .measurements import parse_measurement, series_names
-from .schema import StudySpec, param_kinds
+from .schema import StudySpec
 
 #: a calibration's fitted series when the spec does not name one
 DEFAULT_FIT_SERIES = "slider_acceleration"
@@ -17,7 +17,7 @@ def adaptive_errors(spec: StudySpec) -> list[FieldError]:
     if spec.budget is None:
         errors.append(FieldError("budget", None, f"an integer >= 10: the most cases "
                                  f"{spec.design} may run"))
-    kinds = param_kinds(spec.model)
+    kinds = spec.param_kinds()
     if len(spec.axes) > MAX_SEARCH_AXES:
         errors.append(FieldError("axes", list(spec.axes), f"at most {MAX_SEARCH_AXES} axes"))
     for name, axis in spec.axes.items():

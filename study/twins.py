@@ -31,6 +31,10 @@ def twin_params(params: Mapping[str, Any], model: str | None = None) -> dict[str
     model does not read (without a model: minus :data:`IDEAL_IGNORES`), ideal on."""
     ignored = IDEAL_IGNORES if model is None else ideal_ignored(model)
     out = {k: v for k, v in params.items() if k not in ignored and k != "ideal"}
+    if model == "mechanism":  # a described mechanism's clearance joints: dotted names
+        from .mechanism import ideal_ignores
+
+        out = {k: v for k, v in out.items() if not ideal_ignores(k)}
     out["ideal"] = True
     return out
 

@@ -183,6 +183,12 @@ COMPARE_STUDIES = "compare-studies"
 COMPARE_STUDIES_GRAPH = "compare-studies-graph"
 COMPARE_OPEN_CASE = "compare-open-case"
 CASE_METRICS = "case-metrics"
+CASE_ANIMATION = "case-mechanism-animation"  # a described mechanism's run, animated
+NEW_MECHANISM = "new-mechanism"  # store: the study's [mechanism] table (model = "mechanism")
+NEW_MECHANISM_LIBRARY = "new-mechanism-library"  # dropdown: shipped and archived mechanisms
+NEW_MECHANISM_DRAWING = "new-mechanism-drawing"  # graph: the mechanism at driver angle 0
+NEW_MECHANISM_CARD = "new-mechanism-card"
+NEW_MECHANISM_VARIABLES = "new-mechanism-variables"  # table: the design variables, editable
 
 # an adaptive study's tab (web/views/search_view.py)
 SEARCH_CONTENT = "search-content"

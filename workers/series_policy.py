@@ -66,9 +66,24 @@ def decimate_indices(x: np.ndarray, budget: int) -> np.ndarray:
     return np.unique(np.concatenate(([0, n - 1], 1 + lowest, 1 + highest)))
 
 
+def _spectrum_names(result: CaseResult) -> list[str]:
+    """:data:`SPECTRUM_SERIES`, and a described mechanism's contact force of each clearance
+    joint (``contact_normal_force.<joint>``, design.md 4.7)."""
+    joints = [n for n in result.series if n.startswith("contact_normal_force.")]
+    return [*SPECTRUM_SERIES, *joints]
+
+
+def _extra_names(series: dict, t: np.ndarray) -> list[str]:
+    """A described mechanism's own series beyond the solver grid's: its measures and each
+    clearance joint's (``penetration.<joint>`` ...), one value per time of ``t``."""
+    return [n for n, v in series.items()
+            if n not in PREVIEW_SERIES and n not in ("t", "final_state")
+            and np.asarray(v).shape == t.shape]
+
+
 def _spectra(result: CaseResult, rotation_hz: float) -> dict[str, np.ndarray]:
     out: dict[str, np.ndarray] = {}
-    for name in SPECTRUM_SERIES:
+    for name in _spectrum_names(result):
         if name not in result.series:
             continue
         s = series_spectrum(result, name, rotation_hz if rotation_hz > 0 else 1.0, peaks=1)
@@ -83,10 +98,14 @@ def _preview(result: CaseResult, rotation_hz: float) -> dict[str, np.ndarray]:
         return {}
     t = np.asarray(series["t"])
     out: dict[str, np.ndarray] = {}
-    pairs = [pair for pair in PAIRED_SERIES
+    extra = _extra_names(series, t)
+    joints = [n.split(".", 1)[1] for n in extra if n.startswith("eccentricity_x.")]
+    candidates = [*PAIRED_SERIES, *((f"eccentricity_x.{j}", f"eccentricity_y.{j}")
+                                    for j in joints)]
+    pairs = [pair for pair in candidates
              if all(n in series and np.asarray(series[n]).shape == t.shape for n in pair)]
     paired = {name for pair in pairs for name in pair}
-    for name in PREVIEW_SERIES:
+    for name in (*PREVIEW_SERIES, *extra):
         if name in paired:
             continue
         if name in series and np.asarray(series[name]).shape == t.shape:

@@ -7,32 +7,23 @@
 from __future__ import annotations
 
 import argparse
-import importlib.resources
 from pathlib import Path
+
+from gapsweep.study import examples
 
 from .exit_codes import EXIT_OK, CommandError
 from .output import print_json
-
-SUFFIXES = (".toml", ".json")
-
-
-def example_files() -> dict[str, Path]:
-    """Name (the file's stem) -> path of every shipped study file, sorted by name."""
-    folder = importlib.resources.files("gapsweep.examples")
-    found = {p.name: p for p in folder.iterdir() if p.name.endswith(SUFFIXES)}
-    # installed as files (setuptools wheels unpack): a real path each
-    return {Path(n).stem: Path(str(found[n])) for n in sorted(found)}
 
 
 def example_file(name: str) -> Path:
     """The shipped study file ``name`` (with or without its suffix); exit 2 naming the
     value and the names there are."""
-    files = example_files()
-    stem = Path(name).stem if name.endswith(SUFFIXES) else name
-    if stem not in files:
-        raise CommandError(f"--example: {name!r} — allowed one of {', '.join(files) or '(none)'}"
-                           " (`gapsweep examples` lists them)")
-    return files[stem]
+    try:
+        return examples.example_file(name)
+    except KeyError:
+        names = ", ".join(examples.example_files()) or "(none)"
+        raise CommandError(f"--example: {name!r} — allowed one of {names}"
+                           " (`gapsweep examples` lists them)") from None
 
 
 def _title(path: Path) -> str:
@@ -45,7 +36,7 @@ def _title(path: Path) -> str:
 
 
 def cmd_examples(args: argparse.Namespace) -> int:
-    files = example_files()
+    files = examples.example_files()
     if args.json:
         print_json({"examples": [{"name": n, "title": _title(p), "path": str(p)}
                                  for n, p in files.items()]})

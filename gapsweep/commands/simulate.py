@@ -292,6 +292,8 @@ def cmd_params(args: argparse.Namespace) -> int:
     "allowed"}`` (an infinite default as null)."""
     from gapsweep.core.api import get_model
 
+    if args.study:
+        return _study_params(args)
     get_model(args.model)  # an unknown model: exit 2 with the list
     rows = describe(args.model)
     if args.json:
@@ -304,6 +306,31 @@ def cmd_params(args: argparse.Namespace) -> int:
     widths = [max(len(c), *(len(r[j]) for r in cells)) for j, c in enumerate(PARAMS_COLUMNS)]
     for row in [list(PARAMS_COLUMNS), *cells]:
         print("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
+    return 0
+
+
+def _study_params(args: argparse.Namespace) -> int:
+    """``params --study FILE``: the names a study of FILE's mechanism may set, with units
+    (``--json``: a list of ``{"name", "unit", "default"}``)."""
+    from gapsweep.core.mechanism.case import sweepable_names
+
+    from .mechanism import read_table
+
+    table = read_table(args.study)
+    rows = []
+    for name, unit in sweepable_names(table).items():
+        node: Any = table
+        for key in name.split("."):
+            node = node.get(key) if isinstance(node, dict) else None
+        rows.append({"name": name, "unit": unit, "default": node})
+    if args.json:
+        print(json.dumps(rows, default=str))
+        return 0
+    width = max(len(r["name"]) for r in rows)
+    print("name".ljust(width) + "  unit  value")
+    for r in rows:
+        value = "-" if r["default"] is None else _param_cell(r["default"])
+        print(f"{r['name'].ljust(width)}  {(r['unit'] or '-'):<5} {value}")
     return 0
 
 
@@ -341,5 +368,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     warm.set_defaults(func=cmd_warmup)
     par = sub.add_parser("params", help="list a model's parameters: default, unit, kind, range")
     par.add_argument("--model", default="slider-crank")
+    par.add_argument("--study", default=None, metavar="FILE",
+                     help="the names a mechanism study of FILE may set, with units")
     par.add_argument("--json", action="store_true", help="print a JSON list")
     par.set_defaults(func=cmd_params)

@@ -31,7 +31,10 @@ def test_examples_lists_the_readme_study(env, tmp_path):
     out = gapsweep(env, "examples", "--json", cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     listed = {e["name"]: e for e in json.loads(out.stdout)["examples"]}
-    assert set(listed) == {"clearance_x_stiffness"}
+    # the README's study and the five described mechanisms of design.md 4.7 (issue 24)
+    assert set(listed) == {"clearance_x_stiffness", "mechanism_reference_slider_crank",
+                           "mechanism_offset_slider_crank_gas", "mechanism_four_bar_crank_rocker",
+                           "mechanism_two_clearance_slider_crank", "mechanism_toggle_press"}
     entry = listed["clearance_x_stiffness"]
     assert entry["title"] == "Clearance x stiffness"
     assert Path(entry["path"]).read_bytes() == REPO_EXAMPLE.read_bytes()

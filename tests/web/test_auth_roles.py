@@ -253,7 +253,8 @@ def _callback_outcome(r) -> str:
 def test_study_page_cancel_callback_role_matrix(archive, accounts, who):
     study_id = owned_study(archive, "eve")
     call = callback_call(accounts, who, "study-action-message.children",
-                         {("study-cancel", "n_clicks"): 1, ("study-id", "data"): study_id})
+                         {("study-cancel-confirm", "submit_n_clicks"): 1,
+                          ("study-id", "data"): study_id})
     before = snapshot(archive)
     r = call()
     outcome = _callback_outcome(r)

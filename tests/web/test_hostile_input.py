@@ -310,9 +310,9 @@ def uploads(eve, monkeypatch):
 def upload_outcome(module, contents, filename):
     """(the message's text, whether any form field or the dropdowns changed)."""
     out = module.upload(contents, filename)
-    *fields, message, dropdown = out
+    *fields, message, dropdown, variables = out  # variables: a mechanism's, on its table
     assert len(fields) == len(module.FIELDS)
-    changed = any(f is not module.no_update for f in [*fields, dropdown])
+    changed = any(f is not module.no_update for f in [*fields, dropdown, variables])
     return texts(message), changed
 
 
@@ -781,7 +781,7 @@ def test_the_api_reads_a_json_spec_whatever_its_content_type_but_a_cookie_needs_
 @pytest.mark.parametrize("ctype", ["text/plain", "application/x-www-form-urlencoded"])
 def test_a_callback_of_the_wrong_content_type_is_415(eve, ctype):
     body = callback_body(eve.browser, "study-action-message.children", {
-        ("study-cancel", "n_clicks"): 1, (ids.STUDY_ID_STORE, "data"): eve.study})
+        ("study-cancel-confirm", "submit_n_clicks"): 1, (ids.STUDY_ID_STORE, "data"): eve.study})
     before = state(eve.archive)
     r = post_json(eve.browser, "/_dash-update-component", json.dumps(body), eve.csrf,
                   ctype=ctype)

@@ -76,3 +76,26 @@ def test_preview_orbit_pairs_x_and_y_of_the_same_instants(result):
         np.testing.assert_array_equal(kept[name], full[idx])
         # each component's extremes survive, as in every other preview series
         assert kept[name].max() == full.max() and kept[name].min() == full.min()
+
+
+def test_a_mechanism_preview_keeps_each_joint_and_measure(result):
+    # the series of a described mechanism with two clearance joints (design.md 4.7): the
+    # reference case's stand in for each joint's, with different values for the second
+    from gapsweep.core.result import CaseResult
+
+    series = dict(result.series)
+    for joint, scale in (("crank_pin", 1.0), ("piston_pin", 2.0)):
+        for name in ("contact_normal_force", "eccentricity_x", "eccentricity_y", "penetration"):
+            series[f"{name}.{joint}"] = scale * np.asarray(result.series[name])
+    series["slider_accel"] = np.asarray(result.series["slider_acceleration"])
+    mech = CaseResult("mechanism", {}, metrics=dict(result.metrics), series=series)
+    kept = select_series(mech, "preview", RPM / 60)
+    for joint in ("crank_pin", "piston_pin"):
+        # an orbit is drawn y against x: both at the same instants
+        np.testing.assert_array_equal(kept[f"t:eccentricity_x.{joint}"],
+                                      kept[f"t:eccentricity_y.{joint}"])
+        fn = series[f"contact_normal_force.{joint}"]
+        assert kept[f"contact_normal_force.{joint}"].max() == fn.max()
+        assert kept[f"spectrum_contact_normal_force.{joint}"].shape == \
+            kept["spectrum_freq_hz"].shape
+    assert kept["slider_accel"].size <= PREVIEW_SAMPLES

@@ -187,9 +187,8 @@ def first_step() -> dbc.Alert:
 )
 def run_example(_n):
     """Submit the shipped example study as the signed-in user and open its page."""
+    from gapsweep.study.examples import example_file
     from gapsweep.study.spec import loads_spec
-
-    from gapsweep.commands.examples import example_file
 
     path = example_file(FIRST_EXAMPLE)
     data = loads_spec(path.read_text(encoding="utf-8"), "toml").to_dict()

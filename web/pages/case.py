@@ -43,9 +43,27 @@ def figures(data: dict[str, Any]) -> list[Any]:
     params = {**parameters.defaults(detail["model"]), **detail["params"]}
     figs = case_views.case_figures(series, params=params,
                                    twin_series=data["twin_series"] or None)
-    return [dbc.Col([dcc.Graph(id=f"case-graph-{name}", figure=fig, config=GRAPH_CONFIG),
-                     figure_downloads.tools(f"case-graph-{name}", f"case-{detail['id']}-{name}")],
-                    lg=6) for name, fig in figs.items()]
+    animation = ([_mechanism_animation(detail["params"], series)]
+                 if detail["model"] == "mechanism" else [])
+    return animation + [
+        dbc.Col([dcc.Graph(id=f"case-graph-{name}", figure=fig, config=GRAPH_CONFIG),
+                 figure_downloads.tools(f"case-graph-{name}", f"case-{detail['id']}-{name}")],
+                lg=6) for name, fig in figs.items()]
+
+
+def _mechanism_animation(params: dict[str, Any], series: dict[str, Any]) -> Any:
+    """A described mechanism's run as an animation with its journal orbits magnified."""
+    from gapsweep.core.errors import InputError
+    from gapsweep.core.mechanism.case import MechanismCase
+    from gapsweep.web.figures.mechanism import animation_figure
+
+    try:
+        spec = MechanismCase.from_mapping(params).spec
+    except InputError as exc:  # a stored case the current code no longer reads
+        return note(f"No animation: {exc}")
+    fig = animation_figure(spec, series)
+    return dbc.Col(dcc.Graph(id=ids.CASE_ANIMATION, figure=fig, config=GRAPH_CONFIG,
+                             style={"height": "520px"}), lg=12)
 
 
 def twin_words(detail: dict[str, Any]) -> list[Any]:

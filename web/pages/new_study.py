@@ -77,6 +77,7 @@ FIELDS = (
     ("seed", ids.NEW_SEED, "value"),
     ("morris_levels", ids.NEW_MORRIS_LEVELS, "value"),
     ("metric", ids.NEW_METRIC, "value"),
+    ("mechanism", ids.NEW_MECHANISM, "data"),
     ("base_rows", ids.NEW_BASE_TABLE, "data"),
     ("axis_rows", ids.NEW_AXES_TABLE, "data"),
 )
@@ -94,17 +95,88 @@ def metric_options() -> list[str]:
     return list(metric_registry.headline())
 
 
-def axis_dropdowns(model: str) -> dict[str, Any]:
+def axis_dropdowns(model: str, mechanism: dict | None = None) -> dict[str, Any]:
     """The axes table's dropdowns. Parameters are listed by name in alphabetical order, so a
     name comes before the longer names it begins (typing "friction" and Enter picks
-    ``friction``, not ``friction_law``), each with its label."""
+    ``friction``, not ``friction_law``), each with its label; a described mechanism's are its
+    sweepable names with their units (design.md 4.7)."""
     names = sorted(parameters.defaults(model))
+    options = [{"label": f"{n} — {parameter_label(n)}", "value": n} for n in names]
+    if model == "mechanism":
+        options = [{"label": f"{n} [{u}]" if u else n, "value": n}
+                   for n, u in mechanism_names(mechanism).items()]
     return {
-        "parameter": {"options": [{"label": f"{n} — {parameter_label(n)}", "value": n}
-                                  for n in names],
-                      "clearable": False},
+        "parameter": {"options": options, "clearable": False},
         "form": {"options": [{"label": f, "value": f} for f in AXIS_FORMS], "clearable": False},
     }
+
+
+def mechanism_names(table: dict | None) -> dict[str, str]:
+    """A mechanism's sweepable names with units; {} while there is none or it is refused."""
+    from gapsweep.core.errors import InputError
+    from gapsweep.core.mechanism.case import sweepable_names
+
+    if not table:
+        return {}
+    try:
+        return sweepable_names(table)
+    except (InputError, TypeError, ValueError):
+        return {}
+
+
+def mechanism_library() -> dict[str, dict]:
+    """The mechanisms to pick from: the shipped examples' (name -> table)."""
+    import tomllib
+
+    from gapsweep.commands.examples import example_files
+
+    out = {}
+    for name, path in example_files().items():
+        with open(path, "rb") as f:
+            table = tomllib.load(f).get("mechanism")
+        if table:
+            out[f"{table.get('name', name)} (example)"] = table
+    return out
+
+
+def variable_rows(table: dict | None) -> list[dict[str, Any]]:
+    """The design variables of ``table`` as the variables table's rows (unit from the name)."""
+    from gapsweep.core.mechanism.table import _unit_of
+
+    return [{"variable": k, "value": v, "unit": _unit_of(k) or "–"}
+            for k, v in ((table or {}).get("variables") or {}).items()]
+
+
+def with_variables(table: dict | None, rows: list[dict[str, Any]] | None) -> dict | None:
+    """``table`` with its variables set from the table's rows (numbers where they parse,
+    an expression's text otherwise: the checks name what is wrong)."""
+    if not table:
+        return table
+    out = dict(table)
+    values = {}
+    for r in rows or []:
+        v = r.get("value")
+        try:
+            values[r["variable"]] = float(v)
+        except (TypeError, ValueError):
+            values[r["variable"]] = v
+    out["variables"] = {**(table.get("variables") or {}), **values}
+    return out
+
+
+def mechanism_drawing(table: dict | None) -> Any:
+    """The drawing of ``table`` at driver angle 0, or an empty figure with why not."""
+    import plotly.graph_objects as go
+    from gapsweep.core.errors import InputError
+    from gapsweep.core.mechanism.case import MechanismCase
+    from gapsweep.web.figures.mechanism import mechanism_figure
+
+    if not table:
+        return go.Figure(layout={"title": {"text": "No mechanism: pick one or upload a file"}})
+    try:
+        return mechanism_figure(MechanismCase.from_mapping({"mechanism": table}).spec)
+    except InputError as exc:
+        return go.Figure(layout={"title": {"text": f"Not drawn: {exc.field}"}})
 
 
 def _field(label: str, control: Any, help_text: str | None = None,
@@ -204,7 +276,7 @@ def layout(**query: Any) -> html.Div:
                           **({"presentation": "dropdown"} if c in ("parameter", "form") else {})}
                          for c in AXIS_COLUMNS],
                 data=form["axis_rows"],
-                dropdown=axis_dropdowns(form["model"]),
+                dropdown=axis_dropdowns(form["model"], form["mechanism"]),
                 editable=True,
                 row_deletable=True,
                 css=[{"selector": ".Select-menu-outer", "rule": "display: block !important"},
@@ -271,12 +343,78 @@ def layout(**query: Any) -> html.Div:
         html.Div(id=ids.NEW_URL_TIDY, hidden=True),
         dcc.Location(id=ids.NEW_REDIRECT, refresh="callback-nav"),
     ]), style={"position": "sticky", "top": "1rem"})
+    library = mechanism_library()
+    mechanism = dbc.Card(dbc.CardBody([
+        html.H5("Mechanism"),
+        _field("Pick", dcc.Dropdown(id=ids.NEW_MECHANISM_LIBRARY, options=list(library),
+                                    placeholder="a shipped mechanism (or upload a study file)")),
+        dash_table.DataTable(
+            id=ids.NEW_MECHANISM_VARIABLES, data=variable_rows(form["mechanism"]),
+            columns=[{"id": "variable", "name": "Variable"},
+                     {"id": "value", "name": "Value", "editable": True},
+                     {"id": "unit", "name": "Unit"}],
+            style_cell={"textAlign": "left", "fontSize": "0.85rem"}),
+        dcc.Graph(id=ids.NEW_MECHANISM_DRAWING, figure=mechanism_drawing(form["mechanism"]),
+                  style={"height": "380px"}),
+    ]), id=ids.NEW_MECHANISM_CARD, className="mb-3",
+        style=_shown(form["model"] == "mechanism"))
     return html.Div([
         html.H3("New study"),
         notice,
         role_notice(),
-        dbc.Row([dbc.Col([general, axes, base], lg=8), dbc.Col(side, lg=4)]),
+        dcc.Store(id=ids.NEW_MECHANISM, data=form["mechanism"]),
+        dbc.Row([dbc.Col([general, mechanism, axes, base], lg=8), dbc.Col(side, lg=4)]),
     ])
+
+
+@callback(
+    Output(ids.NEW_MECHANISM, "data", allow_duplicate=True),
+    Output(ids.NEW_MECHANISM_VARIABLES, "data", allow_duplicate=True),
+    Input(ids.NEW_MECHANISM_LIBRARY, "value"),
+    prevent_initial_call=True,
+)
+def pick_mechanism(name):
+    """A shipped mechanism picked: it becomes the study's table, its variables the rows."""
+    table = mechanism_library().get(name) if name else None
+    if table is None:
+        return no_update, no_update
+    return table, variable_rows(table)
+
+
+@callback(
+    Output(ids.NEW_MECHANISM, "data", allow_duplicate=True),
+    Input(ids.NEW_MECHANISM_VARIABLES, "data_timestamp"),
+    State(ids.NEW_MECHANISM_VARIABLES, "data"),
+    State(ids.NEW_MECHANISM, "data"),
+    prevent_initial_call=True,
+)
+def edit_variables(_stamp, rows, table):
+    """A variable edited in the table: the mechanism takes it (and is redrawn)."""
+    return with_variables(table, rows) if table else no_update
+
+
+@callback(
+    Output(ids.NEW_MECHANISM_CARD, "style", allow_duplicate=True),
+    Input(ids.NEW_MODEL, "value"),
+    prevent_initial_call=True,
+)
+def mechanism_card(model):
+    """The mechanism card shows for model = "mechanism" only."""
+    return _shown(model == "mechanism")
+
+
+@callback(
+    Output(ids.NEW_MECHANISM_DRAWING, "figure"),
+    Output(ids.NEW_AXES_TABLE, "dropdown", allow_duplicate=True),
+    Output(ids.NEW_MECHANISM_CARD, "style"),
+    Input(ids.NEW_MECHANISM, "data"),
+    State(ids.NEW_MODEL, "value"),
+    prevent_initial_call=True,
+)
+def show_mechanism(table, model):
+    """The mechanism drawn and its sweepable names offered on the axes, for its model."""
+    return (mechanism_drawing(table), axis_dropdowns(model, table),
+            _shown(model == "mechanism"))
 
 
 def _fmt_seconds(seconds: float) -> str:
@@ -395,14 +533,15 @@ clientside_callback(
     Output(ids.NEW_AXES_TABLE, "dropdown"),
     Input(ids.NEW_MODEL, "value"),
     State(ids.NEW_BASE_TABLE, "data"),
+    State(ids.NEW_MECHANISM, "data"),
     prevent_initial_call=True,
 )
-def change_model(model, rows):
+def change_model(model, rows, mechanism=None):
     """Another model: its parameters (values typed for names it shares are kept)."""
     typed = {r["name"]: r.get("value", "") for r in rows or []}
     fresh = [{**r, "value": typed.get(r["name"], "")}
              for r in parameters.parameter_rows(model)]
-    return fresh, axis_dropdowns(model)
+    return fresh, axis_dropdowns(model, mechanism)
 
 
 @callback(
@@ -457,6 +596,7 @@ def download(_n, *values):
     *FORM_OUTPUTS,
     Output(ids.NEW_UPLOAD_MESSAGE, "children"),
     Output(ids.NEW_AXES_TABLE, "dropdown", allow_duplicate=True),
+    Output(ids.NEW_MECHANISM_VARIABLES, "data", allow_duplicate=True),
     Input(ids.NEW_UPLOAD, "contents"),
     State(ids.NEW_UPLOAD, "filename"),
     prevent_initial_call=True,
@@ -464,7 +604,7 @@ def download(_n, *values):
 def upload(contents, filename):
     data, errors = read_upload(contents or "", filename)
     if data is None:
-        return (*[no_update] * len(FIELDS), error_list(errors), no_update)
+        return (*[no_update] * len(FIELDS), error_list(errors), no_update, no_update)
     model = data.get("model", "slider-crank")
     if model not in parameters.model_names():
         model = "slider-crank"
@@ -474,7 +614,8 @@ def upload(contents, filename):
         # a section of the wrong shape (axes a list, base a string, ...): the form cannot show
         # it, so it stays as it was and the file's errors say what is wrong
         errors = errors or [FieldError("file", filename, "a study file the form can show")]
-        return (*[no_update] * len(FIELDS), error_list(errors), no_update)
+        return (*[no_update] * len(FIELDS), error_list(errors), no_update, no_update)
     message = (error_list(errors) if errors
                else dbc.Alert(f"Loaded {filename}.", color="success", className="py-2"))
-    return (*[form[key] for key, _, _ in FIELDS], message, axis_dropdowns(model))
+    return (*[form[key] for key, _, _ in FIELDS], message,
+            axis_dropdowns(model, form["mechanism"]), variable_rows(form["mechanism"]))

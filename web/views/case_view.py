@@ -39,12 +39,19 @@ def parameter_rows(
     params: Mapping[str, Any], defaults: Mapping[str, Any] | None = None
 ) -> list[dict[str, str]]:
     """Every parameter that made the run: those the case set (study base and axes, in their
-    order), then the model's defaults it left alone, marked as such in ``source``."""
-    rows = [{"parameter": parameter_label(k), "value": _show(v), "source": "set"}
+    order), then the model's defaults it left alone, marked as such in ``source``. A
+    described mechanism's table is shown by its name (the whole table is the study's)."""
+    rows = [{"parameter": parameter_label(k),
+             "value": _mechanism_name(v) if k == "mechanism" else _show(v), "source": "set"}
             for k, v in params.items()]
     rows += [{"parameter": parameter_label(k), "value": _show(v), "source": DEFAULT_MARK}
-             for k, v in (defaults or {}).items() if k not in params]
+             for k, v in (defaults or {}).items() if k not in params and k != "mechanism"]
     return rows
+
+
+def _mechanism_name(table: Any) -> str:
+    name = table.get("name", "mechanism") if isinstance(table, Mapping) else "mechanism"
+    return f"{name} (the study's [mechanism] table)"
 
 
 def metric_rows(metrics: Mapping[str, Any], *, counters: bool) -> list[dict[str, str]]:

@@ -265,6 +265,7 @@ def form_to_spec(
     metric: str | None,
     base_rows: Sequence[Mapping[str, Any]] | None,
     axis_rows: Sequence[Mapping[str, Any]] | None,
+    mechanism: Mapping[str, Any] | None = None,
 ) -> tuple[dict[str, Any], list[FieldError]]:
     """The study file's mapping from the form, and the table-only errors (see
     :func:`axes_from_rows`). Optional fields left empty are left out, as in a file; so are
@@ -291,6 +292,8 @@ def form_to_spec(
     base = base_from_rows(base_rows)
     spec["base"] = {k: v for k, v in base.items() if k not in axes}
     spec["axes"] = axes
+    if spec["model"] == "mechanism" and mechanism:  # the picked or uploaded table
+        spec["mechanism"] = dict(mechanism)
     return spec, errors
 
 
@@ -316,6 +319,7 @@ def spec_to_form(spec: Mapping[str, Any], parameter_rows: list[dict[str, Any]]) 
         "metric": spec.get("metric"),
         "base_rows": rows,
         "axis_rows": axis_rows(spec.get("axes") or {}),
+        "mechanism": spec.get("mechanism"),
     }
 
 

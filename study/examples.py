@@ -1,0 +1,28 @@
+"""The study files that ship with gapsweep (the data package :mod:`gapsweep.examples`),
+found by name: the CLI's ``--example NAME`` and the archive page's example button both read
+them here (a study file is the spec's business, not a command's or a page's)."""
+
+from __future__ import annotations
+
+import importlib.resources
+from pathlib import Path
+
+SUFFIXES = (".toml", ".json")
+
+
+def example_files() -> dict[str, Path]:
+    """Name (the file's stem) -> path of every shipped study file, sorted by name."""
+    folder = importlib.resources.files("gapsweep.examples")
+    found = {p.name: p for p in folder.iterdir() if p.name.endswith(SUFFIXES)}
+    # installed as files (setuptools wheels unpack): a real path each
+    return {Path(n).stem: Path(str(found[n])) for n in sorted(found)}
+
+
+def example_file(name: str) -> Path:
+    """The shipped study file ``name`` (with or without its suffix); KeyError naming it
+    when there is none of that name."""
+    stem = Path(name).stem if name.endswith(SUFFIXES) else name
+    files = example_files()
+    if stem not in files:
+        raise KeyError(name)
+    return files[stem]

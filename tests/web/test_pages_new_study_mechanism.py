@@ -1,0 +1,67 @@
+"""The new-study form with a described mechanism (design.md 4.7): picked from the library,
+drawn at its hardpoints, its sweepable names offered on the axes with units, validated and
+submitted as the file and the API would be."""
+
+from __future__ import annotations
+
+import pytest
+from archive_fixtures import page, texts
+from test_pages_new_study import axis_row, set_value, values
+
+
+@pytest.fixture
+def new_study(archive):
+    with archive.request():
+        yield page("new_study"), archive
+
+
+FOUR_BAR = "Crank-rocker 100/40/120/80 (example)"
+
+
+def test_pick_draw_offer_and_submit_a_four_bar(new_study):
+    module, archive = new_study
+    assert FOUR_BAR in module.mechanism_library()
+    table, rows = module.pick_mechanism(FOUR_BAR)
+    assert {r["variable"]: (r["value"], r["unit"]) for r in rows}["coupler_mm"] == (120, "mm")
+    figure, dropdown, style = module.show_mechanism(table, "mechanism")
+    assert style == {}
+    joints = figure.data[-1]
+    pin = list(joints.text).index("rocker_pin (clearance)")
+    # B in closed form at crank angle 0 (40, 120, 80, 100 mm): x = 40 + 64/60 ... see example
+    d, a, b, c = 100.0, 40.0, 120.0, 80.0
+    x = ((d - a) ** 2 + b * b - c * c) / (2 * (d - a))
+    assert (joints.x[pin], joints.y[pin]) == pytest.approx((a + x, (b * b - x * x) ** 0.5))
+    options = {o["value"]: o["label"] for o in dropdown["parameter"]["options"]}
+    assert options["joints.rocker_pin.clearance_mm"] == "joints.rocker_pin.clearance_mm [mm]"
+    assert options["variables.coupler_mm"] == "variables.coupler_mm [mm]"
+    assert options["driver.speed_rpm"] == "driver.speed_rpm [rpm]"
+    # a coupler of another length: the drawing follows it
+    rows = [{**r, "value": "125"} if r["variable"] == "coupler_mm" else r for r in rows]
+    longer = module.edit_variables(1, rows, table)
+    assert longer["variables"]["coupler_mm"] == 125.0
+    moved = module.show_mechanism(longer, "mechanism")[0].data[-1]
+    assert moved.x[pin] != pytest.approx(joints.x[pin])
+
+    vals = values(module.layout(), module)
+    vals = set_value(module, vals, "model", "mechanism")
+    vals = set_value(module, vals, "mechanism", table)
+    vals = set_value(module, vals, "base_rows", [])
+    vals = set_value(module, vals, "axis_rows", [
+        axis_row("joints.rocker_pin.clearance_mm", values="0.05, 0.1")])
+    summary, errors, disabled = module.validate(*vals)[:3]
+    assert errors is None and disabled is False, texts(errors)
+    assert "2 cases + 1 ideal twin" in texts(summary)
+    module.submit(1, *vals)
+    assert archive.count("studies") == 1 and archive.count("cases") == 3
+
+
+def test_a_mechanism_study_without_its_table_is_refused_on_the_form(new_study):
+    module, archive = new_study
+    vals = values(module.layout(), module)
+    vals = set_value(module, vals, "model", "mechanism")
+    vals = set_value(module, vals, "base_rows", [])
+    vals = set_value(module, vals, "axis_rows", [axis_row("t_end", values="0.1")])
+    summary, errors, disabled = module.validate(*vals)[:3]
+    assert disabled is True
+    assert "mechanism: null — a [mechanism] table" in texts(errors)
+    assert archive.count("studies") == 0
