@@ -224,6 +224,21 @@ _ENTRIES: tuple[Metric, ...] = (
        description="the first 0.2 ms of every contact, in the settled window"),
     _m("share_contact", "Share of time in continuous contact",
        description="the rest of a contact longer than 0.2 ms, in the settled window"),
+    # a calibration's costs against its measurement (design.md 4.9, issue 27): computed by
+    # the worker (study/calibration_cost.py); the stage costs are fractions of the record's
+    # RMS, the RMS error is in the fitted series' SI unit (m/s² for slider_acceleration)
+    _m("calibration_cost_0", "Calibration cost, stage 1 (early envelope + amplitudes)",
+       description="fraction of the measured record's RMS"),
+    _m("calibration_cost_1", "Calibration cost, stage 2 (envelope)",
+       description="fraction of the measured record's RMS"),
+    _m("calibration_cost_2", "Calibration cost, stage 3 (RMS difference)",
+       description="fraction of the measured record's RMS"),
+    _m("calibration_rms_error", "Calibration RMS error",
+       description="RMS of simulated minus measured, in the fitted series' SI unit"),
+    _m("calibration_peak_error", "Calibration peak error",
+       description="(max|simulated| - max|measured|) / max|measured|"),
+    _m("calibration_correlation", "Calibration correlation",
+       description="Pearson's r of the simulated and measured samples"),
 )
 
 #: metric name -> its entry (the order the results table's columns and the headline show)

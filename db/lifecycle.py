@@ -18,7 +18,7 @@ from typing import Any
 from sqlalchemy import and_, delete, exists, func, select, update
 from sqlalchemy.orm import Session
 
-from .models import CERTIFICATE, Case, Result, Series, Study, StudyTag, utcnow
+from .models import CERTIFICATE, Case, Measurement, Result, Series, Study, StudyTag, utcnow
 
 
 class StudyNotFoundError(LookupError):
@@ -45,6 +45,12 @@ def _cases_in(study_id: int, *statuses: str):
                           Case.kind != CERTIFICATE)
 
 
+def search_settled(search: dict | None) -> bool:
+    """Whether an adaptive study may end (``studies.search``, db/search.py): its search
+    finished, or it waits for a retry of a case a crash lost."""
+    return bool(search) and bool(search.get("finished") or search.get("blocked"))
+
+
 def refresh_study_status(session: Session, study_id: int, *, now: datetime | None = None) -> str:
     """Bring the study's status in line with its cases (twins included: they run too;
     certificates not) and return it: queued -> running once a case has started;
@@ -54,7 +60,8 @@ def refresh_study_status(session: Session, study_id: int, *, now: datetime | Non
     # the row lock that serialises concurrent refreshes of one study (no-op on SQLite,
     # whose writers are serialised by the database lock already)
     row = session.execute(
-        select(Study.status, Study.finished).where(Study.id == study_id).with_for_update()
+        select(Study.status, Study.finished, Study.search).where(Study.id == study_id)
+        .with_for_update()
     ).first()
     if row is None:
         raise StudyNotFoundError(study_id)
@@ -67,7 +74,8 @@ def refresh_study_status(session: Session, study_id: int, *, now: datetime | Non
             .values(status="running", started=func.coalesce(Study.started, now))
         ).rowcount
         status = "running" if started else status
-    if status in ("queued", "running"):
+    # an adaptive study between two generations is idle but not done (db/search.py)
+    if status in ("queued", "running") and (row.search is None or search_settled(row.search)):
         finished = session.execute(
             update(Study)
             .where(Study.id == study_id, idle)
@@ -185,6 +193,8 @@ def purge_deleted(
     opts = {"synchronize_session": False}
     session.execute(delete(Series).where(Series.case_id.in_(cases)), execution_options=opts)
     session.execute(delete(Result).where(Result.case_id.in_(cases)), execution_options=opts)
+    session.execute(delete(Measurement).where(Measurement.study_id.in_(doomed)),
+                    execution_options=opts)
     session.execute(
         update(Case)
         .where(and_(Case.study_id.in_(doomed), Case.twin_id.is_not(None)))

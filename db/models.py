@@ -146,6 +146,9 @@ class Study(Base):
     owner: Mapped[str | None] = mapped_column(String(200))
     provenance: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     analysis: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    #: an adaptive study's search (``0004_measurements``): generation, best so far, cost
+    #: history, finished - derived from its cases (the cases are the optimizer's state)
+    search: Mapped[dict[str, Any] | None] = mapped_column(JSON)
 
     cases: Mapped[list[Case]] = relationship(
         back_populates="study", passive_deletes=True, order_by="Case.id"
@@ -248,6 +251,26 @@ class Series(Base):
     n_bytes: Mapped[int] = mapped_column(Integer)
     #: on PostgreSQL stored EXTERNAL (uncompressed TOAST): it is compressed already
     data: Mapped[bytes] = mapped_column(LargeBinary)
+
+
+class Measurement(Base):
+    """A measured record (design.md 4.9) attached to a study, optionally to one of its
+    cases: the validated CSV as JSON (``gapsweep.study.measurements.Measurement.to_json``)."""
+
+    __tablename__ = "measurements"
+    __table_args__ = (
+        Index("ix_measurements_study_id", "study_id"),
+        {"sqlite_autoincrement": True},
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    study_id: Mapped[int] = mapped_column(ForeignKey("studies.id", ondelete="CASCADE"))
+    case_id: Mapped[int | None] = mapped_column(ForeignKey("cases.id", ondelete="SET NULL"))
+    name: Mapped[str] = mapped_column(String(200), default="")
+    time_base: Mapped[str] = mapped_column(String(16))
+    n_samples: Mapped[int] = mapped_column(Integer)
+    data: Mapped[dict[str, Any]] = mapped_column(JSON)
+    created: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
 class User(Base):

@@ -31,6 +31,7 @@ from .lifecycle import (
 )
 from .metrics import case_entry, iso, plain
 from .models import CASE_STATUSES, CERTIFICATE, Case, Result, Study, StudyTag, utcnow
+from .search import best_entry
 
 __all__ = [
     "StudyNotFoundError",
@@ -262,19 +263,31 @@ def study_progress_report(session: Session, study_id: int) -> dict[str, Any] | N
     None when there is no such (live) study. Two indexed queries, however many cases: the
     study row's few columns (not its spec or analysis) and the status counts."""
     row = session.execute(
-        select(Study.status, Study.started, Study.finished).where(
+        select(Study.status, Study.started, Study.finished, Study.search).where(
             Study.id == study_id, Study.deleted_at.is_(None)
         )
     ).first()
     if row is None:
         return None
-    return {
+    out = {
         "id": study_id,
         "status": row.status,
         "counts": study_progress(session, study_id),
         "started": iso(row.started),
         "finished": iso(row.finished),
     }
+    if row.search:  # an adaptive study: its generation and best cost so far (design.md 4.9)
+        out["search"] = {**{k: row.search.get(k) for k in ("generation", "cases", "budget",
+                                                           "finished", "blocked")},
+                         "best_cost": (row.search.get("best") or {}).get("cost")}
+    return out
+
+
+def search_entries(search: dict[str, Any] | None, cases: list[dict[str, Any]]) -> dict:
+    """An adaptive study's ``"search"`` summary and ``"best"`` case (design.md 4.9)."""
+    if search is None:
+        return {}
+    return {"search": search, "best": best_entry(search, cases)}
 
 
 def study_detail(session: Session, study_id: int) -> dict[str, Any] | None:
@@ -332,4 +345,5 @@ def study_detail(session: Session, study_id: int) -> dict[str, Any] | None:
         "cases": cases,
         "twins": twins,
         "certificates": certificates,
+        **search_entries(study.search, cases),
     }

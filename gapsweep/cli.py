@@ -6,6 +6,7 @@
     gapsweep study validate FILE | run FILE | submit FILE | wait ID | examples
     gapsweep studies | show ID | export ID | cancel ID | retry ID | delete ID | purge
     gapsweep worker | workers | serve [--auth] | db upgrade
+    gapsweep measured add ID FILE | measured list ID
     gapsweep user add|list|set-role|disable|enable|password|token|tokens|revoke | audit
 
 Bad input exits with status 2 and one line naming the field; a case the solver could not
@@ -22,13 +23,13 @@ from collections.abc import Sequence
 from gapsweep.archive.errors import ForbiddenError, RefusedError, UnavailableError
 from gapsweep.core.errors import GapsweepError, InputError
 
-from .commands import examples, fit, mechanism, models, services, simulate, studies, users
+from .commands import examples, fit, measured, mechanism, models, services, simulate, studies, users
 from .commands.exit_codes import EXIT_BAD_INPUT, EXIT_FAILED, CommandError
 
 # Each group's module imports only the standard library and gapsweep's light modules at the
 # top; what a command needs (SQLAlchemy, numba, scipy, Celery, Dash) is imported inside it,
 # so `gapsweep --help` and the archive commands answer at once (tests/cli/test_imports.py).
-COMMAND_GROUPS = (simulate, models, studies, examples, mechanism, services, users, fit)
+COMMAND_GROUPS = (simulate, models, studies, examples, mechanism, services, users, fit, measured)
 
 
 def build_parser() -> argparse.ArgumentParser:

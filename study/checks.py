@@ -18,14 +18,15 @@ from . import variation_design
 from .design_rules import check_design, max_cases
 from .errors import FieldError
 from .mechanism import table_errors as mechanism_errors
-from .schema import DISTRIBUTION_FORMS, SAMPLING_DESIGNS, Axis, StudySpec, typed
+from .schema import ADAPTIVE_DESIGNS, DISTRIBUTION_FORMS, SAMPLING_DESIGNS, Axis, StudySpec, typed
 
 # Range and factor levels are monotone, so their ends carry the core's interval checks;
 # beyond this many levels only the first ones and the ends are checked (each check costs
 # ~0.2 ms of validation in the core).
 MAX_CHECKED_LEVELS = 200
 AXIS_FORMS = ("values (optional nominal), or start/stop/count, or nominal/relative_percent/levels"
-              "; for monte-carlo: " + DISTRIBUTION_FORMS)
+              " (or start/stop: the search box of optimize and calibrate); for monte-carlo: "
+              + DISTRIBUTION_FORMS)
 
 
 # each axis form's keys (the ones a person is told to add or remove), in AXIS_FORMS' order
@@ -144,7 +145,8 @@ class _Checker:
             given = sorted(axis.model_dump(exclude_none=True))
             self.add(field, given, axis_form_advice(given))
             return None
-        if axis.form == "bounds" and self.spec.design not in SAMPLING_DESIGNS:
+        if axis.form == "bounds" and self.spec.design not in (*SAMPLING_DESIGNS,
+                                                              *ADAPTIVE_DESIGNS):
             self.add(f"{field}.count", None,
                      f"the number of evenly spaced levels from start to stop (a "
                      f"{self.spec.design} study runs each level; only "
@@ -182,7 +184,7 @@ class _Checker:
 
     def level_error(self, field, name, axis, level, err, base) -> None:
         why = self.why(name, err, base)
-        if axis.form == "range":
+        if axis.form in ("range", "bounds"):
             if level in (axis.start, axis.stop):
                 key = "start" if level == axis.start else "stop"
                 self.add(f"{field}.{key}", getattr(axis, key), why)

@@ -15,7 +15,8 @@ from gapsweep.core.convergence import refinement_study
 from gapsweep.core.errors import InputError
 
 from .errors import FieldError
-from .schema import SAMPLING_DESIGNS, StudySpec
+from .schema import ADAPTIVE_DESIGNS, SAMPLING_DESIGNS, StudySpec
+from .search_rules import adaptive_errors, not_adaptive_errors
 from .variation_design import check_design as check_monte_carlo
 
 DEFAULT_MAX_CASES = 100_000
@@ -49,6 +50,8 @@ CASE_COUNTS: dict[str, Callable[[StudySpec], int]] = {
     "morris": lambda s: (s.samples or 0) * (len(s.axes) + 1),
     "convergence": lambda s: sum(_n_levels(s)),
     "monte-carlo": lambda s: s.samples or 0,
+    "optimize": lambda s: s.budget or 0,  # at most: the search may stop short of it
+    "calibrate": lambda s: s.budget or 0,
 }
 
 
@@ -121,8 +124,12 @@ def check_design(spec: StudySpec, *, complete: bool, count: bool) -> list[FieldE
         errors = _sampling(spec)
     elif spec.design == "monte-carlo":
         errors = check_monte_carlo(spec)
+    elif spec.design in ADAPTIVE_DESIGNS:
+        errors = adaptive_errors(spec)
     else:
         errors = []
+    if spec.design not in ADAPTIVE_DESIGNS:
+        errors += not_adaptive_errors(spec)
     if count and complete and not errors and spec.axes:
         n, limit = count_cases(spec), max_cases()
         if n > limit:

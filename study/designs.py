@@ -17,8 +17,10 @@ from typing import Any
 
 import numpy as np
 
+from .adaptive import first_generation
 from .design_rules import count_cases, max_cases
 from .errors import FieldError, SpecError
+from .schema import ADAPTIVE_DESIGNS
 from .spec import StudySpec, typed
 from .twins import twin_key, twin_params
 from .variation_design import monte_carlo
@@ -133,6 +135,9 @@ DESIGNS: dict[str, Callable[[StudySpec], Cases]] = {
     "morris": _sampled(lambda s, b, seed: morris_matrix(b, s.samples, seed, s.morris_levels)),
     "convergence": _convergence,
     "monte-carlo": monte_carlo,
+    # adaptive: the first generation; the rest follow as the study runs (.adaptive)
+    "optimize": lambda spec: (first_generation(spec), None),
+    "calibrate": lambda spec: (first_generation(spec), None),
 }
 
 
@@ -149,7 +154,8 @@ def plan_study(spec: StudySpec) -> StudyPlan:
 
 
 def _twins(spec: StudySpec, cases: list[dict[str, Any]]) -> tuple[list, list]:
-    if not spec.ideal_twin or "ideal" not in spec.param_kinds():
+    if not spec.ideal_twin or "ideal" not in spec.param_kinds() or spec.design in (
+            ADAPTIVE_DESIGNS):  # an adaptive study's cases come later than its twins would
         return [], [None] * len(cases)
     twins: list[dict[str, Any]] = []
     index: dict[str, int] = {}

@@ -12,11 +12,13 @@ from typing import Annotated, Any, Literal
 
 import numpy as np
 from gapsweep.core.api import get_model
-from pydantic import BaseModel, ConfigDict, Field, FiniteFloat, StringConstraints
+from pydantic import BaseModel, ConfigDict, Field, FiniteFloat, StringConstraints, model_validator
 
 DesignName = Literal["grid", "one-at-a-time", "latin-hypercube", "sobol", "morris", "convergence",
-                     "monte-carlo"]
+                     "monte-carlo", "optimize", "calibrate"]
 SAMPLING_DESIGNS = ("latin-hypercube", "sobol", "morris")
+ADAPTIVE_DESIGNS = ("optimize", "calibrate")  # cases chosen as the study runs (design.md 4.9)
+Goal = Literal["min", "max", "target"]
 Tag = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=40)]
 Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
 
@@ -73,7 +75,8 @@ class Axis(BaseModel):
         if given == {"start", "stop", "count"}:
             return "range"
         if given == {"start", "stop"}:
-            # a sampling design draws within the bounds and needs no level count
+            # a sampling design draws within the bounds and needs no level count, nor does
+            # an adaptive study's search box (design.md 4.9)
             return "bounds"
         if given == {"nominal", "relative_percent", "levels"}:
             return "factor"
@@ -164,6 +167,31 @@ def distribution_bounds(axis: Axis) -> tuple[float, float]:
     return _tidy(n - w), _tidy(n + w)
 
 
+# --- an adaptive study's keys (design.md 4.9): ``objective`` (optimize) and ``measurement``
+# (calibrate); a measurement ``file`` is read beside the study file and embedded as ``csv``
+# when submitted (.measurement_files), so the stored spec needs no file on disk
+class Objective(BaseModel):
+    """What ``optimize`` minimises: ``metric`` (a metric of the case), ``goal`` min | max |
+    target, ``value`` (the target, in the metric's SI unit; only for goal target)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    metric: str = Field(min_length=1, max_length=100)
+    goal: Goal = "min"
+    value: FiniteFloat | None = None
+
+
+class MeasurementRef(BaseModel):
+    """The record a calibration fits: a ``file`` (its text embedded as ``csv`` on submit)
+    or the ``id`` of a stored measurement."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    file: str | None = Field(None, min_length=1, max_length=500)
+    id: int | None = Field(None, ge=1)
+    csv: str | None = None
+
+
 class StudySpec(BaseModel):
     """A validated study (design.md 4.2); build it with :func:`parse_spec`.
 
@@ -187,6 +215,22 @@ class StudySpec(BaseModel):
     axes: dict[str, Axis] = Field(default_factory=dict)
     # model = "mechanism": the mechanism itself (design.md 4.7), stored with the study
     mechanism: dict[str, Any] | None = None
+    # adaptive designs (design.md 4.9: Objective, MeasurementRef above)
+    objective: Objective | None = None
+    budget: int | None = Field(None, ge=10, le=100_000)
+    measurement: MeasurementRef | None = None
+    fit_series: str | None = Field(None, min_length=1, max_length=100)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _fitted_series(cls, data: Any) -> Any:
+        """In a calibration, ``series`` names the measured series to fit (design.md 4.9),
+        not a storage policy: it moves to ``fit_series``."""
+        if (isinstance(data, dict) and data.get("design") == "calibrate"
+                and data.get("series") not in (None, "preview", "full", "none")):
+            data = {**data, "fit_series": data["series"]}
+            data.pop("series")
+        return data
 
     def levels(self, name: str) -> list[Any]:
         """The levels of axis ``name``, typed as the parameter is (integers rounded)."""

@@ -21,6 +21,7 @@ from pydantic import ValidationError
 
 from .checks import check_spec
 from .errors import FieldError, SpecError
+from .measurement_files import embed_measurement
 from .schema import (  # noqa: F401 - the schema's names, importable from here as before
     LEVEL_DIGITS,
     SAMPLING_DESIGNS,
@@ -57,8 +58,10 @@ def parse_spec(data: Mapping[str, Any]) -> StudySpec:
     return checked
 
 
-def loads_spec(text: str, fmt: Literal["toml", "json"]) -> StudySpec:
-    """Parse a study file's text; a malformed file is refused with field ``file``."""
+def loads_spec(text: str, fmt: Literal["toml", "json"], folder: Path | None = None) -> StudySpec:
+    """Parse a study file's text; a malformed file is refused with field ``file``. With the
+    study file's ``folder``, a calibration's ``measurement.file`` is read from there and
+    embedded (:func:`.measurement_files.embed_measurement`)."""
     try:
         if fmt == "toml":
             data = tomllib.loads(text)
@@ -68,6 +71,8 @@ def loads_spec(text: str, fmt: Literal["toml", "json"]) -> StudySpec:
             raise SpecError([FieldError("format", fmt, "toml or json")])
     except (tomllib.TOMLDecodeError, json.JSONDecodeError) as exc:
         raise SpecError([FieldError("file", f"malformed {fmt.upper()}", str(exc))]) from None
+    if folder is not None:
+        data = embed_measurement(data, folder)
     return parse_spec(data)
 
 
@@ -81,7 +86,7 @@ def load_spec_file(path: str | Path) -> StudySpec:
         text = p.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise SpecError([FieldError("file", str(p), f"a readable UTF-8 file ({exc})")]) from None
-    return loads_spec(text, fmt)
+    return loads_spec(text, fmt, p.parent)
 
 
 def dumps_toml(spec: StudySpec) -> str:

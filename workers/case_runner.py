@@ -30,6 +30,7 @@ from gapsweep.settings import Settings
 
 from .dispatch import Dispatcher, enqueue
 from .purge import sweep_after_dead_chunk
+from .search import SearchMetrics, advance_search
 from .series_policy import select_series
 from .study_finish import finish_study
 
@@ -129,6 +130,7 @@ def run_chunk(
         LeaseKeeper(sessions, [c.id for c in claimed], holder, settings.lease_s),
         CancelCheck(sessions) as check,
     ):
+        check.search_metrics = SearchMetrics(sessions)
         for (model, policy), group in groupby(claimed, key=lambda c: (c.model, c.series_policy)):
             retried += _run_group(
                 model, policy, list(group), sessions, check, holder, settings, threads, report
@@ -137,6 +139,7 @@ def run_chunk(
         # those that used up their attempts are failed by now: their claim will be refused
         enqueue(retried, sessions=sessions, dispatcher=dispatcher, chunk_size=1)
     for study_id in touched:
+        advance_search(sessions, study_id, settings=settings, dispatcher=dispatcher)
         with sessions.begin() as session:
             status = studies.refresh_study_status(session, study_id)
         if status == "done":
@@ -195,6 +198,7 @@ def _run_group(
             continue
         end = utcnow()
         for case, r in zip(part, results, strict=True):
+            check.search_metrics.add(case.study_id, r)  # an adaptive study's costs
             series = select_series(r, policy, rotation_hz(model, case.params)) if r.ok else None
             outcomes.append((case.id, r, series))
             finished[case.id] = end
@@ -229,6 +233,7 @@ class CancelCheck:
     def __init__(self, sessions: sessionmaker[Session]) -> None:
         self._engine = sessions.kw["bind"]
         self._conn: Connection | None = None
+        self.search_metrics: SearchMetrics | None = None  # set by run_chunk
 
     def stopped(self, study_ids: set[int]) -> set[int]:
         if not study_ids:

@@ -25,6 +25,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from gapsweep.settings import Settings
 
 from .dispatch import CeleryDispatcher, Dispatcher, enqueue
+from .search import advance_stalled
 from .study_finish import finish_study
 
 log = logging.getLogger(__name__)
@@ -47,6 +48,9 @@ def reconcile_once(
     if dispatcher.pending_messages() == 0:
         with sessions.begin() as session:
             stale = leases.stale_queued(session, older_than_s=settings.requeue_after_s)
+    # adaptive studies whose driver stopped between two generations (workers/search.py):
+    # their next generation is written and sent here
+    advance_stalled(sessions, settings=settings, dispatcher=dispatcher)
     again = sorted(set(expired) | set(stale))
     if again:
         log.warning(

@@ -12,6 +12,7 @@ import logging
 
 from gapsweep.db import studies
 from gapsweep.study.analysis import analyse_study
+from gapsweep.study.schema import ADAPTIVE_DESIGNS
 from sqlalchemy.orm import Session, sessionmaker
 
 from gapsweep.settings import Settings
@@ -35,6 +36,8 @@ def finish_study(
         detail = studies.study_detail(session, study_id)
     if detail is None:
         return
+    if (detail.get("spec") or {}).get("design") in ADAPTIVE_DESIGNS:
+        return  # its result is its search (studies.search)
     analysis = analyse_study(detail)
     if "error" in analysis:  # an analysis that cannot run must not lose the results
         log.error("analysis of study %d failed: %s", study_id, analysis["error"])

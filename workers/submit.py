@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from gapsweep.db import leases, studies
 from gapsweep.study.designs import StudyPlan, plan_study
+from gapsweep.study.schema import ADAPTIVE_DESIGNS
 from gapsweep.study.spec import StudySpec
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -16,6 +17,7 @@ from gapsweep.settings import Settings
 
 from .dispatch import Dispatcher, enqueue
 from .provenance import collect
+from .search import start_search
 
 
 def create_study_rows(
@@ -35,6 +37,8 @@ def create_study_rows(
             session, spec=spec, plan=plan, provenance=provenance, owner=owner
         )
         session.flush()
+        if spec.design in ADAPTIVE_DESIGNS:
+            start_search(session, spec, study)
         return int(study.id)
 
 

@@ -21,7 +21,7 @@ from gapsweep.db.models import Base
 from sqlalchemy import inspect, text
 
 TABLES = {"studies", "study_tags", "cases", "results", "series", "users", "api_tokens",
-          "web_sessions", "login_failures", "audit_events"}
+          "web_sessions", "login_failures", "audit_events", "measurements"}
 
 
 def _tables(url: str) -> set[str]:
@@ -46,7 +46,7 @@ def test_upgrade_from_empty_matches_the_models(database_url):
     assert current_revision(database_url) is None
     assert _tables(database_url) == set()
     upgrade(database_url)
-    assert current_revision(database_url) == head_revision() == "0003_case_kinds"
+    assert current_revision(database_url) == head_revision() == "0004_measurements"
     assert _tables(database_url) == TABLES
     assert _diff(database_url) == []
 

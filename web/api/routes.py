@@ -57,6 +57,8 @@ def install_api(server: flask.Flask) -> None:
     from .tolerances import tolerances_api
 
     server.url_map.converters["id"] = IdConverter
+    from . import measurements  # noqa: F401 - its routes join this blueprint
+
     server.register_blueprint(api)
     server.register_blueprint(tolerances_api)
 

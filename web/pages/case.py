@@ -13,7 +13,7 @@ from gapsweep.db.models import MAX_ID
 from gapsweep.web import ids
 from gapsweep.web.components import case_motion, case_rerun, figure_downloads
 from gapsweep.web.figures import case_views
-from gapsweep.web.views import case_view, parameters
+from gapsweep.web.views import case_measurements, case_view, parameters
 from gapsweep.web.views.study_results import GRAPH_CONFIG, note
 
 dash.register_page(__name__, path_template="/cases/<case_id>", name="Case",
@@ -140,5 +140,7 @@ def layout(case_id: str | None = None, **query: Any) -> html.Div:
     rerun.append(html.Div(id=ids.CASE_RERUN_MESSAGE, className="mt-2"))
     params = {**parameters.defaults(detail["model"]), **detail["params"]}
     motion = case_motion.section(detail, data["series"], params)
+    measured = case_measurements.overlays(detail, data["series"])
     return html.Div([head, *compared, dbc.Row(figures(data), id=ids.CASE_GRAPHS), motion,
+                     *measured,
                      tables, *rerun])

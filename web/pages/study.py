@@ -17,7 +17,13 @@ from dash import Input, Output, Patch, State, callback, dcc, html, no_update
 from gapsweep.db.models import MAX_ID
 from gapsweep.web import actions, context, data, ids
 from gapsweep.web.auth import principal
-from gapsweep.web.components import case_grid, figure_downloads, study_motion, study_notes
+from gapsweep.web.components import (
+    case_grid,
+    figure_downloads,
+    measurement_upload,
+    study_motion,
+    study_notes,
+)
 from gapsweep.web.figures.trends import TREND_METRICS
 from gapsweep.web.figures.windows import DEFAULT_SETTLED, DEFAULT_WINDOW, WINDOWS, quantities
 from gapsweep.web.views import study_results, tolerance_views
@@ -31,6 +37,7 @@ case_grid.register_callbacks()
 POLL_MS = 1500
 TAB_CASES, TAB_TRENDS, TAB_SENSITIVITY = "cases", "trends", "sensitivity"
 TAB_SPECTRA, TAB_CONVERGENCE, TAB_PARALLEL = "spectra", "convergence", "parallel"
+TAB_SEARCH = "search"  # optimize / calibrate (web/views/search_view.py)
 
 
 def parse_id(value: Any) -> int | None:
@@ -92,6 +99,7 @@ def header(detail: dict[str, Any]) -> html.Div:
                id=ids.STUDY_OWNER, className="small text-muted mb-2"),
         study_notes.editor(study_id, notes),
         html.Div(id=ids.STUDY_NOTES_MESSAGE),
+        measurement_upload.uploader(notes["owner"]),
         html.Div([
             dbc.Button("Clone", id=ids.STUDY_CLONE, href=f"/studies/new?from={study_id}",
                        size="sm", color="primary", outline=True, className="me-2"),
@@ -312,6 +320,10 @@ def layout(study_id: str | None = None, **_query: Any) -> html.Div:
                                       dcc.Graph(id=ids.PARALLEL_GRAPH),
                                       figure_downloads.tools(ids.PARALLEL_GRAPH, "parallel")]),
                             label="Parallel coordinates", tab_id=TAB_PARALLEL))
+    adaptive = (detail.get("spec") or {}).get("design") in ("optimize", "calibrate")
+    if adaptive:
+        tabs.insert(0, dbc.Tab(html.Div(id=ids.SEARCH_CONTENT), label="Search",
+                               tab_id=TAB_SEARCH))
     return html.Div([
         dcc.Store(id=ids.STUDY_ID_STORE, data=sid),
         # the table in the layout is current: the first poll need not send it again
@@ -320,7 +332,7 @@ def layout(study_id: str | None = None, **_query: Any) -> html.Div:
         header(detail),
         progress_card(detail),
         html.Div(id=ids.STUDY_START_FLAG),
-        dbc.Tabs(tabs, id=ids.STUDY_TABS, active_tab=TAB_CASES),
+        dbc.Tabs(tabs, id=ids.STUDY_TABS, active_tab=TAB_SEARCH if adaptive else TAB_CASES),
     ])
 
 
@@ -568,6 +580,18 @@ def spectra_choices(tab, _version, study_id):
 )
 def convergence(tab, _version, study_id):
     return _when_open(tab, TAB_CONVERGENCE, study_id, study_results.convergence)
+
+
+@callback(
+    Output(ids.SEARCH_CONTENT, "children"),
+    Input(ids.STUDY_TABS, "active_tab"),
+    Input(ids.STUDY_VERSION, "data"),
+    State(ids.STUDY_ID_STORE, "data"),
+)
+def search(tab, _version, study_id):
+    from gapsweep.web.views.search_view import search_content
+
+    return _when_open(tab, TAB_SEARCH, study_id, search_content)
 
 
 @callback(

@@ -1,0 +1,104 @@
+"""Measured records (design.md 4.9): attach a rig's CSV to a study, list them.
+
+    gapsweep measured add ID FILE [--case CASE_ID] [--json]   -> {"id", "study_id", ...}
+    gapsweep measured list ID [--json]
+
+A bad file is refused (exit 2) with the field, the value and what is allowed, and nothing
+is stored. Works on the configured database (``GAPSWEEP_URL``: refused, use the API's
+``POST /api/studies/<id>/measurements``).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from gapsweep.archive import remote
+from gapsweep.settings import get_settings
+
+from .exit_codes import EXIT_BAD_INPUT, EXIT_OK, CommandError
+from .output import print_errors, print_json
+
+
+def _sessions():
+    from gapsweep.db.engine import open_database
+
+    return open_database(get_settings().database_url)
+
+
+def _not_remote() -> None:
+    if remote.configured():
+        raise CommandError("measured works on a database; with GAPSWEEP_URL set use "
+                           "POST /api/studies/<id>/measurements")
+
+
+def cmd_add(args: argparse.Namespace) -> int:
+    from gapsweep.db import measurements
+    from gapsweep.db.lifecycle import live_study
+    from gapsweep.study.errors import FieldError, SpecError
+    from gapsweep.study.measurements import MAX_BYTES, parse_measurement
+
+    _not_remote()
+    path = Path(args.file)
+    try:
+        if path.stat().st_size > MAX_BYTES:
+            raise SpecError([FieldError("file", f"{path.stat().st_size} bytes",
+                                        f"at most {MAX_BYTES} bytes")])
+        raw = path.read_bytes()
+    except OSError as exc:
+        print_errors([FieldError("file", str(path), f"a readable CSV file ({exc.strerror})")],
+                     as_json=args.json)
+        return EXIT_BAD_INPUT
+    sessions = _sessions()
+    with sessions() as session:
+        study = live_study(session, args.id)  # unknown id: exit 2
+        model = study.model
+    measurement = parse_measurement(raw, model=model, name=path.name, where="file")
+    with sessions.begin() as session:
+        try:
+            mid = measurements.add_measurement(session, study_id=args.id,
+                                               measurement=measurement, case_id=args.case)
+        except measurements.CaseNotInStudyError as exc:
+            print_errors([FieldError("--case", args.case, str(exc))], as_json=args.json)
+            return EXIT_BAD_INPUT
+    with sessions() as session:
+        entry = measurements.get_measurement(session, mid)
+    entry.pop("data")
+    if args.json:
+        print_json(entry)
+    else:
+        print(f"measurement {mid} added to study {args.id}: {entry['n_samples']} samples of "
+              f"{', '.join(entry['series'])} on {entry['time_base']}")
+    return EXIT_OK
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    from gapsweep.db import measurements
+
+    _not_remote()
+    with _sessions()() as session:
+        items = measurements.study_measurements(session, args.id)
+    if args.json:
+        print_json({"items": items})
+    else:
+        for m in items:
+            print(f"{m['id']:>6}  {m['name']:<30} {m['time_base']:<9} {m['n_samples']:>7} "
+                  f"{', '.join(m['series'])}")
+    return EXIT_OK
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    measured = sub.add_parser("measured", help="measured records of a study (rig CSV files)")
+    msub = measured.add_subparsers(dest="measured_command", required=True)
+    add = msub.add_parser("add", help="attach a CSV (time_s or crank_deg + series columns)")
+    add.add_argument("id", type=int, help="the study's id")
+    add.add_argument("file")
+    add.add_argument("--case", type=int, default=None, help="attach to this case of the study")
+    add.add_argument("--json", action="store_true")
+    add.set_defaults(func=cmd_add)
+    lst = msub.add_parser("list", help="a study's measurements")
+    lst.add_argument("id", type=int)
+    lst.add_argument("--json", action="store_true")
+    lst.set_defaults(func=cmd_list)
+
+

@@ -1,0 +1,58 @@
+"""An adaptive study in a real browser (chromium through Playwright) against ``gapsweep
+serve`` with its local worker: a calibration run to its end, then its Search tab read as a
+person sees it - the overlay's measured trace is the stored measurement (GET
+/api/measurements/<id>), the best-so-far curve is the API's history (GET /api/studies/<id>)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import test_browser as tb
+from gapsweep.study.measurements import Measurement, to_csv
+from test_browser import STUDY_S, _get, _post, wait_status
+from test_browser_certificates import plot, wait_api
+
+server, browser, page = tb.server, tb.browser, tb.page
+
+pytestmark = pytest.mark.timeout(600)
+
+
+def record() -> str:
+    import numpy as np
+
+    t = np.linspace(0.0, 0.006, 31)
+    a = 2.0e4 * np.sin(2 * np.pi * 250.0 * t) + 300.0 * np.cos(2 * np.pi * 1.7e3 * t)
+    return to_csv(Measurement("time_s", t, {"slider_acceleration": a}))
+
+
+def test_calibration_overlay_and_history(server, page):
+    base = server["base"]
+    status, body = _post(base + "/api/studies", {
+        "name": "calibration in the browser", "design": "calibrate",
+        "base": {"clearance_mm": 0.05, "t_end": 0.006, "n_output": 61},
+        "axes": {"stiffness_scale": {"start": 0.7, "stop": 1.3},
+                 "restitution": {"start": 0.6, "stop": 0.95}},
+        "series": "slider_acceleration", "measurement": {"file": "rig.csv", "csv": record()},
+        "budget": 20, "seed": 3,
+    })
+    assert status == 201, body
+    study_id = body["id"]
+    detail = wait_api(server, study_id, lambda d: d["status"] == "done", STUDY_S)
+    assert detail["search"]["finished"] and detail["best"] is not None
+    history = [h["best_cost"] for h in detail["search"]["history"]]
+    measurements = _get(f"{base}/api/studies/{study_id}/measurements")[1]["items"]
+    stored = _get(f"{base}/api/measurements/{measurements[0]['id']}")[1]["data"]
+
+    page.goto(f"{base}/studies/{study_id}")
+    assert wait_status(page, {"done"}, 30) == "done"
+    fig = plot(page, "#search-history")
+    assert [y for t in fig["data"] for y in t["y"]] == pytest.approx(history, rel=1e-12)
+    overlay = plot(page, "#search-overlay", "el.data && el.data.length == 2")
+    measured = next(t for t in overlay["data"] if t["name"] == "measured")
+    assert measured["x"] == pytest.approx([1e3 * t for t in stored["time"]], rel=1e-12)
+    assert measured["y"] == pytest.approx(stored["series"]["slider_acceleration"], rel=1e-12)
+    best = next(t for t in overlay["data"] if t["name"] == "best case")
+    assert len(best["y"]) > 0 and all(math.isfinite(v) for v in best["y"])
+    summary = page.inner_text("#search-summary")
+    assert f"{detail['search']['cases']} of 20 cases" in summary and "finished" in summary

@@ -1,0 +1,111 @@
+"""The JSON API's measured records (design.md 4.9), on the :mod:`.api` blueprint.
+
+    POST /api/studies/<id>/measurements   a CSV (text/csv body, ``?name=&case=``) or JSON
+                                          {"csv", "name", "case_id"} -> 201 {"id", ...}
+                                          | 422 {"errors": [...]} (nothing stored)
+    GET  /api/studies/<id>/measurements   {"items": [{"id", "name", "time_base", ...}]}
+    GET  /api/measurements/<id>           the record with its samples ("data")
+
+Attaching a record edits the study (the role of editing its notes and tags, Action.TAG).
+The body may be up to the parser's :data:`~gapsweep.study.measurements.MAX_BYTES`.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from flask import jsonify, request
+from gapsweep.accounts.roles import Action
+from gapsweep.study.errors import FieldError, SpecError
+
+from .. import actions, context
+from ..auth import principal
+from .routes import _error, _not_found, api
+
+
+def editable_model(study_id: int) -> str:
+    """The model of a study the request's principal may edit (UnknownIdError,
+    ForbiddenError otherwise)."""
+    archive = actions.archive(principal())
+    with context.session() as s:
+        return archive._owned_study(s, Action.TAG, study_id).model
+
+
+def _payload() -> tuple[bytes | str, str, int | None]:
+    """(CSV, name, case id) from a text/csv or a JSON body."""
+    from gapsweep.study.measurements import MAX_BYTES
+
+    request.max_content_length = MAX_BYTES + 4096  # the parser names the limit itself
+    raw = request.get_data(cache=False)
+    case = request.args.get("case") or None
+    if request.mimetype == "application/json":
+        try:
+            data = json.loads(raw)
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise SpecError([FieldError("body", "not JSON", f"a JSON object ({exc})")]) from None
+        if not isinstance(data, dict) or not isinstance(data.get("csv"), str):
+            raise SpecError([FieldError("csv", None, "the CSV text, a string")])
+        case = data.get("case_id", case)
+        return data["csv"], str(data.get("name") or ""), _case_id(case)
+    return raw, request.args.get("name", ""), _case_id(case)
+
+
+def _case_id(value: Any) -> int | None:
+    if value is None:
+        return None
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        raise SpecError([FieldError("case_id", value, "a case id of the study")]) from None
+
+
+@api.post("/studies/<id:study_id>/measurements")
+def add_measurement(study_id: int) -> Any:
+    from gapsweep.db import measurements
+    from gapsweep.study.measurements import parse_measurement
+
+    try:
+        model = editable_model(study_id)
+        text, name, case_id = _payload()
+        record = parse_measurement(text, model=model, name=name[:200])
+        with context.session() as s:
+            try:
+                mid = measurements.add_measurement(s, study_id=study_id, measurement=record,
+                                                   case_id=case_id)
+            except measurements.CaseNotInStudyError as exc:
+                raise SpecError([FieldError("case_id", case_id, str(exc))]) from None
+            entry = measurements.get_measurement(s, mid)
+    except actions.UnknownIdError:
+        return _not_found("study", study_id)
+    except actions.ForbiddenError as exc:
+        return _error(403, str(exc))
+    except SpecError as exc:
+        return jsonify(exc.to_dict()), 422
+    entry.pop("data")
+    response = jsonify(entry)
+    response.headers["Location"] = f"/api/measurements/{mid}"
+    return response, 201
+
+
+@api.get("/studies/<id:study_id>/measurements")
+def list_measurements(study_id: int) -> Any:
+    from gapsweep.db import measurements
+    from gapsweep.db.lifecycle import StudyNotFoundError
+
+    try:
+        with context.session() as s:
+            return jsonify({"items": measurements.study_measurements(s, study_id)})
+    except StudyNotFoundError:
+        return _not_found("study", study_id)
+
+
+@api.get("/measurements/<id:measurement_id>")
+def show_measurement(measurement_id: int) -> Any:
+    from gapsweep.db import measurements
+
+    try:
+        with context.session() as s:
+            return jsonify(measurements.get_measurement(s, measurement_id))
+    except measurements.MeasurementNotFoundError:
+        return _not_found("measurement", measurement_id)
