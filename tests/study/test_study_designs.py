@@ -80,10 +80,13 @@ def test_twin_ignores_only_fields_the_model_has() -> None:
 
 
 def test_deviations_relative_to_the_twin() -> None:
-    case = {"peak_slider_accel": 3000.0, "rms_slider_accel": 900.0, "peak_driving_torque": 5.0}
-    twin = {"peak_slider_accel": 2000.0, "rms_slider_accel": 1000.0, "peak_driving_torque": 0.0}
+    case = {"peak_slider_accel": 3000.0, "rms_slider_accel": 900.0, "peak_driving_torque": 5.0,
+            "peak_slider_accel_settled": 2400.0}
+    twin = {"peak_slider_accel": 2000.0, "rms_slider_accel": 1000.0, "peak_driving_torque": 0.0,
+            "peak_slider_accel_settled": 2000.0}
     assert deviations(case, twin) == {
         "deviation_peak_slider_accel": pytest.approx(0.5),
+        "deviation_peak_slider_accel_settled": pytest.approx(0.2),
         "deviation_rms_slider_accel": pytest.approx(-0.1),
         "deviation_peak_driving_torque": None,  # the twin's value is 0
     }
@@ -206,9 +209,12 @@ def test_design_requirements_of_4_5() -> None:
 
 def test_estimate_scales_with_cases_and_t_end() -> None:
     spec = load_spec_file(EXAMPLE)
-    assert estimate_seconds(spec, 16) == pytest.approx(16 * 0.004)
+    # no t_end: until settled, estimated at the cap, max_revolutions (80) of 0.012 s
+    assert estimate_seconds(spec, 16) == pytest.approx(16 * 0.004 * 80 * 0.012 / 0.024)
+    fixed = parse_spec({**spec.to_dict(), "base": {"speed_rpm": 5000, "t_end": 0.024}})
+    assert estimate_seconds(fixed, 16) == pytest.approx(16 * 0.004)
     longer = parse_spec({**spec.to_dict(), "base": {"speed_rpm": 5000, "t_end": 0.048}})
     assert estimate_seconds(longer, 16) == pytest.approx(2 * 16 * 0.004)
     flexible = parse_spec({"name": "f", "model": "flexible-slider-crank",
                            "axes": {"clearance_mm": {"values": [0.1]}}})
-    assert estimate_seconds(flexible, 1) > 100 * estimate_seconds(spec, 1)
+    assert estimate_seconds(flexible, 1) > 100 * estimate_seconds(fixed, 1)

@@ -44,6 +44,12 @@ def fake_metrics(params: dict[str, Any]) -> dict[str, float | int]:
         "impacts_steady": 1,
         "peak_driving_torque": 20.0 * k,
         "wall_time_s": 0.01,
+        # the settled motion's (issue 23): the headline columns of tables and grids
+        "peak_slider_accel_settled": 0.9 * peak,
+        "peak_contact_force_settled": 9 * peak,
+        "max_penetration_settled": 0.9e-6 * k,
+        "impacts_settled": int(round(50 * c)),
+        "peak_slider_accel_startup": 2 * peak,
     }
 
 

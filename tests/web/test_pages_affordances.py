@@ -299,14 +299,16 @@ def test_case_grid_callback_pages_sorts_and_filters_on_the_server(archive):
 
     params = [{"clearance_mm": c, "stiffness_scale": k} for c in (0.02, 0.035, 0.05, 0.08, 0.1)
               for k in (0.7, 1.0, 1.3)]
-    want = sorted(params, key=lambda p: -fake_metrics(p)["peak_slider_accel"])
+    # the grid's metric columns are the headline: the settled motion's (issue 23)
+    want = sorted(params, key=lambda p: -fake_metrics(p)["peak_slider_accel_settled"])
     got = rows({"startRow": 0, "endRow": 100,
-                "sortModel": [{"colId": "peak_slider_accel", "sort": "desc"}]})
+                "sortModel": [{"colId": "peak_slider_accel_settled", "sort": "desc"}]})
     assert got["rowCount"] == 15
     assert [(r["clearance_mm"], r["stiffness_scale"]) for r in got["rowData"]] == [
         (p["clearance_mm"], p["stiffness_scale"]) for p in want]
     first = got["rowData"][0]
-    assert first["peak_slider_accel"] == pytest.approx(fake_metrics(want[0])["peak_slider_accel"])
+    assert first["peak_slider_accel_settled"] == pytest.approx(
+        fake_metrics(want[0])["peak_slider_accel_settled"])
     assert first["case"] == f"[{first['id']}](/cases/{first['id']})"
     got = rows({"startRow": 0, "endRow": 100, "sortModel": [], "filterModel": {
         "stiffness_scale": {"filterType": "number", "type": "equals", "filter": 1.0}}})
@@ -335,9 +337,9 @@ def test_the_case_grid_pins_the_ideal_twin_marked_and_hides_the_run_columns(arch
     assert op["location"] == ["pinnedBottomRowData"]
     (row,) = op["params"]["value"]
     assert row["case"] == f"[{twin_id} (ideal twin)](/cases/{twin_id})"
-    assert row["peak_slider_accel"] == pytest.approx(
-        fake_metrics({"ideal": True})["peak_slider_accel"])
-    assert row["max_penetration"] == pytest.approx(1e-6 * 1e6)  # in µm, as the column says
+    assert row["peak_slider_accel_settled"] == pytest.approx(
+        fake_metrics({"ideal": True})["peak_slider_accel_settled"])
+    assert row["max_penetration_settled"] == pytest.approx(0.9e-6 * 1e6)  # in µm, as shown
     columns = find(layout, ids.STUDY_CASE_GRID).columnDefs
     hidden = {c["field"] for c in columns if c.get("hide")}
     assert hidden == {"attempts", "reason", "wall_time_s"}

@@ -64,9 +64,11 @@ def test_compare_page(done_study):
     assert (links[str(a)], links[str(b)]) == (f"[case {a}](/cases/{a})", f"[case {b}](/cases/{b})")
     speed = next(r for r in table.data if r["name"].startswith("speed_rpm"))
     assert speed["difference"] == "same"
+    # the headline rows are the settled motion's (issue 23)
     peak = next(r for r in table.data if r["name"].startswith("Peak slider acceleration"))
+    assert peak["name"] == "Peak slider acceleration, settled [m/s²]"
     want = [fake_metrics({"clearance_mm": 0.02, "stiffness_scale": k, "speed_rpm": 5000})[
-        "peak_slider_accel"] for k in (0.7, 1.0)]
+        "peak_slider_accel_settled"] for k in (0.7, 1.0)]
     diff = float(peak["difference"].split(" (")[0])
     assert diff == pytest.approx(want[1] - want[0], rel=1e-3)
     assert "e+" not in peak["difference"]  # plain digits, not 7.461e+04
@@ -74,7 +76,7 @@ def test_compare_page(done_study):
     pen = next(r for r in table.data if r["name"].startswith("Max penetration"))
     assert pen["name"].endswith("[µm]")
     got = [fake_metrics({"clearance_mm": 0.02, "stiffness_scale": k, "speed_rpm": 5000})[
-        "max_penetration"] * 1e6 for k in (0.7, 1.0)]
+        "max_penetration_settled"] * 1e6 for k in (0.7, 1.0)]
     assert float(pen["difference"].split(" (")[0]) == pytest.approx(got[1] - got[0], rel=1e-3)
     assert "2 to 6 case ids" in texts(page("compare").layout(cases=str(a)))
     assert "no case with id 999999" in texts(page("compare").layout(cases=f"{a},999999"))
