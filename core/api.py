@@ -31,6 +31,9 @@ class Model:
     runner: str
     description: str
     batch_runner: str | None = None
+    #: a warm-up case runs with the model's defaults (``gapsweep warmup``); a described
+    #: mechanism has no default table, and its runs use the slider-crank's compiled kernels
+    warms_up: bool = True
 
     def _get(self, attr: str) -> Any:
         return getattr(importlib.import_module(self.module, __package__), attr)
@@ -82,6 +85,7 @@ MODELS: dict[str, Model] = {
             "simulate_mechanism",
             "your own planar mechanism: the [mechanism] table of the study (design.md 4.7)",
             batch_runner="simulate_mechanisms",
+            warms_up=False,
         ),
         Model(
             "cantilever",

@@ -252,7 +252,7 @@ def cmd_warmup(args: argparse.Namespace) -> int:
 
     notice = f"Compiling and caching the solver kernels (about {COMPILE_TIME} on 2 cores)..."
     print(notice, flush=True)
-    names = args.models or list(MODELS)
+    names = args.models or [name for name, m in MODELS.items() if m.warms_up]
     for name in names:
         get_model(name)  # an unknown name fails before anything compiles
     t0 = time.perf_counter()
@@ -364,7 +364,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     sim.add_argument("--quiet", action="store_true", help="no progress line on stderr")
     sim.set_defaults(func=cmd_simulate)
     warm = sub.add_parser("warmup", help="compile and cache the solver kernels")
-    warm.add_argument("models", nargs="*", help="models to warm (default: all)")
+    warm.add_argument("models", nargs="*",
+                      help="models to warm (default: all that run without a table of their own)")
     warm.set_defaults(func=cmd_warmup)
     par = sub.add_parser("params", help="list a model's parameters: default, unit, kind, range")
     par.add_argument("--model", default="slider-crank")

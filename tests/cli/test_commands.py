@@ -283,5 +283,7 @@ def test_warmup_compiles_or_loads_every_model_and_says_so():
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
     assert lines[0].startswith("Compiling and caching the solver kernels (about ")
-    for name in MODELS:
-        assert any(re.fullmatch(rf"  {name}: ready in [\d.]+ s \(ok\)", ln) for ln in lines), name
+    for name, model in MODELS.items():
+        ready = any(re.fullmatch(rf"  {name}: ready in [\d.]+ s \(ok\)", ln) for ln in lines)
+        # a described mechanism has no default table; it runs the slider-crank's kernels
+        assert ready == model.warms_up, name
