@@ -30,7 +30,6 @@ from dataclasses import dataclass
 
 import numpy as np
 from gapsweep.core.iso286 import fit_limits
-from scipy.special import ndtr, ndtri
 
 # how far (in σ) the allowed interval of a normal is searched; beyond 8σ the mass is < 1e-15
 SEARCH_SIGMAS = 8.0
@@ -63,7 +62,7 @@ class Distribution:
         if self.kind != "normal" or self.sigma == 0:
             return 0.0
         a, b = _z(self.low, self), _z(self.high, self)
-        return float(1.0 - (ndtr(b) - ndtr(a)))
+        return float(1.0 - (_phi(b) - _phi(a)))
 
     @property
     def bearing_radius_mm(self) -> float | None:
@@ -88,6 +87,11 @@ class Distribution:
             text += (f"; the allowed range holds nominal ± {SEARCH_SIGMAS:g}σ, so it is not "
                      "truncated (draws beyond would be)")
         return text
+
+
+def _phi(z: float) -> float:
+    """The standard normal CDF Φ(z) (math.erf: no SciPy to read a spec)."""
+    return 0.5 * (1.0 + math.erf(z / math.sqrt(2.0)))
 
 
 def _z(x: float, d: Distribution) -> float:
@@ -159,8 +163,11 @@ def draw(dist: Distribution, n: int, rng: np.random.Generator) -> np.ndarray:
         return np.clip((hole - shaft) / 2.0, dist.low, dist.high)  # clip: rounding only
     if dist.sigma == 0:
         return np.full(n, dist.nominal)
-    # inverse CDF of the truncated normal: u uniform on [Φ(a), Φ(b)]
-    pa, pb = ndtr(_z(dist.low, dist)), ndtr(_z(dist.high, dist))
+    # inverse CDF of the truncated normal: u uniform on [Φ(a), Φ(b)]; SciPy only here, so
+    # that reading a spec (`gapsweep submit`) imports no SciPy
+    from scipy.special import ndtri
+
+    pa, pb = _phi(_z(dist.low, dist)), _phi(_z(dist.high, dist))
     x = dist.nominal + dist.sigma * ndtri(pa + u * (pb - pa))
     return np.clip(x, dist.low, dist.high)  # the far tails' rounding stays in the support
 
