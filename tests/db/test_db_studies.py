@@ -201,7 +201,8 @@ def test_export_rows_columns_and_order(session_factory):
     assert columns[17:] == [
         "contact_time_fraction", "rhs_evaluations", "energy_balance_error",
         "deviation_peak_slider_accel", "deviation_rms_slider_accel",
-        "deviation_peak_driving_torque", "case_id",  # the id last: 4.5's order stands before it
+        "deviation_peak_driving_torque", "deviation_peak_slider_accel_settled",
+        "case_id",  # the id last: 4.5's order stands before it
     ]
     assert len(rows) == 15  # the twin is not a row
     with session_factory() as s:
