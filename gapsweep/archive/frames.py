@@ -18,4 +18,12 @@ def cases_frame(columns: list[str], rows: list[dict[str, Any]]) -> pd.DataFrame:
     import pandas as pd
 
     frame = pd.DataFrame.from_records(rows, columns=columns)
+    for name in frame.columns:
+        # a column of numbers and missing values is numeric, its gaps NaN, whether the rows
+        # came from the database (None) or from a server's JSON (null); the same frame
+        # either way, a column no case has a value of included
+        values = frame[name]
+        if values.map(lambda v: v is None or (isinstance(v, (int, float))
+                                              and not isinstance(v, bool))).all():
+            frame[name] = pd.to_numeric(values)
     return frame.set_index(CASE_ID)
