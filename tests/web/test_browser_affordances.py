@@ -237,9 +237,9 @@ def test_trends_csv_equals_the_plotted_traces_and_the_api(server, browser):
         from_csv.setdefault(r["trace"], []).append((float(r[x_name]), float(r[y_name])))
     assert from_csv == {t["name"]: list(zip(t["x"], t["y"], strict=True)) for t in plotted}
     assert len(rows) == sum(len(t["x"]) for t in plotted) == 9 + 2  # 3 lines, the baseline
-    # the CSV's lines are the archive's numbers
+    # the CSV's lines are the archive's numbers: the settled peaks (the default, issue 23)
     peak = {(c["params"]["clearance_mm"], c["params"]["stiffness_scale"]):
-            c["metrics"]["peak_slider_accel"] for c in study["cases"]}
+            c["metrics"]["peak_slider_accel_settled"] for c in study["cases"]}
     lines = [t for t in plotted if t["name"] != "ideal joint"]
     for k, line in zip(STIFFNESS, lines, strict=True):
         got = from_csv[line["name"]]
@@ -285,15 +285,15 @@ def test_case_grid_sorts_on_the_server_and_compares_ticked_cases(server, browser
     page.goto(f"{server['base']}/studies/{study['id']}")
     grid = "#study-case-grid"
     page.wait_for_selector(f"{grid} .ag-row[row-index='8'] a[href^='/cases/']")
-    header = page.locator(f"{grid} .ag-header-cell[col-id='peak_slider_accel'] "
+    header = page.locator(f"{grid} .ag-header-cell[col-id='peak_slider_accel_settled'] "
                           ".ag-header-cell-label")
     header.click()  # ascending
-    page.wait_for_selector(f"{grid} .ag-header-cell[col-id='peak_slider_accel'][aria-sort="
+    page.wait_for_selector(f"{grid} .ag-header-cell[col-id='peak_slider_accel_settled'][aria-sort="
                            "'ascending']")
     header.click()  # descending
-    page.wait_for_selector(f"{grid} .ag-header-cell[col-id='peak_slider_accel'][aria-sort="
+    page.wait_for_selector(f"{grid} .ag-header-cell[col-id='peak_slider_accel_settled'][aria-sort="
                            "'descending']")
-    ranked = sorted(study["cases"], key=lambda c: -c["metrics"]["peak_slider_accel"])
+    ranked = sorted(study["cases"], key=lambda c: -c["metrics"]["peak_slider_accel_settled"])
 
     def first_case() -> str:
         return page.inner_text(f"{grid} .ag-row[row-index='0'] [col-id='case']").strip()
@@ -303,8 +303,8 @@ def test_case_grid_sorts_on_the_server_and_compares_ticked_cases(server, browser
         page.wait_for_timeout(200)
     assert first_case() == str(ranked[0]["id"])
     shown = float(page.inner_text(
-        f"{grid} .ag-row[row-index='0'] [col-id='peak_slider_accel']").replace(",", ""))
-    assert shown == pytest.approx(ranked[0]["metrics"]["peak_slider_accel"], rel=1e-5)
+        f"{grid} .ag-row[row-index='0'] [col-id='peak_slider_accel_settled']").replace(",", ""))
+    assert shown == pytest.approx(ranked[0]["metrics"]["peak_slider_accel_settled"], rel=1e-5)
     shot(page, "grid-sorted")
     for i in (0, 1):
         page.locator(f"{grid} .ag-row[row-index='{i}'] .ag-selection-checkbox input").check()
