@@ -86,7 +86,8 @@ def test_finished_study_certificates_spectra_and_buttons(server, page):
         "axes": {"clearance_mm": {"values": [0.02, 0.05, 0.1]}},
     })
     detail = wait_api(server, study_id, certified, STUDY_S)
-    # 3 cases, one twin; certificates apart: (0.1 mm) largest peak, (0.02 mm) smallest c
+    # 3 cases, one twin; certificates apart: the largest settled peak (the headline, issue 23)
+    # and (0.02 mm) the smallest c
     assert detail["counts"]["total"] == 3 and len(detail["cases"]) == 3
     assert len(detail["twins"]) == 1 and len(detail["certificates"]) == 8
     assert all(c["status"] == "done" for c in detail["certificates"])
@@ -102,13 +103,13 @@ def test_finished_study_certificates_spectra_and_buttons(server, page):
     for cert in detail["certificates"]:
         by_source.setdefault(cert["source_id"], {})[cert["slot"]] = cert
     cases = {c["id"]: c for c in detail["cases"]}
-    peaks = {cid: c["metrics"]["peak_slider_accel"] for cid, c in cases.items()}
+    peaks = {cid: c["metrics"]["peak_slider_accel_settled"] for cid, c in cases.items()}
     assert set(by_source) == {max(peaks, key=peaks.get), detail["cases"][0]["id"]}
     for trace in fig["data"]:
         source_id = trace["customdata"][0][0]
         runs = by_source[source_id]
-        want = [cases[source_id]["metrics"]["peak_slider_accel"]] + [
-            runs[k]["metrics"]["peak_slider_accel"] for k in range(4)]
+        want = [cases[source_id]["metrics"]["peak_slider_accel_settled"]] + [
+            runs[k]["metrics"]["peak_slider_accel_settled"] for k in range(4)]
         assert trace["y"] == pytest.approx(want, rel=1e-12)  # the API's numbers
         assert [r[0] for r in trace["customdata"]] == [source_id] + [runs[k]["id"]
                                                                     for k in range(4)]
@@ -133,7 +134,12 @@ def test_finished_study_certificates_spectra_and_buttons(server, page):
     shot(page, "study-spectra")
     page.get_by_label("log x (the whole spectrum)").check()
     fig = plot(page, "#spectra-graph", "el._fullLayout.xaxis.type == 'log'")
-    assert fig["xaxis"]["range"] == pytest.approx([math.log10(F1 / 2), math.log10(5e4)])
+    # the whole spectrum: from its first bin (f1/N over the N revolutions it covers - the
+    # settled window's, issue 23) to its Nyquist frequency, both as the API stores them
+    freq = _get(f"{server['base']}/api/cases/{detail['cases'][0]['id']}/series"
+                "?names=spectrum_freq_hz")[1]["spectrum_freq_hz"]
+    assert fig["xaxis"]["range"] == pytest.approx([math.log10(freq[1]), math.log10(freq[-1])])
+    assert F1 / freq[1] == pytest.approx(round(F1 / freq[1]), rel=1e-6)  # a whole N
     orders = [a for a in fig["annotations"] if a["name"] == "harmonic order"]
     assert [a["text"] for a in orders] == ["1×", "2×", "5×", "10×", "20×"]
     shot(page, "study-spectra-log")
