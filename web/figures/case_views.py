@@ -195,7 +195,7 @@ def energy_figure(series: Mapping[str, np.ndarray]) -> go.Figure:
     if "energy_residual" in series:
         panels.append((["energy_residual"], series_label("energy_residual")))
     panels = [(names, title) for names, title in panels if names]
-    fig = make_subplots(rows=len(panels), cols=1, shared_xaxes=True, vertical_spacing=0.06)
+    fig = make_subplots(rows=len(panels), cols=1, shared_xaxes=True, vertical_spacing=0.1)
     fig.update_layout(template=TEMPLATE, title={"text": "Energy balance"}, legend=LEGEND_BELOW,
                       height=180 + 150 * len(panels))
     index = 0
@@ -210,7 +210,7 @@ def energy_figure(series: Mapping[str, np.ndarray]) -> go.Figure:
         # ticks at round values in plain SI prefixes (not the "−40µ, −190µ" of an axis
         # synchronised with another's grid)
         fig.update_yaxes(title_text=title, tickformat="~s", row=row, col=1)
-    fig.update_xaxes(title_text=TIME_TITLE, row=len(panels), col=1)
+    fig.update_xaxes(title_text=TIME_TITLE)  # every panel's: one time axis, each labelled
     return fig
 
 

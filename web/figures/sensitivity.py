@@ -353,7 +353,7 @@ def main_effects_figure(anova: Mapping[str, Any], metric: str = "peak_slider_acc
                                                            "color": BASELINE_COLOR},
                       row=1, col=i)
         fig.update_xaxes(title_text=parameter_label(str(factor)), row=1, col=i)
-    fig.update_yaxes(title_text=f"Mean {phrase(metric_label(metric))}", row=1, col=1)
+        fig.update_yaxes(title_text=f"Mean {phrase(metric_label(metric))}", row=1, col=i)
     bars = [(parameter_parts(str(f))[0], shares.get(f)) for f in effects]
     bars.append(("interactions", anova.get("interactions")))
     fig.add_trace(go.Bar(x=[b[0] for b in bars], y=[_gap(_num(b[1])) for b in bars],
