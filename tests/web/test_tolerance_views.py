@@ -137,6 +137,6 @@ def test_trends_of_a_variation_study_scatter_its_samples(mc_study):
     module, _, study_id = mc_study
     detail = module.load_detail(study_id)
     fig = study_results.trends(detail, metric="peak_slider_accel", x_axis="clearance_mm",
-                               group_axis="stiffness_scale", steady=False, log_y=False)
+                               group_axis="stiffness_scale", window="whole", log_y=False)
     cases = [t for t in fig.data if t.mode and "markers" in t.mode and "lines" not in t.mode]
     assert sum(len(t.x) for t in cases) == 40  # one point per sample, no line per level

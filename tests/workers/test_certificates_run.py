@@ -83,7 +83,10 @@ def test_certificates_run_once_and_stay_out_of_counts_and_exports(env):
     assert [(i["cases"], i["done"]) for i in items if i["id"] == study_id] == [(3, 3)]
 
     cases = detail["cases"]
-    peaks = [c["metrics"]["peak_slider_accel"] for c in cases]
+    # the largest headline peak: the settled one where the cases report it (issue 23)
+    key = "peak_slider_accel_settled" if "peak_slider_accel_settled" in cases[0]["metrics"] \
+        else "peak_slider_accel"
+    peaks = [c["metrics"][key] for c in cases]
     largest = cases[peaks.index(max(peaks))]
     smallest = cases[2]  # 0.035 mm
     assert largest is not smallest  # two sources, four refinements each
@@ -128,11 +131,18 @@ def test_certificates_run_once_and_stay_out_of_counts_and_exports(env):
     assert {s["case_id"] for s in report["sources"]} == {largest["id"], smallest["id"]}
     for source in report["sources"]:
         ladders = {lad["ladder"]: lad for lad in source["ladders"]}
-        assert ladders["tolerance"]["change"] < 1e-4
+        tolerance = ladders["tolerance"]
+        # the verdict's metric, the settled peak, moves under 1 % (7.7e-4 measured: a
+        # window of several revolutions is less robust than the first impact); the
+        # whole-run peak, reported beside it, far less
+        assert tolerance["change"] < 1e-2
+        assert tolerance["steps"][-1]["changes"]["peak_slider_accel"] < 1e-4
         assert ladders["output step"]["change"] == 0.0  # metrics are taken at every step
-        # a Hertzian peak grows with K (about K^0.4): doubling K is not a refinement here
-        assert ladders["contact stiffness"]["converged"] is False
-        assert 0.2 < ladders["contact stiffness"]["stiffness_exponent"] < 0.5
+        # the settled peak grows with K less than an impact's Hertzian K^0.4 (0.09 measured
+        # at 0.1 mm): a sensitivity to a modelling input, judged against seed 002's 5 %
+        stiff = ladders["contact stiffness"]
+        assert 0.0 < stiff["stiffness_exponent"] < 0.5
+        assert stiff["converged"] is (stiff["change"] < 0.05)
 
 
 def test_no_certificates_for_a_convergence_study_nor_a_cancelled_one(env):
