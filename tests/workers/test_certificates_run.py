@@ -138,10 +138,11 @@ def test_certificates_run_once_and_stay_out_of_counts_and_exports(env):
         assert tolerance["change"] < 1e-2
         assert tolerance["steps"][-1]["changes"]["peak_slider_accel"] < 1e-4
         assert ladders["output step"]["change"] == 0.0  # metrics are taken at every step
-        # the settled peak grows with K less than an impact's Hertzian K^0.4 (0.09 measured
-        # at 0.1 mm): a sensitivity to a modelling input, judged against seed 002's 5 %
+        # the settled peak moves with K less than an impact's Hertzian K^0.4 (measured
+        # K^0.09 and K^-0.10 for the two sources): a sensitivity to a modelling input,
+        # judged against seed 002's 5 %
         stiff = ladders["contact stiffness"]
-        assert 0.0 < stiff["stiffness_exponent"] < 0.5
+        assert abs(stiff["stiffness_exponent"]) < 0.4
         assert stiff["converged"] is (stiff["change"] < 0.05)
 
 
