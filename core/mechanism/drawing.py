@@ -90,12 +90,8 @@ def svg(s: Shapes, *, width: int = 800) -> str:
 
 
 def png(s: Shapes, path: str, *, width: int = 800) -> None:
-    """Write the shapes as a PNG (Pillow, which plotting's dependencies bring along)."""
-    try:
-        from PIL import Image, ImageDraw
-    except ImportError:  # pragma: no cover - Pillow comes with matplotlib/SALib
-        raise RuntimeError("PNG output needs Pillow (pip install pillow); "
-                           "or write an .svg") from None
+    """Write the shapes as a PNG (Pillow, a dependency of the project)."""
+    from PIL import Image, ImageDraw
     x0, y0, x1, y1 = s.box
     scale = width / (x1 - x0)
     height = max(int((y1 - y0) * scale), 50)

@@ -46,3 +46,17 @@ def test_a_frame_follows_the_driver():
     assert math.dist((b["x"], b["y"]), (100.0, 0.0)) == pytest.approx(80.0, abs=1e-9)
     assert math.dist((b["x"], b["y"]), (0.0, a)) == pytest.approx(120.0, abs=1e-9)
     assert frame(spec, theta).joints == shapes(spec, k.positions[45]).joints
+
+
+def test_the_png_is_the_drawing_at_the_asked_width_in_the_boxes_proportions(tmp_path):
+    from gapsweep.core.mechanism.drawing import png
+    from PIL import Image
+
+    s = shapes(MechanismCase.from_mapping({"mechanism": table("four_bar_crank_rocker")}).spec)
+    path = tmp_path / "four_bar.png"
+    png(s, str(path), width=640)
+    with Image.open(path) as img:
+        assert img.format == "PNG" and img.width == 640
+        x0, y0, x1, y1 = s.box
+        assert img.height == max(int((y1 - y0) * 640 / (x1 - x0)), 50)
+        assert len(set(img.getdata())) > 1  # something is drawn on the white
