@@ -51,12 +51,23 @@ def _broker(settings: Settings) -> tuple[str, dict[str, Any]]:
     }
 
 
+def _transport(url: str) -> str | None:
+    """The kombu transport for ``url`` where it is not the scheme's own: Redis gets a
+    channel that survives being closed after its connection (:mod:`.redis_transport`)."""
+    if url.startswith(("redis://", "rediss://")):
+        from .redis_transport import TRANSPORT
+
+        return TRANSPORT
+    return None
+
+
 def make_celery(settings: Settings | None = None) -> Celery:
     """A Celery app configured from ``settings`` (the environment by default)."""
     settings = settings or get_settings()
     url, options = _broker(settings)
     celery = Celery("gapsweep", broker=url, include=["gapsweep.workers.tasks"])
     celery.conf.update(
+        broker_transport=_transport(url),
         # JSON only: no pickle over the wire, a message is a list of case ids
         task_serializer="json",
         accept_content=["json"],

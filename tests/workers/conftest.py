@@ -28,15 +28,30 @@ def warm_kernel_cache() -> None:
     print(f"\nsolver kernels ready in {time.monotonic() - t0:.1f} s")
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+    """Keep each phase's report on the test item: ``procs`` reads whether the test failed."""
+    report = yield
+    setattr(item, f"report_{report.when}", report)
+    return report
+
+
 @pytest.fixture
-def procs(tmp_path: Path) -> Iterator[Procs]:
-    """Start processes through this; every group is SIGKILLed at the end (verified)."""
+def procs(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Procs]:
+    """Start processes through this; every group is SIGKILLed at the end (verified). When
+    the test failed, each process's log tail is printed: a CI run keeps nothing else of a
+    worker that stopped consuming or a server that did not answer."""
     folder = tmp_path / "logs"
     folder.mkdir()
     p = Procs(folder)
     try:
         yield p
     finally:
+        report = getattr(request.node, "report_call", None)
+        if report is not None and report.failed:
+            for proc in p.started:
+                print(f"\n----- {proc.name} (pid {proc.pid}), last lines of {proc.log.name} -----"
+                      f"\n{proc.tail(60)}")
         p.close()
 
 
