@@ -64,6 +64,9 @@ def test_compose_shape():
         assert deps["redis"] == {"condition": "service_healthy"}
     # the worker service is scalable: no fixed container name, no published port
     assert "container_name" not in c["worker"] and "ports" not in c["worker"]
+    # the long-running services come back after they end; the one-shot migration does not
+    assert {n for n, s in c.items() if s.get("restart") == "unless-stopped"} == {
+        "redis", "postgres", "web", "worker"}
 
 
 def _expand(value: str, given: dict[str, str]) -> str:
