@@ -65,3 +65,38 @@ def test_a_mechanism_study_without_its_table_is_refused_on_the_form(new_study):
     assert disabled is True
     assert "mechanism: null — a [mechanism] table" in texts(errors)
     assert archive.count("studies") == 0
+
+
+def test_a_variable_may_be_an_expression_of_the_others(new_study):
+    module, archive = new_study
+    table, rows = module.pick_mechanism(FOUR_BAR)
+    base = module.show_mechanism(table, "mechanism")[0].data[-1]
+    # the coupler as 1.5 x the rocker (120 mm): the same geometry, drawn the same
+    rows = [{**r, "value": "1.5 * rocker_mm"} if r["variable"] == "coupler_mm" else r
+            for r in rows]
+    scaled = module.edit_variables(1, rows, table)
+    assert scaled["variables"]["coupler_mm"] == "1.5 * rocker_mm"
+    drawn = module.show_mechanism(scaled, "mechanism")[0].data[-1]
+    assert list(drawn.x) == pytest.approx(list(base.x))
+    assert list(drawn.y) == pytest.approx(list(base.y))
+    # and the rocker as the coupler / 1.5: a cycle, named on the drawing and the form
+    rows = [{**r, "value": "coupler_mm / 1.5"} if r["variable"] == "rocker_mm" else r
+            for r in rows]
+    cyclic = module.edit_variables(2, rows, scaled)
+    title = module.show_mechanism(cyclic, "mechanism")[0].layout.title.text
+    assert "mechanism.variables." in title and "->" in title
+    vals = values(module.layout(), module)
+    vals = set_value(module, vals, "model", "mechanism")
+    vals = set_value(module, vals, "mechanism", cyclic)
+    vals = set_value(module, vals, "base_rows", [])
+    vals = set_value(module, vals, "axis_rows", [axis_row("driver.speed_rpm", values="600")])
+    summary, errors, disabled = module.validate(*vals)[:3]
+    assert disabled is True
+    assert "mechanism.variables.coupler_mm" in texts(errors)
+    assert "coupler_mm -> rocker_mm -> coupler_mm" in texts(errors)
+    # an expression that evaluates submits as the file would
+    vals = set_value(module, vals, "mechanism", scaled)
+    summary, errors, disabled = module.validate(*vals)[:3]
+    assert errors is None and disabled is False, texts(errors)
+    module.submit(1, *vals)
+    assert archive.count("studies") == 1

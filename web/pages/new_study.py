@@ -152,8 +152,10 @@ def variable_rows(table: dict | None) -> list[dict[str, Any]]:
 
 
 def with_variables(table: dict | None, rows: list[dict[str, Any]] | None) -> dict | None:
-    """``table`` with its variables set from the table's rows (numbers where they parse,
-    an expression's text otherwise: the checks name what is wrong)."""
+    """``table`` with its variables set from the table's rows: numbers where they parse,
+    else the text as an expression of the other variables (``2 * crank_mm``, ``pi / 6``),
+    read by the core's whitelisted evaluator in dependency order; its checks name what is
+    wrong (an unknown name, a cycle)."""
     if not table:
         return table
     out = dict(table)
@@ -179,8 +181,9 @@ def mechanism_drawing(table: dict | None) -> Any:
         return go.Figure(layout={"title": {"text": "No mechanism: pick one or upload a file"}})
     try:
         return mechanism_figure(MechanismCase.from_mapping({"mechanism": table}).spec)
-    except InputError as exc:
-        return go.Figure(layout={"title": {"text": f"Not drawn: {exc.field}"}})
+    except InputError as exc:  # the field, and why (an expression's cycle, an unknown name)
+        why = exc.detail or exc.allowed
+        return go.Figure(layout={"title": {"text": f"Not drawn: {exc.field}: {why}"[:160]}})
 
 
 def _field(label: str, control: Any, help_text: str | None = None,
