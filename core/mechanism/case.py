@@ -162,9 +162,14 @@ class MechanismCase:
         last the ``_steady`` window; the driver period gives the Poincaré section."""
         period = self.spec.period
         t_end = self.ramp_time + 2.0 * period if self.t_end is None else self.t_end
+        # the run-up's ramp is the start-up (its peak: ``peak_<measure>_startup``), the
+        # settled window the revolutions at full speed after it, when the run has them
+        ramp_revolutions = math.ceil(self.ramp_time / period - 1e-9)
+        transient = ramp_revolutions if t_end > self.ramp_time + 0.5 * period else 0
         return SolverOptions(
             t_end=t_end,
             period=period,
+            transient_revolutions=transient,
             t_steady=t_end - period if t_end > period else 0.0,
             integrator=self.integrator, rtol=self.rtol, atol=self.atol,
             max_step=self.max_step, contact_max_step=self.contact_max_step,
