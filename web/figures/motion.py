@@ -100,7 +100,7 @@ def section_points(
     ``poincare_time`` (``poincare_time.<joint>`` if stored), else the revolution index."""
     name_x, name_y = section_names(joint)
     ex, ey = np.asarray(series[name_x], dtype=float), np.asarray(series[name_y], dtype=float)
-    t = series.get(f"{SECTION_TIME}.{joint}") if joint else None
+    t = series.get(per_joint(SECTION_TIME, joint)) if joint else None
     if t is None:
         t = series.get(SECTION_TIME)
     t = np.arange(ex.size, dtype=float) if t is None else np.asarray(t, dtype=float)
