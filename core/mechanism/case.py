@@ -55,7 +55,8 @@ _SERIES_OF = {"position": "slider_position", "velocity": "slider_velocity",
 @dataclass(frozen=True)
 class MechanismCase:
     """One case of a described mechanism. ``mechanism``: the ``[mechanism]`` table with the
-    case's dotted values applied; ``t_end`` None: two driver revolutions."""
+    case's dotted values applied; ``t_end`` None: two driver revolutions (after the ramp
+    of a run-up start, ``run_up_revolutions``)."""
 
     mechanism: Any = None
     t_end: float | None = None
