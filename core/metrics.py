@@ -37,6 +37,23 @@ RATIO = "ratio_to_ideal_"  # m / m_twin: "at what clearance does the peak double
 JOINT_SEPARATOR = "."  # ``peak_contact_force.piston_pin``: one joint of several (design.md 4.7)
 
 
+def per_joint(name: str, joint: str) -> str:
+    """The name of series or metric ``name`` of clearance joint ``joint``: ``name.joint``
+    (``poincare_eccentricity_x.piston_pin``, ``peak_contact_force.crank_pin``); ``name`` for
+    ``joint == ""``, the single unnamed joint of a built-in model. The one naming rule of
+    per-joint names: the solver, the described mechanisms and the pages all use it."""
+    return f"{name}{JOINT_SEPARATOR}{joint}" if joint else name
+
+
+def joint_of(name: str, stem: str) -> str | None:
+    """The joint a name of :func:`per_joint` with base ``stem`` belongs to (``""``: the
+    unnamed joint), None when ``name`` is not one of ``stem``'s."""
+    if name == stem:
+        return ""
+    prefix = stem + JOINT_SEPARATOR
+    return name[len(prefix):] if name.startswith(prefix) and len(name) > len(prefix) else None
+
+
 @dataclass(frozen=True)
 class Metric:
     """One metric.

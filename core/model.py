@@ -173,6 +173,8 @@ class ClearanceJoint:
 
     ``bearing_radius`` R_B [m], ``clearance`` c = R_B - R_J [m]. ``ideal=True`` turns it into
     an ideal revolute joint - the baseline every clearance result is compared with.
+    ``name``: a described mechanism's joint name; its per-joint series and metrics carry it
+    (:func:`metrics.per_joint`). A built-in model's single joint has none.
     """
 
     bearing_body: str
@@ -183,6 +185,7 @@ class ClearanceJoint:
     journal_point: Vec2 = (0.0, 0.0)
     contact: ContactModel = field(default_factory=ContactModel)
     ideal: bool = False
+    name: str = ""
 
     def as_revolute(self) -> Revolute:
         """The ideal revolute joint this clearance joint becomes when ``ideal``."""

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .metrics import per_joint
 from .motion import CHAOS_METHOD, classify, section_drift
 from .stepping import (
     R_ACCEL2,
@@ -182,17 +183,18 @@ def last_revolution(rev: Revolutions, period: float) -> dict[str, float | int]:
 
 
 def poincare_series(rev: Revolutions, joint_names: Sequence[str] = ()) -> dict[str, np.ndarray]:
-    """The section as series: ``poincare_time`` [s] and each joint's eccentricity [m]
-    (``poincare_eccentricity_x`` for one joint, ``poincare_eccentricity_x.<joint>`` for
-    several)."""
+    """The section as series: ``poincare_time`` [s] and each joint's eccentricity [m],
+    named by :func:`metrics.per_joint`: ``poincare_eccentricity_x.<joint>`` for a named
+    joint (a described mechanism's, however many it has), ``poincare_eccentricity_x`` for
+    the single unnamed joint of a built-in model (``.<k>`` were there several unnamed)."""
     out = {"poincare_time": rev.record[:, R_TIME].copy()}
     for j in range(rev.n_clearance):
-        suffix = f".{joint_names[j]}" if rev.n_clearance > 1 and j < len(joint_names) else ""
-        if rev.n_clearance > 1 and not suffix:
-            suffix = f".{j}"
+        name = joint_names[j] if j < len(joint_names) else ""
+        if not name and rev.n_clearance > 1:
+            name = str(j)
         sec = rev.sections(j)
-        out[f"poincare_eccentricity_x{suffix}"] = sec[:, 0].copy()
-        out[f"poincare_eccentricity_y{suffix}"] = sec[:, 1].copy()
+        out[per_joint("poincare_eccentricity_x", name)] = sec[:, 0].copy()
+        out[per_joint("poincare_eccentricity_y", name)] = sec[:, 1].copy()
     return out
 
 

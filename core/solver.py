@@ -398,11 +398,7 @@ def _add_settled(result: CaseResult, job: Job, record, m: np.ndarray, clear_par)
     """The settled metrics and the Poincare series of a case with a per-revolution record."""
     options = job.options
     rev = Revolutions(record, clear_par.shape[0], int(m[M_SETTLED_N]), int(m[M_SETTLED_AT]))
-    names = [
-        f"{cj.bearing_body}-{cj.journal_body}"
-        for cj in job.mechanism.clearance_joints
-        if not cj.ideal
-    ]
+    names = [cj.name for cj in job.mechanism.clearance_joints if not cj.ideal]
     if options.stop_when_settled:
         result.metrics.update(last_revolution(rev, options.period))
     length = section_length(options, clear_par)

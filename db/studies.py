@@ -224,6 +224,32 @@ def list_studies(
     return int(total), items
 
 
+def study_mechanisms(session: Session, *, limit: int = 50) -> list[dict[str, Any]]:
+    """The ``[mechanism]`` tables of the archive's live mechanism studies, newest first, one
+    entry per distinct table (the newest study holding it): ``[{"study_id", "study_name",
+    "name", "mechanism"}]`` (``name``: the table's own). At most ``limit`` studies read."""
+    import json
+
+    rows = session.execute(
+        select(Study.id, Study.name, Study.spec)
+        .where(Study.deleted_at.is_(None), Study.model == "mechanism")
+        .order_by(Study.id.desc())
+        .limit(limit)
+    ).all()
+    out, seen = [], set()
+    for study_id, study_name, spec in rows:
+        table = (spec or {}).get("mechanism")
+        if not isinstance(table, dict):
+            continue
+        key = json.dumps(table, sort_keys=True, default=str)
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append({"study_id": study_id, "study_name": study_name,
+                    "name": str(table.get("name") or "mechanism"), "mechanism": table})
+    return out
+
+
 def _case_counts(session: Session, study_ids: Iterable[int]) -> dict[int, dict[str, int]]:
     """{study id: {"cases", "done", "failed"}} of the design cases, in one grouped query."""
     ids = list(study_ids)

@@ -99,6 +99,16 @@ def list_studies(**filters: Any) -> tuple[int, list[dict[str, Any]]]:
         return read(s, **filters)
 
 
+def study_mechanisms(limit: int = 50) -> list[dict[str, Any]]:
+    """The archive's mechanisms to pick from on the new-study form, newest first, one per
+    distinct table: ``[{"study_id", "study_name", "name", "mechanism"}]``
+    (:func:`gapsweep.db.studies.study_mechanisms`)."""
+    from gapsweep.db.studies import study_mechanisms as read
+
+    with context.session() as s:
+        return read(s, limit=limit)
+
+
 def case_page(study_id: int, **request: Any) -> tuple[list[dict[str, Any]], int]:
     """One block of a study's case grid: (rows, the count passing the filter); ``request``
     as :func:`gapsweep.db.case_table.case_page` takes it."""

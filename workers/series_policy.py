@@ -19,6 +19,7 @@ from collections.abc import Callable
 
 import numpy as np
 from gapsweep.core.errors import InputError
+from gapsweep.core.metrics import joint_of, per_joint
 from gapsweep.core.postprocessing import series_spectrum
 from gapsweep.core.result import CaseResult
 from gapsweep.core.solver import SERIES_NAMES
@@ -74,7 +75,7 @@ def decimate_indices(x: np.ndarray, budget: int) -> np.ndarray:
 def _spectrum_names(result: CaseResult) -> list[str]:
     """:data:`SPECTRUM_SERIES`, and a described mechanism's contact force of each clearance
     joint (``contact_normal_force.<joint>``, design.md 4.7)."""
-    joints = [n for n in result.series if n.startswith("contact_normal_force.")]
+    joints = [n for n in result.series if joint_of(n, "contact_normal_force")]
     return [*SPECTRUM_SERIES, *joints]
 
 
@@ -145,8 +146,8 @@ def _preview(result: CaseResult, rotation_hz: float) -> dict[str, np.ndarray]:
     t = np.asarray(series["t"])
     out: dict[str, np.ndarray] = {}
     extra = _extra_names(series, t)
-    joints = [n.split(".", 1)[1] for n in extra if n.startswith("eccentricity_x.")]
-    candidates = [*PAIRED_SERIES, *((f"eccentricity_x.{j}", f"eccentricity_y.{j}")
+    joints = [j for n in extra if (j := joint_of(n, "eccentricity_x"))]
+    candidates = [*PAIRED_SERIES, *((per_joint("eccentricity_x", j), per_joint("eccentricity_y", j))
                                     for j in joints)]
     pairs = [pair for pair in candidates
              if all(n in series and np.asarray(series[n]).shape == t.shape for n in pair)]

@@ -81,12 +81,15 @@ def _clearance_joint(spec: MechanismSpec, j: JointSpec, ideal: bool) -> Clearanc
     return ClearanceJoint(
         j.body_i, j.body_j, c["bearing_radius_mm"] * 1e-3, c["clearance_mm"] * 1e-3,
         _local(spec, j.body_i, j.at), _local(spec, j.body_j, j.at), contact_model(c), ideal,
+        name=j.name,  # its section and series are named by it (metrics.per_joint)
     )
 
 
-def build_mechanism(spec: MechanismSpec, *, ideal: bool = False, probe: int = 0) -> Mechanism:
+def build_mechanism(spec: MechanismSpec, *, ideal: bool = False, probe: int = 0,
+                    ramp: float = 0.0) -> Mechanism:
     """The core mechanism of ``spec``; ``ideal`` makes every clearance joint ideal; the probe
-    is the coordinate of measure number ``probe`` (none without measures)."""
+    is the coordinate of measure number ``probe`` (none without measures); ``ramp`` [s] > 0:
+    the driver runs up from rest to its speed over that time (the run-up start)."""
     bodies = tuple(Body(b.name, b.mass, b.inertia, (b.cm[0], b.cm[1], 0.0)) for b in spec.bodies)
     joints, clearance = [], []
     for j in spec.joints:
@@ -122,7 +125,7 @@ def build_mechanism(spec: MechanismSpec, *, ideal: bool = False, probe: int = 0)
         name=spec.name,
         bodies=bodies,
         joints=tuple(joints),
-        drivers=(AngleDriver(driven, spec.omega, 0.0),),
+        drivers=(AngleDriver(driven, spec.omega, 0.0, ramp),),
         loads=tuple(loads),
         clearance_joints=tuple(clearance),
         gravity=spec.gravity,
@@ -301,17 +304,23 @@ def _refuse_sweep(spec, rows, topo, arrays, q_last, angle, phi, jac, converged) 
 
 
 def initial_state(spec: MechanismSpec, *, ideal: bool, initial: str) -> np.ndarray:
-    """``y0 = [q, v]`` of the mechanism at driver angle 0 at full speed.
+    """``y0 = [q, v]`` of the mechanism at driver angle 0.
 
-    ``centred``: every journal at its bearing's centre and at rest relative to it (the ideal
-    closure, as the built-in models start). ``wall``: each journal resting on its bearing's
-    wall, ``e = c`` opposite to the ideal joint's reaction on it (seed 002), then the loops
-    closed again. Other starts (``run-up``) are for the settled-motion runs to add.
+    ``centred``: at full speed, every journal at its bearing's centre and at rest relative
+    to it (the ideal closure, as the built-in models start). ``wall``: at full speed, each
+    journal resting on its bearing's wall, ``e = c`` opposite to the ideal joint's reaction
+    on it (seed 002), then the loops closed again. ``run-up``: the whole mechanism at rest
+    (the driver ramps up from standstill, :func:`build_mechanism`'s ``ramp``), each journal
+    resting on its wall against the static reaction (gravity and the loads), as the
+    slider-crank's run-up starts (core/simulation.py). An ideal run starts centred, or at
+    rest for the run-up.
     """
     if initial not in STARTS:
         raise InputError("initial", initial, "one of " + ", ".join(STARTS))
-    if initial == "centred" or ideal:  # beyond the geometry only the speed matters then
-        initial = "centred"
+    if ideal and initial == "wall":
+        initial = "centred"  # an ideal joint has no wall: the centred start is the same
+    if initial == "centred" or (ideal and initial == "run-up"):
+        # beyond the geometry only the speed matters then
         key = (_geometry_key(spec), spec.speed_rpm, initial)
     else:
         key = (spec, initial)
@@ -334,14 +343,14 @@ def _centred(spec: MechanismSpec, ideal: bool) -> np.ndarray:
     return np.concatenate([k.q0, v])
 
 
-def _wall(spec: MechanismSpec, ideal: bool) -> np.ndarray:
+def _on_the_wall(spec: MechanismSpec, y: np.ndarray, ramp: float) -> np.ndarray:
+    """``y`` with each clearance journal moved onto its bearing's wall, opposite to the
+    ideal joint's reaction at ``y`` (the driver ramping over ``ramp`` [s] if > 0, so that
+    a state at rest feels the static reaction only), the loops closed again."""
     from ..kinematics import solve_positions
     from ..simulation import joint_reactions
 
-    y = _centred(spec, ideal)
-    if ideal or not spec.clearance_joints:
-        return y
-    mech = build_mechanism(spec, ideal=True)
+    mech = build_mechanism(spec, ideal=True, ramp=ramp)
     topo, arrays = assemble(mech)
     n = topo.n_coordinates
     reactions = joint_reactions(topo, arrays, y)
@@ -358,8 +367,25 @@ def _wall(spec: MechanismSpec, ideal: bool) -> np.ndarray:
     return np.concatenate([q, v])
 
 
-# where each start puts the journals (design.md 4.10 adds run-up with the settled motion)
-STARTS = {"centred": _centred, "wall": _wall}
+def _wall(spec: MechanismSpec, ideal: bool) -> np.ndarray:
+    y = _centred(spec, ideal)
+    if ideal or not spec.clearance_joints:
+        return y
+    return _on_the_wall(spec, y, 0.0)
+
+
+def _run_up(spec: MechanismSpec, ideal: bool) -> np.ndarray:
+    q0 = kinematics(spec).q0
+    y = np.concatenate([q0, np.zeros_like(q0)])  # at rest: the ramp starts at zero speed
+    if ideal or not spec.clearance_joints:
+        return y
+    # any ramp > 0 gives the driver zero speed and acceleration at t = 0 (constraints.
+    # driver_motion): the reaction is the static one whatever the ramp's length
+    return _on_the_wall(spec, y, 1.0)
+
+
+# where each start puts the journals (design.md 4.10)
+STARTS = {"centred": _centred, "wall": _wall, "run-up": _run_up}
 
 
 # --- geometry for drawings ----------------------------------------------------------------

@@ -35,14 +35,15 @@ import numpy as np
 
 from ..cases import _coerce
 from ..errors import InputError
+from ..metrics import per_joint
 from ..model import Probe
 from ..result import CaseResult
 from ..solver import ROSENBROCK_CONTACT, Job, Progress, SolverOptions, run_jobs
-from .build import build_mechanism, initial_state, kinematics
+from .build import STARTS, build_mechanism, initial_state, kinematics
 from .table import MechanismSpec, parse_table, sweepable, with_overrides
 
 MODEL = "mechanism"
-INITIAL = ("centred", "wall")
+INITIAL = tuple(STARTS)  # centred, wall, run-up (design.md 4.10)
 _PROBE_METRICS = ("peak_slider_accel", "rms_slider_accel", "peak_slider_accel_steady",
                   "rms_slider_accel_steady")
 _JOINT_METRICS = ("peak_contact_force", "max_penetration", "impacts", "peak_contact_force_steady",
@@ -54,12 +55,14 @@ _SERIES_OF = {"position": "slider_position", "velocity": "slider_velocity",
 @dataclass(frozen=True)
 class MechanismCase:
     """One case of a described mechanism. ``mechanism``: the ``[mechanism]`` table with the
-    case's dotted values applied; ``t_end`` None: two driver revolutions."""
+    case's dotted values applied; ``t_end`` None: two driver revolutions (after the ramp
+    of a run-up start, ``run_up_revolutions``)."""
 
     mechanism: Any = None
     t_end: float | None = None
     ideal: bool = False
     initial: str = "centred"
+    run_up_revolutions: float = 2.0  # driver revolutions of the run-up ramp (the slider-crank's)
     integrator: str = "dopri5"
     rtol: float = 1e-6
     atol: float = 1e-10
@@ -135,21 +138,39 @@ class MechanismCase:
     def period(self) -> float:
         return self.spec.period
 
+    @property
+    def ramp_time(self) -> float:
+        """Duration of the run-up [s] (0 for the other starts): as the slider-crank's, the
+        speed ramp turns the driver ``run_up_revolutions`` times in twice as many periods
+        (:func:`gapsweep.core.constraints.driver_motion`)."""
+        return 2.0 * self.run_up_revolutions * self.period if self.initial == "run-up" else 0.0
+
     def validate(self) -> None:
         """Raise :class:`InputError` naming the first bad field."""
         spec = self.spec
         kinematics(spec)  # closes and sweeps: refuses what cannot turn
         if self.initial not in INITIAL:
             raise InputError("initial", self.initial, "one of " + ", ".join(INITIAL))
+        runup = self.run_up_revolutions
+        if not (isinstance(runup, (int, float)) and math.isfinite(runup) and 0.0 < runup <= 100.0):
+            raise InputError("run_up_revolutions", runup, "in (0, 100] driver revolutions")
         self.solver_options().validate()
         if self.integrator == "rosenbrock23" and not self.ideal and spec.clearance_joints:
             raise InputError("integrator", self.integrator, ROSENBROCK_CONTACT)
 
     def solver_options(self) -> SolverOptions:
+        """Two driver revolutions by default (after the run-up's ramp for that start), the
+        last the ``_steady`` window; the driver period gives the Poincaré section."""
         period = self.spec.period
-        t_end = 2.0 * period if self.t_end is None else self.t_end
+        t_end = self.ramp_time + 2.0 * period if self.t_end is None else self.t_end
+        # the run-up's ramp is the start-up (its peak: ``peak_<measure>_startup``), the
+        # settled window the revolutions at full speed after it, when the run has them
+        ramp_revolutions = math.ceil(self.ramp_time / period - 1e-9)
+        transient = ramp_revolutions if t_end > self.ramp_time + 0.5 * period else 0
         return SolverOptions(
             t_end=t_end,
+            period=period,
+            transient_revolutions=transient,
             t_steady=t_end - period if t_end > period else 0.0,
             integrator=self.integrator, rtol=self.rtol, atol=self.atol,
             max_step=self.max_step, contact_max_step=self.contact_max_step,
@@ -174,6 +195,32 @@ class MechanismCase:
 @functools.lru_cache(maxsize=256)
 def _parse(text: str) -> MechanismSpec:
     return parse_table(json.loads(text))
+
+
+def joint_clearances(params: Mapping[str, Any]) -> dict[str, float]:
+    """Radial clearance c [m] of every clearance joint of a mechanism case, by joint name,
+    from its parameters (the ``mechanism`` table with the case's dotted values applied,
+    expressions evaluated); empty when ``params`` hold no readable table. What the pages
+    scale a joint's section and orbit by (the table reads once per distinct text)."""
+    table = params.get("mechanism")
+    if not isinstance(table, Mapping):
+        return {}
+    dotted = {k: v for k, v in params.items() if "." in k and k.split(".")[0] in _TABLE_KEYS}
+    try:
+        return dict(_clearances(json.dumps(table, sort_keys=True),
+                                json.dumps(dotted, sort_keys=True, default=str)))
+    except (InputError, TypeError, ValueError):
+        return {}
+
+
+_TABLE_KEYS = ("variables", "points", "bodies", "joints", "driver", "loads", "measures")
+
+
+@functools.lru_cache(maxsize=256)
+def _clearances(table: str, dotted: str) -> tuple[tuple[str, float], ...]:
+    spec = parse_table(with_overrides(json.loads(table), json.loads(dotted)))
+    return tuple((j.name, dict(j.contact)["clearance_mm"] * 1e-3)
+                 for j in spec.clearance_joints)
 
 
 def sweepable_names(table: Mapping[str, Any]) -> dict[str, str]:
@@ -211,7 +258,7 @@ def _plan(case: MechanismCase, params: dict[str, Any]) -> _Plan:
     jobs: list[Job] = []
     seen: dict[tuple[str, int], int] = {}
     probe_job = []
-    main = build_mechanism(spec, ideal=case.ideal, probe=0)
+    main = build_mechanism(spec, ideal=case.ideal, probe=0, ramp=case.ramp_time)
     jobs.append(Job(main, y0, options, params, MODEL))  # the first measure's coordinate
     if spec.measures:
         seen[(spec.measures[0].body, spec.measures[0].coordinate)] = 0
@@ -294,7 +341,8 @@ def _merge(plan: _Plan, results: list[CaseResult]) -> CaseResult:
     failed = next((r for r in results if not r.ok), None)
     if failed is not None:
         main.status, main.reason = "failed", failed.reason
-    metrics = {k: v for k, v in main.metrics.items() if k not in _PROBE_METRICS}
+    metrics = _probe_named(plan.case.spec, {k: v for k, v in main.metrics.items()
+                                            if k not in _PROBE_METRICS})
     metrics["wall_time_s"] = sum(r.metrics.get("wall_time_s", 0.0) for r in results)
     spec = plan.case.spec
     options = plan.jobs[0].options
@@ -319,16 +367,32 @@ def _merge(plan: _Plan, results: list[CaseResult]) -> CaseResult:
         r = results[plan.joint_job[j]]
         for key in ("contact_normal_force", "penetration", "eccentricity_x", "eccentricity_y",
                     "contact_state"):
-            series[f"{key}.{name}"] = np.asarray(r.series[key])
+            series[per_joint(key, name)] = np.asarray(r.series[key])
         if len(names) == 1 or plan.case.ideal:
             for key in _JOINT_METRICS:
-                metrics[f"{key}.{name}"] = main.metrics[key] if not plan.case.ideal else 0
+                metrics[per_joint(key, name)] = main.metrics[key] if not plan.case.ideal else 0
         else:
             metrics.update(_joint_grid_metrics(name, r.series, t_s))
     main.metrics = metrics
     if main.ok:
         main.metrics.update(_spectral(plan.jobs[0], main))
     return main
+
+
+def _probe_named(spec: MechanismSpec, metrics: dict[str, Any]) -> dict[str, Any]:
+    """The main run's metrics with the probe's settled ones (``peak_slider_accel_settled``,
+    ``..._startup`` ...: the loop calls its probe the slider) named after the first measure,
+    whose coordinate the probe follows; dropped when that measure is not a body coordinate's
+    acceleration (the per-revolution peaks are of the probe's acceleration)."""
+    first = spec.measures[0] if spec.measures else None
+    keep = first is not None and first.direct and first.quantity == "acceleration"
+    out = {}
+    for key, value in metrics.items():
+        if "slider_accel" not in key:
+            out[key] = value
+        elif keep:
+            out[key.replace("slider_accel", first.name)] = value
+    return out
 
 
 def _combined(m, runs: list) -> np.ndarray:
@@ -374,14 +438,15 @@ def _joint_grid_metrics(name: str, series: Mapping[str, Any], t_s: float) -> dic
     pen = np.where(state, np.asarray(series["penetration"]), 0.0)
     onsets = np.flatnonzero(state[1:] & ~state[:-1]) + 1
     steady = t >= t_s - 1e-15
-    return {
-        f"peak_contact_force.{name}": float(fn.max(initial=0.0)),
-        f"max_penetration.{name}": float(pen.max(initial=0.0)),
-        f"impacts.{name}": int(len(onsets)),
-        f"peak_contact_force_steady.{name}": float(fn[steady].max(initial=0.0)),
-        f"max_penetration_steady.{name}": float(pen[steady].max(initial=0.0)),
-        f"impacts_steady.{name}": int(np.sum(steady[onsets])),
+    values = {
+        "peak_contact_force": float(fn.max(initial=0.0)),
+        "max_penetration": float(pen.max(initial=0.0)),
+        "impacts": int(len(onsets)),
+        "peak_contact_force_steady": float(fn[steady].max(initial=0.0)),
+        "max_penetration_steady": float(pen[steady].max(initial=0.0)),
+        "impacts_steady": int(np.sum(steady[onsets])),
     }
+    return {per_joint(key, name): v for key, v in values.items()}
 
 
 _CHOICES = ("contact_law", "friction_law", "stiffness_model", "integrator", "initial",

@@ -26,6 +26,7 @@ from ..model import GROUND
 from ..parameters import CONTACT, FRICTION, JOINT, find
 from ..parameters import names as parameter_names
 from .expressions import CONSTANTS, FUNCTIONS, evaluate
+from .expressions import MAX_LENGTH as MAX_EXPRESSION
 
 JOINT_TYPES = ("revolute", "translational", "fixed")
 LOAD_TYPES = ("force", "torque", "spring")
@@ -236,6 +237,45 @@ def _names_in(text: str) -> frozenset[str]:
     return frozenset(n.id for n in ast.walk(tree) if isinstance(n, ast.Name))
 
 
+def _dependency_order(raw: Mapping[str, Any]) -> list[str]:
+    """The variables of ``raw`` (name -> number or expression) ordered so that each comes
+    after those its expression names; a cycle is an :class:`InputError` naming the field
+    of its first variable and every variable on it (``a -> b -> a``). Names that are not
+    variables are left to :func:`evaluate` to refuse."""
+    uses = {}
+    for name, value in raw.items():
+        text = value if isinstance(value, str) and len(value) <= MAX_EXPRESSION else ""
+        uses[name] = [n for n in raw if n in _names_in(text.strip())] if text else []
+    order: list[str] = []
+    state: dict[str, str] = {}
+    for start in raw:
+        if start in state:
+            continue
+        # depth-first without recursion: (name, index of the next use to visit)
+        stack = [(start, 0)]
+        state[start] = "open"
+        while stack:
+            name, k = stack[-1]
+            if k < len(uses[name]):
+                stack[-1] = (name, k + 1)
+                nxt = uses[name][k]
+                if state.get(nxt) == "open":
+                    path = [n for n, _ in stack]
+                    cycle = [*path[path.index(nxt):], nxt]
+                    raise InputError(f"mechanism.variables.{cycle[0]}", raw[cycle[0]],
+                                     "an expression of numbers and other variables without a "
+                                     "cycle", "the variables refer to each other: "
+                                     + " -> ".join(cycle))
+                if nxt not in state:
+                    state[nxt] = "open"
+                    stack.append((nxt, 0))
+            else:
+                state[name] = "done"
+                order.append(name)
+                stack.pop()
+    return order
+
+
 class _Reader:
     def __init__(self, table: Mapping[str, Any]) -> None:
         self.raw = _table("mechanism", table, _TOP_KEYS)
@@ -265,12 +305,25 @@ class _Reader:
         )
 
     def read_variables(self) -> None:
-        for name, value in _named("mechanism.variables", self.raw.get("variables", {})).items():
+        raw = _named("mechanism.variables", self.raw.get("variables", {}))
+        for name in raw:
             if name in FUNCTIONS or name in CONSTANTS:
                 raise InputError(f"mechanism.variables.{name}", name,
                                  "a name other than " + ", ".join([*FUNCTIONS, *CONSTANTS]))
-            # a variable may use those defined before it
-            self.variables[name] = evaluate(f"mechanism.variables.{name}", value, self.variables)
+        # a variable may use any other (``bore_mm = "2 * radius_mm"``, ``angle = "pi / 6"``):
+        # evaluated in dependency order whatever the table's order (a form or a TOML writer
+        # may sort them), a cycle refused naming its variables
+        values: dict[str, float] = {}
+        for name in _dependency_order(raw):
+            try:
+                values[name] = evaluate(f"mechanism.variables.{name}", raw[name], values)
+            except InputError as exc:
+                if exc.detail and exc.detail.endswith("is not defined"):  # list them all
+                    known = ", ".join(n for n in [*raw, *CONSTANTS] if n != name)
+                    raise InputError(exc.field, exc.value, f"names among: {known}",
+                                     exc.detail) from None
+                raise
+        self.variables = {name: values[name] for name in raw}  # shown in the table's order
 
     def read_points(self) -> None:
         for name, value in _named("mechanism.points", self.raw.get("points", {})).items():

@@ -287,3 +287,32 @@ def test_warmup_compiles_or_loads_every_model_and_says_so():
         ready = any(re.fullmatch(rf"  {name}: ready in [\d.]+ s \(ok\)", ln) for ln in lines)
         # a described mechanism has no default table; it runs the slider-crank's kernels
         assert ready == model.warms_up, name
+    assert any(re.fullmatch(r"  wall and run-up starts: ready in [\d.]+ s \(ok\)", ln)
+               for ln in lines), lines
+
+
+def test_after_warmup_a_mechanism_from_any_start_compiles_nothing():
+    # gapsweep warmup runs no mechanism: what a mechanism's run loads (its kinematic sweep,
+    # the batch, a wall or run-up start's reaction) must already be in the cache after it
+    from pathlib import Path
+
+    from gapsweep.core.jit import CACHE_ROOT
+
+    assert gapsweep("warmup").returncode == 0
+    before = {p.name for p in Path(CACHE_ROOT).rglob("*.nbi")}
+    assert before
+    example = Path(__file__).resolve().parents[2] / "examples"
+    code = (
+        "import tomllib, sys\n"
+        "from gapsweep.core.api import run_case\n"
+        f"t = tomllib.load(open({str(example / 'mechanism_two_clearance_slider_crank.toml')!r},"
+        " 'rb'))['mechanism']\n"
+        "for start in ('centred', 'wall', 'run-up'):\n"
+        "    r = run_case('mechanism', {'mechanism': t, 'initial': start, 't_end': 0.001})\n"
+        "    assert r.ok, r.reason\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=600)
+    assert out.returncode == 0, out.stderr
+    after = {p.name for p in Path(CACHE_ROOT).rglob("*.nbi")}
+    assert after == before, sorted(after - before)

@@ -170,3 +170,48 @@ def test_dotted_values_reach_the_mechanism():
     assert next(b for b in spec.bodies if b.name == "rod").mass == 0.4
     assert spec.period == pytest.approx(0.02)
     assert case.solver_options().t_end == pytest.approx(0.04)  # two revolutions
+
+
+def test_variables_may_be_expressions_of_each_other_in_any_order():
+    # a variable written before the ones it uses (the case reads its table from sorted JSON,
+    # a form or a TOML writer may reorder them too)
+    m = table("reference_slider_crank")
+    m["variables"] = {"rod_mm": "2.4 * crank_mm", "tilt": "pi / 6", "crank_mm": 50,
+                      "offset_mm": "rod_mm * sin(tilt)"}
+    spec = MechanismCase.from_mapping({"mechanism": m}).spec
+    v = dict(spec.variables)
+    assert v["rod_mm"] == pytest.approx(120.0)
+    assert v["tilt"] == pytest.approx(0.5235987755982988)
+    assert v["offset_mm"] == pytest.approx(60.0)
+    assert dict(spec.points)["B"] == pytest.approx((0.17, 0.0))  # crank + rod, in m
+    # a sweep of the variable used moves the one that uses it
+    swept = MechanismCase.from_mapping({"mechanism": m, "variables.crank_mm": 60}).spec
+    assert dict(swept.variables)["rod_mm"] == pytest.approx(144.0)
+
+
+@pytest.mark.parametrize(
+    ("variables", "field", "cycle"),
+    [
+        ({"a_mm": "b_mm + 1", "b_mm": "2 * a_mm"}, "mechanism.variables.a_mm",
+         "a_mm -> b_mm -> a_mm"),
+        ({"r_mm": "r_mm + 1"}, "mechanism.variables.r_mm", "r_mm -> r_mm"),
+        ({"x": 1, "a": "c", "b": "a * x", "c": "sqrt(b)"}, "mechanism.variables.a",
+         "a -> c -> b -> a"),
+    ],
+)
+def test_a_cycle_of_variables_is_refused_naming_them(variables, field, cycle):
+    m = table("reference_slider_crank")
+    m["variables"].update(variables)
+    e = _refused(m)
+    assert e.field == field
+    assert cycle in e.detail
+    assert "without a cycle" in e.allowed
+
+
+def test_an_undefined_name_in_a_variable_names_its_field_and_every_variable():
+    m = table("reference_slider_crank")
+    m["variables"] = {"bore_mm": "2 * radius_mm", "crank_mm": 60, "rod_mm": 150}
+    e = _refused(m)
+    assert (e.field, e.value) == ("mechanism.variables.bore_mm", "2 * radius_mm")
+    assert "'radius_mm' is not defined" in e.detail
+    assert "crank_mm, rod_mm, pi" in e.allowed

@@ -5,6 +5,7 @@ time, the journal orbit drawn up to that time from the stored series."""
 from __future__ import annotations
 
 import math
+import re
 import time
 from pathlib import Path
 
@@ -108,3 +109,67 @@ def test_pick_a_four_bar_and_edit_a_variable_redraws_it(server, page):
     b = 125.0
     x = ((d - a) ** 2 + b * b - c * c) / (2 * (d - a))
     assert after == pytest.approx([a + x, (b * b - x * x) ** 0.5])
+
+
+_SECTION = """() => {
+  const el = document.querySelector('#case-motion-graph-poincare .js-plotly-plot');
+  if (!el || !el._fullData) return null;
+  return el._fullData.filter(t => t.meta).map(t => ({joint: t.meta, x: Array.from(t.x),
+                                                     y: Array.from(t.y)}));
+}"""
+
+
+def test_submit_a_mechanism_study_from_the_form_and_read_each_joint_on_its_case(server, page):
+    # pick the two-clearance slider-crank, sweep its crank-pin clearance, submit: the study
+    # runs to done on the server's own workers and its case page shows each joint's section
+    base = server["base"]
+    page.goto(base + "/studies/new")
+    _choose(page, "new-model", "mechanism")
+    _choose(page, "new-mechanism-library", "two clearance joints")
+    page.wait_for_selector("#new-mechanism-drawing .js-plotly-plot")
+    page.fill("#new-name", "browser mechanism submit")
+    # the preset's second axis (a slider-crank name) goes; the first becomes the crank pin's
+    page.locator('#new-axes-table tr:nth-child(3) td.dash-delete-cell').click()
+    page.wait_for_selector('#new-axes-table td[data-dash-row="1"]', state="detached")
+    param = page.locator('#new-axes-table td[data-dash-column="parameter"][data-dash-row="0"]')
+    param.click()
+    page.keyboard.type("joints.crank_pin.clearance_mm")
+    page.wait_for_timeout(500)  # the list filtered to the typed name
+    page.keyboard.press("Enter")
+    values = page.locator('#new-axes-table td[data-dash-column="values"][data-dash-row="0"]')
+    values.click()
+    page.keyboard.type("0.05, 0.1")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#new-case-count:has-text('2 cases + 1 ideal twin')")
+    assert not page.is_disabled("#new-submit")
+    page.click("#new-submit")
+    page.wait_for_url(re.compile(r"/studies/\d+$"), timeout=60_000)
+    study_id = int(page.url.rstrip("/").rsplit("/", 1)[1])
+    deadline = time.monotonic() + tb.STUDY_S
+    while (detail := _get(f"{base}/api/studies/{study_id}")[1])["status"] != "done":
+        assert detail["status"] not in ("failed", "cancelled"), detail
+        assert time.monotonic() < deadline, detail.get("counts")
+        time.sleep(0.5)
+    assert detail["model"] == "mechanism"
+    assert [c["params"]["joints.crank_pin.clearance_mm"] for c in detail["cases"]] == [0.05, 0.1]
+    assert {c["status"] for c in detail["cases"]} == {"done"}
+    case = detail["cases"][1]  # the crank pin at 0.1 mm, the piston pin at the table's 0.05
+    names = ",".join(f"poincare_eccentricity_{a}.{j}" for j in ("crank_pin", "piston_pin")
+                     for a in "xy")
+    stored = _get(f"{base}/api/cases/{case['id']}/series?names={names}")[1]
+    page.goto(f"{base}/cases/{case['id']}")
+    page.wait_for_function(f"() => ({_SECTION})() !== null")
+    shown = {t["joint"]: t for t in page.evaluate(_SECTION)}
+    assert set(shown) == {"crank_pin", "piston_pin"}
+    for joint, c_mm in (("crank_pin", 0.1), ("piston_pin", 0.05)):
+        # the settled window's sections (the last of two revolutions' three), as e / c
+        ex = [v / (c_mm * 1e-3) for v in stored[f"poincare_eccentricity_x.{joint}"]]
+        ey = [v / (c_mm * 1e-3) for v in stored[f"poincare_eccentricity_y.{joint}"]]
+        k = len(shown[joint]["x"])
+        assert k >= 1
+        assert shown[joint]["x"] == pytest.approx(ex[-k:], rel=1e-9, abs=1e-12)
+        assert shown[joint]["y"] == pytest.approx(ey[-k:], rel=1e-9, abs=1e-12)
+    # and each joint's phase portrait and orbit in time
+    for joint in ("crank_pin", "piston_pin"):
+        for fig in ("phase", "orbit_time"):
+            page.wait_for_selector(f"#case-motion-graph-{fig}-{joint} .js-plotly-plot")

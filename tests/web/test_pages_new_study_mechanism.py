@@ -5,7 +5,8 @@ submitted as the file and the API would be."""
 from __future__ import annotations
 
 import pytest
-from archive_fixtures import page, texts
+from archive_fixtures import find, page, texts
+from gapsweep.web import ids
 from test_pages_new_study import axis_row, set_value, values
 
 
@@ -65,3 +66,68 @@ def test_a_mechanism_study_without_its_table_is_refused_on_the_form(new_study):
     assert disabled is True
     assert "mechanism: null — a [mechanism] table" in texts(errors)
     assert archive.count("studies") == 0
+
+
+def test_a_variable_may_be_an_expression_of_the_others(new_study):
+    module, archive = new_study
+    table, rows = module.pick_mechanism(FOUR_BAR)
+    base = module.show_mechanism(table, "mechanism")[0].data[-1]
+    # the coupler as 1.5 x the rocker (120 mm): the same geometry, drawn the same
+    rows = [{**r, "value": "1.5 * rocker_mm"} if r["variable"] == "coupler_mm" else r
+            for r in rows]
+    scaled = module.edit_variables(1, rows, table)
+    assert scaled["variables"]["coupler_mm"] == "1.5 * rocker_mm"
+    drawn = module.show_mechanism(scaled, "mechanism")[0].data[-1]
+    assert list(drawn.x) == pytest.approx(list(base.x))
+    assert list(drawn.y) == pytest.approx(list(base.y))
+    # and the rocker as the coupler / 1.5: a cycle, named on the drawing and the form
+    rows = [{**r, "value": "coupler_mm / 1.5"} if r["variable"] == "rocker_mm" else r
+            for r in rows]
+    cyclic = module.edit_variables(2, rows, scaled)
+    title = module.show_mechanism(cyclic, "mechanism")[0].layout.title.text
+    assert "mechanism.variables." in title and "->" in title
+    vals = values(module.layout(), module)
+    vals = set_value(module, vals, "model", "mechanism")
+    vals = set_value(module, vals, "mechanism", cyclic)
+    vals = set_value(module, vals, "base_rows", [])
+    vals = set_value(module, vals, "axis_rows", [axis_row("driver.speed_rpm", values="600")])
+    summary, errors, disabled = module.validate(*vals)[:3]
+    assert disabled is True
+    assert "mechanism.variables.coupler_mm" in texts(errors)
+    assert "coupler_mm -> rocker_mm -> coupler_mm" in texts(errors)
+    # an expression that evaluates submits as the file would
+    vals = set_value(module, vals, "mechanism", scaled)
+    summary, errors, disabled = module.validate(*vals)[:3]
+    assert errors is None and disabled is False, texts(errors)
+    module.submit(1, *vals)
+    assert archive.count("studies") == 1
+
+
+def test_the_archive_mechanisms_are_picked_as_the_shipped_ones(new_study):
+    module, archive = new_study
+    examples = set(module.mechanism_library())
+    table, rows = module.pick_mechanism(FOUR_BAR)
+    rows = [{**r, "value": "125"} if r["variable"] == "coupler_mm" else r for r in rows]
+    mine = module.edit_variables(1, rows, table)
+    mine = {**mine, "name": "My press linkage"}
+    vals = values(module.layout(), module)
+    vals = set_value(module, vals, "model", "mechanism")
+    vals = set_value(module, vals, "name", "Press study")
+    vals = set_value(module, vals, "mechanism", mine)
+    vals = set_value(module, vals, "base_rows", [])
+    vals = set_value(module, vals, "axis_rows", [axis_row("driver.speed_rpm", values="600")])
+    assert module.validate(*vals)[1] is None
+    module.submit(1, *vals)
+    # the same table again: listed once, under the newest study (ids count from 1)
+    module.submit(2, *vals)
+    assert archive.count("studies") == 2
+    library = module.mechanism_library()
+    added = [k for k in library if k not in examples]
+    assert added == ["My press linkage (study 2: Press study)"]
+    # the layout offers it, and picking it loads the table and its variables as stored
+    assert added[0] in find(module.layout(), ids.NEW_MECHANISM_LIBRARY).options
+    picked, picked_rows = module.pick_mechanism(added[0])
+    assert picked["variables"]["coupler_mm"] == 125.0
+    assert picked["name"] == "My press linkage"
+    assert {r["variable"]: r["value"] for r in picked_rows}["coupler_mm"] == 125.0
+

@@ -49,12 +49,17 @@ def motion_figures(
         out["poincare"] = motion.poincare_figure(
             series, clearances, first=motion.window_first_revolution(metrics, params, period),
             period_s=period)
-    c = motion.clearance_of(params)
     ideal = bool(params.get("ideal"))
-    if c is not None and not ideal and {"eccentricity_x", "eccentricity_y"} <= set(series):
-        out["phase"] = motion.phase_portrait_figure(series, c)
-        out["orbit_time"] = motion.orbit_in_time_figure(
-            series, c, motion.settled_from_s(metrics, period))
+    for joint in ([] if ideal else motion.orbit_joints(series)):
+        # one journal's figures per clearance joint: "phase", or "phase-<joint>" of a mechanism
+        c = motion.clearance_of(params, joint)
+        if c is None:
+            continue
+        one = motion.joint_series(series, joint)
+        tail = f"-{joint}" if joint else ""
+        out[f"phase{tail}"] = motion.phase_portrait_figure(one, c, joint)
+        out[f"orbit_time{tail}"] = motion.orbit_in_time_figure(
+            one, c, motion.settled_from_s(metrics, period), joint)
     if "spectrum_slider_acceleration" in series and "spectrum_freq_hz" in series:
         out["spectrum"] = motion.case_spectrum_figure(
             series, "slider_acceleration", motion.speed_rpm_of(params),

@@ -20,6 +20,7 @@ import plotly.graph_objects as go
 from gapsweep.core.mechanism.build import geometry, kinematics
 from gapsweep.core.mechanism.drawing import shapes
 from gapsweep.core.mechanism.table import MechanismSpec
+from gapsweep.core.metrics import per_joint
 from plotly.subplots import make_subplots
 
 from .labels import with_unit
@@ -95,11 +96,11 @@ def animation_figure(spec: MechanismSpec, series: Mapping[str, np.ndarray],
     joints = [j.name for j in spec.clearance_joints]
     orbits = {}
     for name in joints:
-        x_name = f"eccentricity_x.{name}"
+        x_name, y_name = per_joint("eccentricity_x", name), per_joint("eccentricity_y", name)
         if x_name in series:
             tj = _time_base(series, x_name)
             orbits[name] = (tj, np.asarray(series[x_name]) * UM,
-                            np.asarray(series[f"eccentricity_y.{name}"]) * UM)
+                            np.asarray(series[y_name]) * UM)
         else:  # an ideal run: the journal stays centred
             orbits[name] = (np.zeros(1), np.zeros(1), np.zeros(1))
     ends = [float(np.asarray(v)[-1]) for k, v in series.items()

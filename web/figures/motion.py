@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 import plotly.graph_objects as go
+from gapsweep.core.metrics import joint_of, per_joint
 
 from .case_views import orbit_points, time_of
 from .labels import DIMENSIONLESS, SERIES, phrase, series_unit, with_unit
@@ -43,20 +44,53 @@ MM = 1e-3  # m per mm
 
 
 def section_joints(series: Mapping[str, Any]) -> list[str]:
-    """The clearance joints whose section is stored: ``""`` for the single joint of a
-    built-in model (``poincare_eccentricity_x``), else each ``<joint>`` of
-    ``poincare_eccentricity_x.<joint>`` in stored order."""
-    joints = [""] if SECTION_X in series and SECTION_Y in series else []
-    prefix = SECTION_X + "."
-    joints += [name[len(prefix):] for name in series
-               if name.startswith(prefix) and f"{SECTION_Y}.{name[len(prefix):]}" in series]
+    """The clearance joints whose section is stored, in stored order: ``""`` for the single
+    joint of a built-in model (``poincare_eccentricity_x``), a described mechanism's joint
+    names (``poincare_eccentricity_x.<joint>``; the core's one rule,
+    :func:`gapsweep.core.metrics.per_joint`)."""
+    joints = []
+    for name in series:
+        joint = joint_of(name, SECTION_X)
+        if joint is not None and per_joint(SECTION_Y, joint) in series:
+            joints.append(joint)
     return joints
 
 
 def section_names(joint: str = "") -> tuple[str, str]:
     """The series names of a joint's section: ``(x, y)``."""
-    suffix = f".{joint}" if joint else ""
-    return SECTION_X + suffix, SECTION_Y + suffix
+    return per_joint(SECTION_X, joint), per_joint(SECTION_Y, joint)
+
+
+ORBIT_SERIES = ("eccentricity_x", "eccentricity_y")
+
+
+def orbit_joints(series: Mapping[str, Any]) -> list[str]:
+    """The clearance joints whose journal orbit is stored (``eccentricity_x``/``_y``, per
+    joint for a described mechanism): ``""`` for a built-in model's joint, else the joint
+    names in stored order (a mechanism's bare pair, its first joint again, is left out)."""
+    named = []
+    for name in series:
+        joint = joint_of(name, ORBIT_SERIES[0])
+        if joint and per_joint(ORBIT_SERIES[1], joint) in series:
+            named.append(joint)
+    if named:
+        return named
+    return [""] if all(k in series for k in ORBIT_SERIES) else []
+
+
+def joint_series(series: Mapping[str, Any], joint: str) -> Mapping[str, Any]:
+    """``series`` with joint ``joint``'s orbit under the bare names ``eccentricity_x``/``_y``
+    (and their own time bases), for the figures that draw one journal."""
+    if not joint:
+        return series
+    out = dict(series)
+    for base in ORBIT_SERIES:
+        out[base] = series[per_joint(base, joint)]
+        own = series.get(f"t:{per_joint(base, joint)}")
+        out.pop(f"t:{base}", None)
+        if own is not None:
+            out[f"t:{base}"] = own
+    return out
 
 
 def section_points(
@@ -66,7 +100,7 @@ def section_points(
     ``poincare_time`` (``poincare_time.<joint>`` if stored), else the revolution index."""
     name_x, name_y = section_names(joint)
     ex, ey = np.asarray(series[name_x], dtype=float), np.asarray(series[name_y], dtype=float)
-    t = series.get(f"{SECTION_TIME}.{joint}") if joint else None
+    t = series.get(per_joint(SECTION_TIME, joint)) if joint else None
     if t is None:
         t = series.get(SECTION_TIME)
     t = np.arange(ex.size, dtype=float) if t is None else np.asarray(t, dtype=float)
@@ -75,11 +109,18 @@ def section_points(
 
 def clearance_of(params: Mapping[str, Any], joint: str = "") -> float | None:
     """The radial clearance c [m] of ``joint`` from a case's parameters: the mechanism's
-    ``joints.<joint>.clearance_mm``, else ``clearance_mm`` (None when neither is a number)."""
+    ``joints.<joint>.clearance_mm`` (a value the case set, else its ``[mechanism]`` table's,
+    read by the core), else ``clearance_mm`` (None when none is a number)."""
     for name in ((f"joints.{joint}.clearance_mm",) if joint else ()) + ("clearance_mm",):
         value = params.get(name)
         if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
             return float(value) * MM
+        if joint and "mechanism" in params:
+            from gapsweep.core.mechanism.case import joint_clearances
+
+            c = joint_clearances(params).get(joint)
+            if c is not None and c > 0:
+                return c
     return None
 
 
@@ -161,11 +202,17 @@ def eccentricity_rate(t: np.ndarray, r: np.ndarray) -> np.ndarray:
     return np.gradient(r, t)
 
 
-def phase_portrait_figure(series: Mapping[str, Any], clearance_m: float) -> go.Figure:
+def _of_joint(title: str, joint: str) -> str:
+    return f"{title}: {_joint_name(joint)}" if joint else title
+
+
+def phase_portrait_figure(series: Mapping[str, Any], clearance_m: float,
+                          joint: str = "") -> go.Figure:
     """The phase portrait of the journal: the rate of |e|/c [1/s] against |e|/c [–] over
     the run (a line, a closed loop for a periodic motion; 1 is the bearing wall, dashed,
     where impacts reverse the rate). From ``eccentricity_x``/``_y``
-    (:func:`~.case_views.orbit_points`), the rate by :func:`eccentricity_rate`."""
+    (:func:`~.case_views.orbit_points`), the rate by :func:`eccentricity_rate`; a
+    mechanism's ``joint`` named in the title (its orbit: :func:`joint_series`)."""
     ex, ey = orbit_points(series)
     t = _orbit_time(series, ex.size)
     r = np.hypot(ex, ey) / clearance_m
@@ -175,7 +222,8 @@ def phase_portrait_figure(series: Mapping[str, Any], clearance_m: float) -> go.F
     for part in stretches(t):  # no rate across a gap of the stored series
         xs += [r[part], [np.nan]]
         ys += [eccentricity_rate(t[part], r[part]), [np.nan]]
-    fig = new_figure("Phase portrait of the journal", E_RATIO_TITLE, E_RATE_TITLE)
+    fig = new_figure(_of_joint("Phase portrait of the journal", joint), E_RATIO_TITLE,
+                     E_RATE_TITLE)
     fig.add_trace(go.Scatter(x=np.concatenate(xs[:-1]) if xs else r,
                              y=np.concatenate(ys[:-1]) if ys else r, mode="lines",
                              name="journal", line={"color": color(0), "width": 1}))
@@ -191,7 +239,8 @@ def _orbit_time(series: Mapping[str, Any], n: int) -> np.ndarray:
 
 
 def orbit_in_time_figure(
-    series: Mapping[str, Any], clearance_m: float, settled_from_s: float | None
+    series: Mapping[str, Any], clearance_m: float, settled_from_s: float | None,
+    joint: str = "",
 ) -> go.Figure:
     """The journal orbit e_y/c against e_x/c coloured by time: the part before
     ``settled_from_s`` [s] as markers on a time colour scale (colour bar ``Time [s]``), the
@@ -204,7 +253,7 @@ def orbit_in_time_figure(
     settled = np.zeros(t.size, bool) if settled_from_s is None else t >= settled_from_s
     title = ("Journal orbit in time" if settled_from_s is None else
              f"Journal orbit in time: settled from t = {settled_from_s:.4g} s")
-    fig = new_figure(title, E_X_TITLE, E_Y_TITLE)
+    fig = new_figure(_of_joint(title, joint), E_X_TITLE, E_Y_TITLE)
     early = ~settled
     if settled_from_s is not None and early.any() and settled.any():
         early[np.argmax(settled)] = True  # the coloured part reaches the settled line

@@ -130,7 +130,10 @@ def mechanism_names(table: dict | None) -> dict[str, str]:
 
 
 def mechanism_library() -> dict[str, dict]:
-    """The mechanisms to pick from: the shipped examples' (name -> table)."""
+    """The mechanisms to pick from, label -> table: the shipped examples'
+    (``"<name> (example)"``), then the archive's - the tables of its mechanism studies,
+    newest first, one per distinct table (``"<name> (study <id>: <study name>)"``), read
+    through :mod:`gapsweep.web.data`."""
     from gapsweep.study.examples import example_files
     from gapsweep.study.spec import tomllib  # the Python 3.10 shim
 
@@ -140,6 +143,9 @@ def mechanism_library() -> dict[str, dict]:
             table = tomllib.load(f).get("mechanism")
         if table:
             out[f"{table.get('name', name)} (example)"] = table
+    for entry in data.study_mechanisms():
+        out[f"{entry['name']} (study {entry['study_id']}: {entry['study_name']})"[:200]] = (
+            entry["mechanism"])
     return out
 
 
@@ -152,8 +158,10 @@ def variable_rows(table: dict | None) -> list[dict[str, Any]]:
 
 
 def with_variables(table: dict | None, rows: list[dict[str, Any]] | None) -> dict | None:
-    """``table`` with its variables set from the table's rows (numbers where they parse,
-    an expression's text otherwise: the checks name what is wrong)."""
+    """``table`` with its variables set from the table's rows: numbers where they parse,
+    else the text as an expression of the other variables (``2 * crank_mm``, ``pi / 6``),
+    read by the core's whitelisted evaluator in dependency order; its checks name what is
+    wrong (an unknown name, a cycle)."""
     if not table:
         return table
     out = dict(table)
@@ -179,8 +187,9 @@ def mechanism_drawing(table: dict | None) -> Any:
         return go.Figure(layout={"title": {"text": "No mechanism: pick one or upload a file"}})
     try:
         return mechanism_figure(MechanismCase.from_mapping({"mechanism": table}).spec)
-    except InputError as exc:
-        return go.Figure(layout={"title": {"text": f"Not drawn: {exc.field}"}})
+    except InputError as exc:  # the field, and why (an expression's cycle, an unknown name)
+        why = exc.detail or exc.allowed
+        return go.Figure(layout={"title": {"text": f"Not drawn: {exc.field}: {why}"[:160]}})
 
 
 def _field(label: str, control: Any, help_text: str | None = None,
@@ -356,7 +365,8 @@ def layout(**query: Any) -> html.Div:
     mechanism = dbc.Card(dbc.CardBody([
         html.H5("Mechanism"),
         _field("Pick", dcc.Dropdown(id=ids.NEW_MECHANISM_LIBRARY, options=list(library),
-                                    placeholder="a shipped mechanism (or upload a study file)")),
+                                    placeholder="a shipped mechanism or one of the archive's "
+                                                "studies (or upload a study file)")),
         dash_table.DataTable(
             id=ids.NEW_MECHANISM_VARIABLES, data=variable_rows(form["mechanism"]),
             columns=[{"id": "variable", "name": "Variable"},
@@ -383,7 +393,8 @@ def layout(**query: Any) -> html.Div:
     prevent_initial_call=True,
 )
 def pick_mechanism(name):
-    """A shipped mechanism picked: it becomes the study's table, its variables the rows."""
+    """A mechanism picked (shipped or the archive's): it becomes the study's table, its
+    variables the rows."""
     table = mechanism_library().get(name) if name else None
     if table is None:
         return no_update, no_update

@@ -1,0 +1,111 @@
+"""A mechanism with two clearance joints: each joint's Poincaré section reaches the API, the
+case page (Poincaré map, phase portrait, orbit in time) and the study's Motion tab under the
+joint's own name (design.md 4.7, 4.10; one naming rule: core.metrics.per_joint).
+
+The cases run for real (the two-clearance example, two driver revolutions) and are stored
+through the workers' own path (claim, complete under the lease, the study's series policy),
+so that every name on the way is the one the solver wrote."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import tomllib
+from archive_fixtures import HOLDER, find, page
+from gapsweep.core.api import run_case
+from gapsweep.db import leases
+from gapsweep.db.studies import refresh_study_status, study_detail
+from gapsweep.study.spec import parse_spec
+from gapsweep.web import ids
+from gapsweep.workers.case_runner import rotation_hz
+from gapsweep.workers.series_policy import select_series
+from gapsweep.workers.submit import create_study_rows
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+JOINTS = ("crank_pin", "piston_pin")
+
+
+@pytest.fixture
+def stored(archive):
+    """The two-clearance example with its crank-pin clearance swept (0.05, 0.1 mm), every
+    case (and twin) run and stored; returns (archive, study id, {case id: its params})."""
+    with open(EXAMPLES / "mechanism_two_clearance_slider_crank.toml", "rb") as f:
+        spec = tomllib.load(f)
+    spec["axes"] = {"joints.crank_pin.clearance_mm": {"values": [0.05, 0.1]}}
+    study_id = create_study_rows(parse_spec(spec), sessions=archive.sessions)
+    ids_ = archive.case_ids(study_id)
+    from gapsweep.db.models import Case
+
+    with archive.sessions.begin() as s:
+        leases.claim_cases(s, case_ids=ids_, holder=HOLDER, lease_s=600)
+        params = {cid: dict(s.get(Case, cid).params) for cid in ids_}
+        kinds = {cid: s.get(Case, cid).kind for cid in ids_}
+    for cid in ids_:
+        p = dict(params[cid])
+        if kinds[cid] == "twin":
+            p["ideal"] = True
+        result = run_case("mechanism", p)
+        assert result.ok, result.reason
+        with archive.sessions.begin() as s:
+            series = select_series(result, "preview", rotation_hz("mechanism", p))
+            assert leases.complete_case(s, case_id=cid, holder=HOLDER, result=result,
+                                        series=series)
+            refresh_study_status(s, study_id)
+    cases = {cid: params[cid] for cid in ids_ if kinds[cid] == "case"}
+    return archive, study_id, cases
+
+
+def test_each_joint_section_reaches_the_api_and_the_pages(stored):
+    archive, study_id, cases = stored
+    client = archive.client()
+    case_id, params = next(iter(cases.items()))
+    names = [f"poincare_eccentricity_{a}.{j}" for j in JOINTS for a in "xy"]
+    r = client.get(f"/api/cases/{case_id}/series?names=" + ",".join(names))
+    assert r.status_code == 200, r.get_data(as_text=True)
+    api = r.get_json()
+    assert set(names) <= set(api)
+    # two revolutions: the section at t = 0, T, 2T; each joint's own, starting centred
+    for j in JOINTS:
+        x = np.asarray(api[f"poincare_eccentricity_x.{j}"])
+        assert x.shape == (3,) and x[0] == 0.0
+    assert api["poincare_eccentricity_x.crank_pin"] != api["poincare_eccentricity_x.piston_pin"]
+
+    # the case page: a Poincaré trace per joint, each scaled by that joint's clearance
+    # (crank pin: the case's axis value; piston pin: the table's 0.05 mm), and each joint's
+    # phase portrait and orbit in time
+    with archive.request():
+        layout = page("case").layout(case_id=str(case_id))
+    poincare = find(layout, f"{ids.CASE_MOTION_GRAPH}-poincare").figure
+    traces = {t.meta: t for t in poincare.data if t.meta}
+    assert set(traces) == set(JOINTS)
+    c = {"crank_pin": params["joints.crank_pin.clearance_mm"] * 1e-3, "piston_pin": 0.05e-3}
+    for j in JOINTS:
+        x = np.asarray(api[f"poincare_eccentricity_x.{j}"]) / c[j]
+        shown = np.asarray(traces[j].x)
+        assert shown.size and np.isin(np.round(shown, 9), np.round(x, 9)).all()
+        assert np.all(np.abs(shown) <= 1.2)  # inside the clearance (+ penetration)
+        for fig in ("phase", "orbit_time"):
+            title = find(layout, f"{ids.CASE_MOTION_GRAPH}-{fig}-{j}").figure.layout.title.text
+            assert j.replace("_", " ") in title
+
+    # the study's Motion tab: both joints offered, and each one's diagram drawn from its own
+    # section over the swept clearance
+    from gapsweep.web.components import study_motion
+
+    with archive.request():
+        detail = archive_detail(archive, study_id)
+        for j in JOINTS:
+            fig, options, note = study_motion.bifurcation_view(
+                detail, "joints.crank_pin.clearance_mm", "eccentricity_ratio", j)
+            assert [o["value"] for o in options] == list(JOINTS)
+            assert note is None
+            xs = np.concatenate([np.asarray(t.x) for t in fig.data if t.x is not None])
+            assert set(xs) == {0.05, 0.1}
+
+
+def archive_detail(archive, study_id):
+    with archive.sessions() as s:
+        return study_detail(s, study_id)
