@@ -91,9 +91,9 @@ def spectrum_start_s(result: CaseResult, rotation_hz: float) -> float:
     (``settled_from_s``; else ``settled_after_revolutions`` crank revolutions in for a case
     that settled), else the run's start; no earlier than the last gap of the output grid
     (a long run keeps its first revolution and a ring of its last ones, core/cases.py), and
-    a whole number of revolutions before the end. Over N whole revolutions the rectangular
-    window puts the crank harmonics on bins f1/N apart (f1/2 for the two revolutions of a
-    start-up)."""
+    a whole number of revolutions before the end (a multiple of N for a periodic-N motion, as
+    the solver's ``spectrum_from_s``). Over N whole revolutions the rectangular window puts
+    the crank harmonics on bins f1/N apart (f1/2 for the two revolutions of a start-up)."""
     metrics = result.metrics or {}
     after = metrics.get("settled_after_revolutions")
     start = 0.0
@@ -113,6 +113,9 @@ def spectrum_start_s(result: CaseResult, rotation_hz: float) -> float:
     if start <= t[0]:
         return 0.0
     whole = np.floor((t[-1] - start) * rotation_hz + 1e-6)  # revolutions that fit
+    period = metrics.get("motion_period")
+    if isinstance(period, (int, float)) and np.isfinite(period) and period > 1 and whole >= period:
+        whole -= whole % int(period)  # periodic-N: its subharmonics k f1/N on bins too
     return float(t[-1] - whole / rotation_hz) if whole >= 1 else start
 
 

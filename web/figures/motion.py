@@ -247,7 +247,8 @@ def case_spectrum_figure(
     f1 = speed_rpm / 60.0 if speed_rpm else None
     resolution = f"resolution {bin_hz:.4g} Hz"
     if f1 and bin_hz > 0:
-        resolution += f" = f1/{f1 / bin_hz:.3g}"
+        # f1/N: the window spans N whole crank revolutions (the settled window's, issue 23)
+        resolution += f" = f1/{f1 / bin_hz:.3g}, over {f1 / bin_hz:.3g} revolutions"
     fig = new_figure(f"Spectrum of {phrase(name)}", FREQUENCY_TITLE,
                      with_unit(f"{name} amplitude", series_unit(signal)),
                      subtitle=f"{window}, {resolution}")
