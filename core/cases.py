@@ -33,6 +33,15 @@ SETTLE_TOLERANCE = 1e-3  # of the clearance: 20 nm at c = 0.02 mm; the issue mea
 # settled spread of 4e-7 c at 0.02 mm and a scattered 4e-2 c at 0.1 mm
 T_END_ALLOWED = "0 (until settled) or in (0, 100] s"
 SAMPLES_PER_REVOLUTION_DIVISOR = 4  # adaptive runs: (n_output - 1) / 4 samples a revolution
+# Adaptive runs keep the first revolution and a ring of the last SPECTRUM_REVOLUTIONS whole
+# revolutions (fewer if max_revolutions is smaller) on the uniform output grid: the settled
+# window's spectra then resolve f1/N for its N revolutions. The bound: (1 + 32) x 600 + 1 =
+# 19,801 rows x 19 series x 8 B = 3.0 MB per case while it runs (n_output 2401: 600 samples a
+# revolution, the rate the spectra and the orbit need - an impact lasts ~50 us, 2.5 samples
+# at 5000 rpm); a preview stores 600 points a series and the spectra.
+# A settled window holds at most 3 x 8 = 24 revolutions (the settling test's window), so 32
+# cover any of them; an unsettled run's window (the second half: 40 of 80) is cut to its last 32.
+SPECTRUM_REVOLUTIONS = 32
 DRIVE = ("speed", "free")
 
 
@@ -96,7 +105,9 @@ class SliderCrankCase:
     stabilization: str = "projection"  # projection | baumgarte | none
     baumgarte_alpha: float = 5.0  # [1/s]
     baumgarte_beta: float = 5.0  # [1/s]
-    n_output: int = 2401  # stored samples on a uniform grid (metrics use every step)
+    # stored samples on a uniform grid (metrics use every step); a run until settled keeps
+    # (n_output - 1) / 4 a revolution over its first and its last 32 revolutions
+    n_output: int = 2401
     refine_peaks: bool = True
 
     @classmethod
@@ -216,6 +227,12 @@ class SliderCrankCase:
         require_finite("crank_angle_deg", self.crank_angle_deg)
         if require_finite("gravity", self.gravity) < 0.0:
             raise InputError("gravity", self.gravity, ">= 0 (it acts along -y)")
+        if not 2 <= self.n_output <= 1_000_000:
+            raise InputError("n_output", self.n_output, "an integer in [2, 1000000]")
+        if self.adaptive and self.output_rows > 1_000_000:
+            # the ring of SPECTRUM_REVOLUTIONS revolutions at (n_output - 1) / 4 a revolution
+            most = 4 * (1_000_000 - 1) // (1 + min(SPECTRUM_REVOLUTIONS, self.max_revolutions)) + 1
+            raise InputError("n_output", self.n_output, f"in [2, {most}] for a run until settled")
         self.solver_options().validate()
         if self.integrator == "rosenbrock23" and not self.ideal:
             raise InputError("integrator", self.integrator, ROSENBROCK_CONTACT)
@@ -243,23 +260,40 @@ class SliderCrankCase:
         """The integration settings of this case; ``_steady`` is the last crank revolution.
 
         Adaptive runs store ``(n_output - 1) / 4`` samples a revolution: the first
-        revolution, then a ring of the last three (memory bounded whatever the length); the
-        metrics are taken at every step regardless.
+        revolution, then a ring of the last :data:`SPECTRUM_REVOLUTIONS` (memory bounded
+        whatever the length: :meth:`output_rows` rows); the metrics are taken at every step
+        regardless.
         """
         if self.adaptive:
             period = self.period
-            per_rev = max((self.n_output - 1) // SAMPLES_PER_REVOLUTION_DIVISOR, 1)
+            per_rev = self.samples_per_revolution
             return replace(
                 self._options(self.max_revolutions * period, 0.0),
                 stop_when_settled=True,
                 settle_from=math.ceil(self.ramp_time / period - 1e-9) or 1,
                 output_step=period / per_rev,
-                # the ring: the last 3 whole revolutions, both ends (n_output 2401)
-                output_head=min(per_rev, self.n_output - 1),
+                n_output=self.output_rows,
+                # the ring: the last whole revolutions, both ends
+                output_head=per_rev,
             )
         t_end = self.t_end if self.t_end > 0.0 else 2.0 * self.period
         t_steady = t_end - self.period if t_end > self.period else 0.0
         return self._options(t_end, t_steady)
+
+    @property
+    def samples_per_revolution(self) -> int:
+        """Output samples a crank revolution of an adaptive run: ``(n_output - 1) / 4``."""
+        return max((self.n_output - 1) // SAMPLES_PER_REVOLUTION_DIVISOR, 1)
+
+    @property
+    def output_rows(self) -> int:
+        """Rows of the output grid an adaptive run holds (its memory bound): the first
+        revolution and a ring of ``min(SPECTRUM_REVOLUTIONS, max_revolutions)`` whole
+        revolutions, both ends; ``n_output`` for a run of fixed length."""
+        if not self.adaptive:
+            return self.n_output
+        ring = min(SPECTRUM_REVOLUTIONS, self.max_revolutions)
+        return self.samples_per_revolution * (1 + ring) + 1
 
     def _options(self, t_end: float, t_steady: float) -> SolverOptions:
         return SolverOptions(

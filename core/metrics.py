@@ -220,6 +220,9 @@ _ENTRIES: tuple[Metric, ...] = (
     _m("section_drift", "Poincaré section drift per revolution", "c/rev",
        description="in units of the clearance c, per crank revolution"),
     _m("motion", "Motion (periodic-N, chaotic, irregular)", text=True),
+    _m("contact_mode", "Contact mode (impacting, continuous contact, free flight)",
+       text=True, description="the settled window: impacting when it has an impact (the "
+       "journal rattles), else the mode it spends most of it in (core/settled.py)"),
     _m("motion_period", "Motion period", "rev", integer=True,
        description="N of periodic-N, 0 if not periodic"),
     _m("chaos_indicator", "Chaos indicator (Gottwald-Melbourne 0-1 test K)",
@@ -228,6 +231,11 @@ _ENTRIES: tuple[Metric, ...] = (
     _m("settled_from_s", "Settled window from", "s",
        description="the time the settled window starts at"),
     _m("spectrum_from_s", "Spectra from", "s", description="start of the spectra's window"),
+    _m("spectrum_revolutions", "Spectra over", "rev",
+       description="N, the whole crank revolutions the spectra's window spans (the settled "
+       "window, at most its last 32)"),
+    _m("spectrum_resolution_hz", "Spectral resolution", "Hz",
+       description="the spectra's bin width, f1/N for N revolutions at crank frequency f1"),
     _m("start_spread", "Spread of the settled peak between starts",
        description="(max - min) / mean of peak_slider_accel_settled over the starts run"),
     _m("start_dependent", "Depends on the start (1 yes, 0 no)", integer=True,

@@ -246,17 +246,32 @@ def start_dependence(
 
 def _spectral(job: Job, result: CaseResult) -> dict[str, float]:
     """Spectral metrics over the steady window, NaN when it holds too few samples. A run of
-    adaptive length: over the stored revolutions at its end (the output ring, uniform)."""
+    adaptive length: over the settled window, as far as the output ring holds it (its last
+    ``SPECTRUM_REVOLUTIONS`` revolutions, core/cases.py), a multiple of N revolutions for a
+    periodic-N motion. ``spectrum_revolutions`` N: the whole revolutions the window spans,
+    ``spectrum_resolution_hz`` = f1/N its bin width."""
     rotation_hz = (
         abs(job.mechanism.drivers[0].omega) / (2 * math.pi) if job.mechanism.drivers else 0.0
     )
     t_from = job.options.t_steady
+    t = result.series["t"]
     if job.options.stop_when_settled:
-        t = result.series["t"]
         ring = job.options.n_output - job.options.output_head
         t_from = max(float(t[-1]) - (ring - 1) * job.options.output_step, 0.0)
         t_from = max(t_from, float(result.metrics.get("settled_from_s", 0.0)))
+        period = job.options.period
+        # a periodic-N motion: a multiple of N revolutions, so that its subharmonics k f1/N
+        # fall on bins too (the settling window of 8 sections spans 7 revolutions)
+        n = int(result.metrics.get("motion_period", 0) or 0)
+        whole = math.floor((float(t[-1]) - t_from) / period + 1e-6)
+        if n > 1 and whole >= n:
+            t_from = float(t[-1]) - (whole - whole % n) * period
     try:
-        return {**spectral_metrics(result, rotation_hz, t_from), "spectrum_from_s": t_from}
+        out = {**spectral_metrics(result, rotation_hz, t_from), "spectrum_from_s": t_from}
     except InputError:  # e.g. n_output = 2: no spectrum, the case itself is fine
         return dict.fromkeys(SPECTRAL_METRICS, math.nan)
+    if rotation_hz > 0.0 and len(t):
+        span = round((float(t[-1]) - t_from) * rotation_hz, 6)  # revolutions in the window
+        out["spectrum_revolutions"] = span
+        out["spectrum_resolution_hz"] = rotation_hz / span if span > 0 else math.nan
+    return out

@@ -16,16 +16,19 @@ import numpy as np
 import pytest
 from gapsweep.core.cases import SliderCrankCase
 from gapsweep.core.constraints import driver_motion
+from gapsweep.core.motion import observable, section_period, zero_one_test
+from gapsweep.core.postprocessing import series_spectrum
 from gapsweep.core.simulation import simulate_batch
 
 T = SliderCrankCase().period  # one crank revolution at 5000 rpm [s]
 CASES = {
     "c02": {"clearance_mm": 0.02, "initial": "centred"},
-    # chaos that lasts: c = 0.08 mm, contact stiffness x 0.7 (126 irregular impacts in 80
-    # revolutions). At c = 0.1 mm x 1.0 this solver finds 38 revolutions of chaotic impacts
-    # (sensitive to a 1e-6 change of K, test below) that end captured in a periodic-2
-    # contact orbit; the issue's reference kept rattling there (141 impacts in 80)
-    "c10": {"clearance_mm": 0.08, "stiffness_scale": 0.7, "initial": "centred"},
+    # c = 0.1 mm from the wall start (seed 002): chaotic impacts all 80 revolutions (90
+    # impacts, 77 in the settled window; the reference: 141 irregular impacts in 80)
+    "c10": {"clearance_mm": 0.1, "initial": "wall"},
+    # from the centred start the same case is transient chaos: 68 chaotic impacts over 30
+    # revolutions, then captured by continuous contact (test below)
+    "c10_centred": {"clearance_mm": 0.1, "initial": "centred"},
     "ideal": {"clearance_mm": 0.05, "ideal": True, "initial": "centred"},
     "wall05": {"clearance_mm": 0.05, "initial": "wall", "max_revolutions": 40},
     "centred05": {"clearance_mm": 0.05, "initial": "centred"},
@@ -56,14 +59,39 @@ def test_small_clearance_settles_to_periodic_1_within_20_revolutions(results) ->
 
 
 def test_large_clearance_is_chaotic(results) -> None:
-    # (the fixture's "c10": c = 0.08 mm, K x 0.7)
+    # c = 0.1 mm from the wall start: it rattles chaotically to the cap
     m = results["c10"].metrics
     assert m["motion"] == "chaotic"
     assert m["settled"] == 0
     assert m["revolutions"] == SliderCrankCase().max_revolutions  # ran to the cap
     assert m["chaos_indicator"] > 0.8
     assert m["impacts"] > 40  # the reference: 141 irregular impacts in 80 revolutions
-    assert m["impacts_settled"] > 10  # still impacting in the settled window
+    assert m["impacts_settled"] > 20  # still impacting in the settled window
+    assert m["contact_mode"] == "impacting"
+
+
+def test_large_clearance_from_the_centred_start_is_transient_chaos(results) -> None:
+    # the same c = 0.1 mm from the centred start: chaotic impacts (the 0-1 test on their
+    # sections), then the journal is captured by the wall and rides it without an impact.
+    # A chaotic transient, not a numerical artefact: the capture comes at every tolerance
+    # and start, after a number of revolutions that itself is chaotic (README: 31 at rtol
+    # 1e-6, 111 at 1e-7, 27 at 1e-8, 31 at K x (1 + 1e-6), 94 from the run-up; the wall
+    # start still rattles at 120)
+    r = results["c10_centred"]
+    m = r.metrics
+    c = 0.1e-3
+    capture = m["settled_after_revolutions"]
+    assert m["settled"] == 1 and m["motion"].startswith("periodic-")
+    assert m["impacts_settled"] == 0 and m["contact_mode"] == "continuous contact"
+    assert m["impacts"] > 40  # all of them before the capture
+    assert capture >= 20
+    points = np.column_stack([r.series["poincare_eccentricity_x"],
+                              r.series["poincare_eccentricity_y"]])[1 : capture + 1] / c
+    assert zero_one_test(observable(points)) > 0.8
+    assert section_period(points, 1e-3) == 0
+    # its spectra span a multiple of its period (subharmonics k f1/N on bins)
+    n = m["motion_period"]
+    assert m["spectrum_revolutions"] >= 6 and m["spectrum_revolutions"] % n == 0
 
 
 def test_ideal_twin_is_periodic_1(results) -> None:
@@ -110,7 +138,8 @@ def test_mode_shares_sum_to_one(results) -> None:
 
 def test_large_clearance_is_sensitive_to_a_1e_6_change_of_stiffness() -> None:
     # design.md 4.10: at c = 0.1 mm a 1e-6 change of K moves the section by 0.6 c within 10
-    # revolutions (the reference); at c = 0.02 mm (periodic-1) it moves it by nothing
+    # revolutions (the reference; here 0.94 c by revolution 4); at c = 0.02 mm (periodic-1)
+    # it moves it by nothing
     moved = {}
     for c in (0.1, 0.02):
         runs = simulate_batch(
@@ -119,7 +148,7 @@ def test_large_clearance_is_sensitive_to_a_1e_6_change_of_stiffness() -> None:
         a, b = (np.column_stack([r.series["poincare_eccentricity_x"],
                                  r.series["poincare_eccentricity_y"]]) for r in runs)
         moved[c] = np.max(np.hypot(*(a - b).T)) / (c * 1e-3)
-    assert moved[0.1] > 0.1
+    assert moved[0.1] > 0.3
     assert moved[0.02] < 1e-3
 
 
@@ -188,11 +217,46 @@ def test_run_up_ramp_kinematics() -> None:
 def test_adaptive_series_are_bounded_and_in_time_order(results) -> None:
     r = results["c10"]  # 80 revolutions: the output ring wrapped many times
     t = r.series["t"]
-    assert len(t) == SliderCrankCase().n_output
+    case = SliderCrankCase()
+    per_rev = (case.n_output - 1) // 4  # 600
+    # the first revolution and a ring of the last 32 revolutions, both ends
+    assert len(t) == case.output_rows == per_rev * 33 + 1
     assert t[0] == 0.0 and np.all(np.diff(t) > 0)
+    assert t[per_rev - 1] == pytest.approx(T - T / per_rev, rel=1e-9)  # the head
+    assert t[per_rev] == pytest.approx(48 * T, rel=1e-9)  # the ring: 48 T ... 80 T
     assert t[-1] == pytest.approx(80 * T, rel=1e-9)
     # the poincare series are every revolution, not decimated
     assert len(r.series["poincare_time"]) == 81
+    # the memory a case holds: its series' bytes (views of the batch's grid) under the
+    # stated bound, 3.0 MB (core/cases.py: 19,801 rows x 19 series x 8 B, + the sections)
+    held = sum(np.asarray(v).nbytes for v in r.series.values())
+    assert held <= 19_801 * 19 * 8 + 81 * 3 * 8 + 1024 < 3.02e6
+
+
+def test_settled_spectra_resolve_f1_over_the_settled_revolutions(results) -> None:
+    # issue 23: the spectrum over the N settled revolutions has bins f1/N apart (not f1/2),
+    # the crank orders land on bins, and a periodic-1 motion has nothing between them
+    f1 = 1.0 / T
+    r = results["c02"]
+    m = r.metrics
+    n = m["revolutions"] - m["settled_after_revolutions"]
+    assert n >= 5
+    assert m["spectrum_revolutions"] == n
+    assert m["spectrum_from_s"] == pytest.approx(m["settled_from_s"], rel=1e-12)
+    assert m["spectrum_resolution_hz"] == pytest.approx(f1 / n, rel=1e-9)
+    s = series_spectrum(r, "slider_acceleration", f1, t_start=m["spectrum_from_s"])
+    freq, amp = s.spectrum.frequency_hz, s.spectrum.amplitude
+    assert s.spectrum.bin_width_hz == pytest.approx(f1 / n, rel=1e-9)
+    orders = np.arange(1, 41)
+    np.testing.assert_allclose(freq[orders * n], orders * f1, rtol=1e-9)
+    between = np.ones(freq.size, bool)
+    between[:: n] = False
+    between[40 * n :] = False
+    assert amp[between].max() < 1e-3 * amp[orders * n].max()
+    # an unsettled run (80 revolutions, window the last 40): the ring's last 32
+    chaotic = results["c10"].metrics
+    assert chaotic["spectrum_revolutions"] == 32
+    assert chaotic["spectrum_resolution_hz"] == pytest.approx(f1 / 32, rel=1e-9)
 
 
 def test_starts_report_the_spread_between_starts() -> None:
@@ -212,3 +276,30 @@ def test_starts_report_the_spread_between_starts() -> None:
     assert m["start_dependent"] == int(differs)
     # the extra start is not a case of its own
     assert "motion.centred" not in m
+
+
+def test_low_speed_chaos_is_sliding_on_the_wall_not_rattling() -> None:
+    # The rattle map called every case at 1000-3000 rpm chaotic. At 1000 rpm, c = 0.02 mm
+    # the journal rides the wall with no impact in the settled window and rocks irregularly
+    # along it: the case must say it does not rattle (contact_mode), and the chaos is the
+    # model's, not the friction law's tanh regularisation or the tolerance: frictionless it
+    # is chaotic too, and two runs 1e-8 apart in K at rtol 1e-10 separate by > 100x within
+    # 8 revolutions of continuous contact (measured: 1e-5 c at revolution 4, 0.1 c at 5-9)
+    t1000 = SliderCrankCase(speed_rpm=1000).period
+    case = {"clearance_mm": 0.02, "speed_rpm": 1000}
+    fine = {**case, "t_end": 12 * t1000, "rtol": 1e-10, "atol": 1e-13}
+    default, frictionless, a, b = simulate_batch(
+        [case, {**case, "friction": 0.0}, fine, {**fine, "stiffness_scale": 1 + 1e-8}]
+    )
+    for r in (default, frictionless):
+        m = r.metrics
+        assert m["motion"] == "chaotic" and m["chaos_indicator"] > 0.8
+        assert m["impacts_settled"] == 0 and m["share_contact"] == 1.0
+        assert m["contact_mode"] == "continuous contact"
+    assert a.metrics["impacts_settled"] == 0  # revolutions 6-12: in contact throughout
+    c = 0.02e-3
+    sa, sb = (np.column_stack([r.series["poincare_eccentricity_x"],
+                               r.series["poincare_eccentricity_y"]]) / c for r in (a, b))
+    d = np.hypot(*(sa - sb).T)
+    assert d[4] < 1e-3
+    assert d[5:13].max() > 100 * d[4] and d[5:13].max() > 0.05

@@ -123,6 +123,10 @@ def test_default_view_opens_on_the_40th_crank_harmonic_with_every_bin_kept(spect
     assert f"up to the 40th crank harmonic, {100 * share:.3g} % of the energy" in (
         fig.layout.title.text)
     assert 0.5 < share < 1.0  # most of it, not all: impacts spread the rest up to ~24 kHz
+    # and the resolution: each stored spectrum's bin is f1/N over its N whole revolutions
+    counts = sorted({round(RPM / 60 / (s["freq_hz"][1] - s["freq_hz"][0])) for s in spectra})
+    n = f"{counts[0]}" if len(counts) == 1 else f"{counts[0]}–{counts[-1]}"
+    assert f"bins f1/N over N = {n} revolutions" in fig.layout.title.text
 
 
 def test_log_x_spans_the_whole_spectrum_with_orders_evenly_spaced_in_log(spectra):

@@ -136,6 +136,7 @@ def test_case_spectrum_marks_crank_orders_and_states_the_resolution_f1_over_n():
     series = {"spectrum_freq_hz": s.frequency_hz, "spectrum_slider_acceleration": s.amplitude}
     fig = case_spectrum_figure(series, "slider_acceleration", rpm)
     assert "f1/20" in fig.layout.title.text and "settled window" in fig.layout.title.text
+    assert "over 20 revolutions" in fig.layout.title.text
     lines = sorted(sh.x0 for sh in fig.layout.shapes)
     np.testing.assert_allclose(lines[:3], [f1, 2 * f1, 3 * f1])
     amp, freq = np.asarray(fig.data[0].y), np.asarray(fig.data[0].x)
@@ -152,6 +153,13 @@ def test_case_spectrum_marks_crank_orders_and_states_the_resolution_f1_over_n():
     ({"settled": 0, "revolutions": 80, "section_drift": 0.04, "motion": "chaotic",
       "chaos_indicator": 0.934}, "did not settle within 80 revolutions: drift 0.04 c per "
                                  "revolution, chaotic (0-1 test K = 0.93)"),
+    # chaotic is not rattling: the settled window's contact mode and impacts
+    ({"settled": 0, "revolutions": 80, "section_drift": 0.3, "motion": "chaotic",
+      "chaos_indicator": 0.99, "contact_mode": "continuous contact", "impacts_settled": 0},
+     "did not settle within 80 revolutions: drift 0.3 c per revolution, chaotic (0-1 test "
+     "K = 0.99), no impact: continuous contact"),
+    ({"settled": 0, "motion": "chaotic", "contact_mode": "impacting", "impacts_settled": 77},
+     "did not settle, chaotic, 77 impacts"),
     ({"peak_slider_accel": 3.0}, None),
 ])
 def test_motion_in_words(metrics, words):
@@ -230,11 +238,21 @@ def test_motion_map_over_clearance_and_speed():
                       "params": {"clearance_mm": c, "speed_rpm": rpm},
                       "metrics": {"motion": "chaotic" if c == 0.1 and rpm == 6000 else
                                   "periodic-1", "chaos_indicator": 0.1 * (i + 1)}})
+    # chaotic without an impact (the journal rocking on the wall at low speed): struck
+    # through, and the hover says so; an impacting or an older case (no mode) is not
+    cases.append({"id": 5, "status": "done", "params": {"clearance_mm": 0.06, "speed_rpm": 1000},
+                  "metrics": {"motion": "chaotic", "contact_mode": "continuous contact"}})
+    cases[3]["metrics"]["contact_mode"] = "impacting"
     fig = motion_map_figure(cases, x_axis="clearance_mm", y_axis="speed_rpm")
     by_name = {d.name: d for d in fig.data}
-    assert list(by_name) == ["periodic-1", "chaotic"]
-    assert [cd[0] for cd in by_name["chaotic"].customdata] == [4]
+    assert list(by_name) == ["periodic-1", "chaotic", "no impact in the settled window"]
+    assert [cd[0] for cd in by_name["chaotic"].customdata] == [4, 5]
     assert (by_name["chaotic"].x[0], by_name["chaotic"].y[0]) == (0.1, 6000)
+    quiet = by_name["no impact in the settled window"]
+    assert [cd[0] for cd in quiet.customdata] == [5]
+    assert "continuous contact" in quiet.text[0] and "impacting" in by_name["chaotic"].text[0]
+    cases.pop()
+    cases[3]["metrics"].pop("contact_mode")
     k = motion_map_figure(cases, x_axis="clearance_mm", y_axis="speed_rpm",
                           show="chaos_indicator")
     np.testing.assert_allclose(k.data[0].marker.color, [0.1, 0.2, 0.3, 0.4])

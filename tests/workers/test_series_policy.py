@@ -143,9 +143,9 @@ def test_spectra_of_a_settled_case_cover_the_settled_window_at_f1_over_n():
 
 
 def test_spectra_of_a_long_run_take_the_whole_revolutions_after_its_gap():
-    """The first revolution, then a ring of the last three (the grid of a long run): the
-    spectrum covers the whole revolutions of the ring (bins f1/2: 3 revolutions less one
-    step hold 2 whole ones), not across the gap."""
+    """The first revolution, then a ring of its last revolutions (three here: the grid of a
+    long run, core/cases.py keeps 32): the spectrum covers the whole revolutions of the
+    ring (bins f1/2: 3 revolutions less one step hold 2 whole ones), not across the gap."""
     from gapsweep.core.result import CaseResult
 
     f1 = RPM / 60
@@ -161,3 +161,22 @@ def test_spectra_of_a_long_run_take_the_whole_revolutions_after_its_gap():
     freq, amp = kept["spectrum_freq_hz"], kept["spectrum_slider_acceleration"]
     assert freq[1] == pytest.approx(f1 / 2)
     assert amp[np.argmin(abs(freq - 3 * f1))] == pytest.approx(100, rel=1e-9)
+
+
+def test_a_periodic_n_spectrum_spans_a_multiple_of_n_revolutions():
+    """A periodic-2 motion settled over 7 revolutions (the settling test's 8 sections): the
+    spectrum takes the last 6, so that its subharmonic f1/2 sits on a bin (f1/6 apart) with
+    its whole amplitude, as the solver's spectrum_from_s does."""
+    from gapsweep.core.result import CaseResult
+
+    f1 = RPM / 60
+    t = np.arange(0, 12 * 200 + 1) / (200 * f1)  # 12 revolutions, 200 samples each
+    series = {"t": t, "slider_acceleration": 50 * np.sin(np.pi * f1 * t)}  # f1/2
+    metrics = {"settled": 1, "settled_from_s": 5 / f1, "motion_period": 2}
+    kept = select_series(CaseResult("slider-crank", {}, metrics=metrics, series=series),
+                         "preview", f1)
+    assert kept["spectrum_t_start"][0] == pytest.approx(6 / f1)
+    freq, amp = kept["spectrum_freq_hz"], kept["spectrum_slider_acceleration"]
+    assert freq[1] == pytest.approx(f1 / 6)
+    assert freq[3] == pytest.approx(f1 / 2)
+    assert amp[3] == pytest.approx(50, rel=1e-9)

@@ -172,7 +172,9 @@ def motion_map_figure(
     (``x_axis``, ``y_axis``) values, coloured by its motion class (``show="motion"``, one
     trace per class) or by its chaos indicator (``show="chaos_indicator"``, 0 regular ... 1
     chaotic, a colour bar). A case that runs from several starts and whose settled motion
-    depends on it is ringed (``"depends on the start"``). ``customdata[0]`` is the case id."""
+    depends on it is ringed (``"depends on the start"``); one with no impact in its settled
+    window (``contact_mode``) is struck through (``"no impact in the settled window"``).
+    ``customdata[0]`` is the case id."""
     kept, skipped = map_points(cases, x_axis, y_axis)
     what = "motion class" if show == "motion" else "chaos indicator (0-1 test K)"
     fig = new_figure(
@@ -205,6 +207,15 @@ def motion_map_figure(
                     "colorscale": SEQUENTIAL, "cmin": 0.0, "cmax": 1.0, "showscale": True,
                     "colorbar": {"title": {"text": with_unit("K", DIMENSIONLESS),
                                            "side": "right"}}}))
+    # chaotic is not rattling: at low speed the journal rides the wall with no impact and
+    # rocks irregularly along it (README, "Rattle map"); those cases are crossed out
+    quiet = [c for c in kept if (c.get("metrics") or {}).get("contact_mode")
+             in ("continuous contact", "free flight")]
+    if quiet:
+        fig.add_trace(go.Scatter(
+            name="no impact in the settled window",
+            marker={"symbol": "line-ew", "size": 14, "color": "#000",
+                    "line": {"width": 2, "color": "#000"}}, **xy(quiet)))
     ringed = [c for c in kept if depends_on_start(c)]
     if ringed:
         fig.add_trace(go.Scatter(
@@ -221,6 +232,8 @@ def _map_text(case: Mapping[str, Any], x_axis: str, y_axis: str) -> str:
              level_name(y_axis, case["params"][y_axis]), motion_class(case)]
     if _number(k):
         parts.append(f"K = {float(k):.2f}")
+    if m.get("contact_mode"):
+        parts.append(str(m["contact_mode"]))
     parts.append(f"case {case.get('id')}")
     return " · ".join(parts)
 

@@ -296,7 +296,8 @@ def case_spectrum_figure(
     f1 = speed_rpm / 60.0 if speed_rpm else None
     resolution = f"resolution {bin_hz:.4g} Hz"
     if f1 and bin_hz > 0:
-        resolution += f" = f1/{f1 / bin_hz:.3g}"
+        # f1/N: the window spans N whole crank revolutions (the settled window's, issue 23)
+        resolution += f" = f1/{f1 / bin_hz:.3g}, over {f1 / bin_hz:.3g} revolutions"
     fig = new_figure(f"Spectrum of {phrase(name)}", FREQUENCY_TITLE,
                      with_unit(f"{name} amplitude", series_unit(signal)),
                      subtitle=f"{window}, {resolution}")
@@ -332,7 +333,9 @@ def motion_words(metrics: Mapping[str, Any]) -> str | None:
     """The settled motion of a case in words, from its metrics (None when it has none):
 
     ``"settled after 14 revolutions, periodic-1"``, ``"did not settle within 80
-    revolutions: drift 3e-3 c per revolution, chaotic (0-1 test K = 0.93)"``."""
+    revolutions: drift 3e-3 c per revolution, chaotic (0-1 test K = 0.93), 77 impacts"``,
+    ``"..., chaotic (0-1 test K = 0.99), no impact: continuous contact"`` (``contact_mode``
+    and ``impacts_settled``: the settled window)."""
     settled = finite_number(metrics.get("settled"))
     motion = metrics.get("motion")
     revolutions = finite_number(metrics.get("revolutions"))
@@ -357,6 +360,13 @@ def motion_words(metrics: Mapping[str, Any]) -> str | None:
         if k is not None:
             text += f" (0-1 test K = {k:.2f})"
         parts.append(text)
+    mode = metrics.get("contact_mode")
+    if mode and mode != "impacting":
+        # chaotic is not rattling (README, "Rattle map"): say when nothing hits
+        parts.append(f"no impact: {mode}")
+    elif mode:
+        impacts = finite_number(metrics.get("impacts_settled"))
+        parts.append(f"{impacts:.0f} impacts" if impacts is not None else "impacting")
     return ", ".join(parts)
 
 

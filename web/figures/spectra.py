@@ -203,6 +203,20 @@ def _x_range(x_max: float, first_bin: float, log_x: bool) -> list[float]:
     return [0.0, x_max]
 
 
+def _resolution(arrays: Sequence[tuple[np.ndarray, np.ndarray]], speed_rpm: float | None) -> str:
+    """``", bins f1/N over N = 7–32 revolutions"``: the spectra's resolution (issue 23: each
+    case's over the whole revolutions of its settled window); "" without the speed."""
+    if not speed_rpm:
+        return ""
+    f1 = speed_rpm / 60.0
+    counts = sorted({round(f1 / float(f[1] - f[0])) for f, _ in arrays
+                     if f.size > 1 and f[1] > f[0]})
+    if not counts:
+        return ""
+    n = f"{counts[0]}" if len(counts) == 1 else f"{counts[0]}–{counts[-1]}"
+    return f", bins f1/N over N = {n} revolutions"
+
+
 def spectra_overlay_figure(
     spectra: Sequence[Mapping[str, Any]],
     labels: Sequence[str],
@@ -241,7 +255,8 @@ def spectra_overlay_figure(
         share = energy_fraction_below(arrays, view_top)
         subtitle = ((f"{_hz(first_bin)} – {_hz(view_top)}, log" if log_x
                      else f"0 – {_hz(view_top)}: {why}")
-                    + ("" if share is None else f", {100 * share:.3g} % of the energy"))
+                    + ("" if share is None else f", {100 * share:.3g} % of the energy")
+                    + _resolution(arrays, speed_rpm))
     fig = new_figure(
         f"Amplitude spectrum of {phrase(name)}",
         FREQUENCY_TITLE,

@@ -1,0 +1,136 @@
+"""Issue 23's checks of the motion classes: is the chaos the model's, or the solver's?
+
+    .venv/bin/python benchmarks/motion_checks.py clearance   # c = 0.1 mm, 5000 rpm
+    .venv/bin/python benchmarks/motion_checks.py low-speed   # c = 0.02 mm, 1000-3000 rpm
+    .venv/bin/python benchmarks/motion_checks.py spectrum    # the settled spectra's f1/N
+
+``clearance``: the reference mechanism at c = 0.1 mm from the centred start at rtol 1e-6,
+1e-7 and 1e-8, with a 1e-6 change of the contact stiffness, and from the wall and the run-up
+starts (up to 120 revolutions): the class, the 0-1 test K, the impacts in all and in the
+settled window, where the section was captured; then the section's separation for a 1e-6
+change of K over 10 revolutions from the centred and the wall starts.
+
+``low-speed``: c = 0.02 mm at 1000 rpm with the default friction (Coulomb, tanh, v0 =
+1e-4 m/s), frictionless, v0 / 10, the Ambrosio law, rtol 1e-8, and at 3000 rpm with and
+without friction: the class, K, the impacts and the share of continuous contact; then two
+runs 1e-8 apart in K at rtol 1e-10 (2000 and 1000 rpm): the section's separation per
+revolution. Exponential growth in continuous contact is chaos of the model.
+
+``spectrum``: the settled c = 0.02 mm case and the chaotic c = 0.1 mm wall-start case: the
+revolutions the spectra span and their bin width against f1.
+
+The machine may be shared: the load average is printed with the figures.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+import numpy as np
+from gapsweep.core.cases import SliderCrankCase
+from gapsweep.core.motion import observable, zero_one_test
+from gapsweep.core.simulation import simulate_batch
+
+
+def _section(result, c: float) -> np.ndarray:
+    return np.column_stack([result.series["poincare_eccentricity_x"],
+                            result.series["poincare_eccentricity_y"]]) / c
+
+
+def _run(cases: dict[str, dict]) -> dict:
+    t0 = time.perf_counter()
+    results = dict(zip(cases, simulate_batch(list(cases.values())), strict=True))
+    print(f"{len(cases)} runs in {time.perf_counter() - t0:.1f} s, load average "
+          f"{os.getloadavg()[0]:.1f}")
+    return results
+
+
+def _line(name: str, r, c: float) -> None:
+    if not r.ok:
+        print(f"{name:24s} failed: {r.reason}")
+        return
+    m = r.metrics
+    after = m.get("settled_after_revolutions", -1)
+    pts = _section(r, c)
+    before = pts[1 : after + 1] if after > 10 else pts[1:]
+    print(f"{name:24s} {m['revolutions']:4d} rev  {m['motion']:11s} K {m['chaos_indicator']:6.3f}"
+          f"  impacts {m['impacts']:4d} (settled window {m['impacts_settled']:3d})"
+          f"  {m.get('contact_mode', '')}  settled after {after}"
+          f"  K before it {zero_one_test(observable(before)):.3f}")
+
+
+def _separation(a, b, c: float, n: int) -> np.ndarray:
+    return np.hypot(*(_section(a, c)[: n + 1] - _section(b, c)[: n + 1]).T)
+
+
+def clearance() -> None:
+    c = 0.1e-3
+    base = {"clearance_mm": 0.1, "max_revolutions": 120}
+    runs = _run({
+        "centred rtol 1e-6": base,
+        "centred rtol 1e-7": {**base, "rtol": 1e-7},
+        "centred rtol 1e-8": {**base, "rtol": 1e-8},
+        "centred K x (1+1e-6)": {**base, "stiffness_scale": 1 + 1e-6},
+        "wall (80)": {"clearance_mm": 0.1, "initial": "wall"},
+        "wall (120)": {**base, "initial": "wall"},
+        "run-up": {**base, "initial": "run-up"},
+    })
+    for name, r in runs.items():
+        _line(name, r, c)
+    t = SliderCrankCase().period
+    for start in ("centred", "wall"):
+        a, b = simulate_batch([{"clearance_mm": 0.1, "initial": start, "t_end": 10 * t,
+                                "stiffness_scale": k} for k in (1.0, 1 + 1e-6)])
+        d = _separation(a, b, c, 10)
+        print(f"{start}: 1e-6 change of K moves the section by (c) per revolution 0-10:",
+              np.array2string(d, precision=3, max_line_width=200))
+
+
+def low_speed() -> None:
+    c = 0.02e-3
+    base = {"clearance_mm": 0.02, "speed_rpm": 1000}
+    runs = _run({
+        "1000 rpm": base,
+        "1000 rpm frictionless": {**base, "friction": 0.0},
+        "1000 rpm v0 1e-5 m/s": {**base, "friction_velocity": 1e-5},
+        "1000 rpm ambrosio": {**base, "friction_law": "ambrosio"},
+        "1000 rpm rtol 1e-8": {**base, "rtol": 1e-8},
+        "3000 rpm": {**base, "speed_rpm": 3000},
+        "3000 rpm frictionless": {**base, "speed_rpm": 3000, "friction": 0.0},
+    })
+    for name, r in runs.items():
+        _line(name, r, c)
+        print(f"{'':24s} share of continuous contact {r.metrics.get('share_contact', 0):.3f}, "
+              f"section drift {r.metrics['section_drift']:.2e} c/rev")
+    for rpm, n, friction in ((1000, 12, 0.01), (1000, 12, 0.0), (2000, 12, 0.01),
+                             (3000, 40, 0.01)):
+        t = SliderCrankCase(speed_rpm=rpm).period
+        fine = {**base, "speed_rpm": rpm, "t_end": n * t, "rtol": 1e-10, "atol": 1e-13,
+                "friction": friction}
+        a, b = simulate_batch([fine, {**fine, "stiffness_scale": 1 + 1e-8}])
+        d = _separation(a, b, c, n)
+        print(f"{rpm} rpm, mu {friction:g}, rtol 1e-10: 1e-8 change of K moves the section "
+              f"by (c): {np.array2string(d, precision=2, max_line_width=200)}")
+
+
+def spectrum() -> None:
+    f1 = 1.0 / SliderCrankCase().period
+    runs = _run({"0.02 mm centred": {"clearance_mm": 0.02},
+                 "0.1 mm wall": {"clearance_mm": 0.1, "initial": "wall"}})
+    for name, r in runs.items():
+        m = r.metrics
+        print(f"{name}: {m['motion']}, {m['revolutions']} revolutions, settled after "
+              f"{m['settled_after_revolutions']}; spectra over {m['spectrum_revolutions']:g} "
+              f"revolutions from t = {m['spectrum_from_s']:.4f} s: bins "
+              f"{m['spectrum_resolution_hz']:.3f} Hz = f1/{f1 / m['spectrum_resolution_hz']:.3g}"
+              f" (f1 = {f1:.2f} Hz); series rows {len(r.series['t'])}")
+
+
+CHECKS = {"clearance": clearance, "low-speed": low_speed, "spectrum": spectrum}
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2 or sys.argv[1] not in CHECKS:
+        sys.exit(f"usage: motion_checks.py {{{'|'.join(CHECKS)}}}")
+    CHECKS[sys.argv[1]]()
