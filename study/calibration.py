@@ -30,8 +30,7 @@ def _planner(k: int, cost: CostStage):
         budget = max(10, int(spec.budget * cost.budget_fraction))
         seed = int(spec.seed or 0) + k
         if not before or before[-1][1].best_index is None:
-            return Stage(tuple(box), cost.metric, budget, seed, integer_axes(spec),
-                         members=cost.members)
+            return Stage(tuple(box), cost.metric, budget, seed, integer_axes(spec))
         prev_stage, prev, prev_cases = before[-1]
         centre = [float(prev_cases[prev.best_index]["params"][n]) for n in spec.axes]
         bounds = []
