@@ -250,14 +250,17 @@ _ENTRIES: tuple[Metric, ...] = (
     _m("share_contact", "Share of time in continuous contact",
        description="the rest of a contact longer than 0.2 ms, in the settled window"),
     # a calibration's costs against its measurement (design.md 4.9, issue 27): computed by
-    # the worker (study/calibration_cost.py); the stage costs are fractions of the record's
-    # RMS, the RMS error is in the fitted series' SI unit (m/s² for slider_acceleration)
-    _m("calibration_cost_0", "Calibration cost, stage 1 (early envelope + amplitudes)",
-       description="fraction of the measured record's RMS"),
-    _m("calibration_cost_1", "Calibration cost, stage 2 (envelope)",
-       description="fraction of the measured record's RMS"),
-    _m("calibration_cost_2", "Calibration cost, stage 3 (RMS difference)",
-       description="fraction of the measured record's RMS"),
+    # the worker (study/calibration_cost.py); the stage costs are means of RMS differences
+    # over windows of the record's first impacts (as set there), each a fraction of the
+    # measured RMS in its window; the RMS error is in the fitted series' SI unit (m/s² for
+    # slider_acceleration)
+    _m("calibration_cost_0", "Calibration cost, stage 1 (first 2 impacts)",
+       description="RMS difference over the record's first 2 impacts / the measured RMS there"),
+    _m("calibration_cost_1", "Calibration cost, stage 2 (first 2 and 6 impacts)",
+       description="mean of the relative RMS differences over the first 2 and 6 impacts"),
+    _m("calibration_cost_2", "Calibration cost, stage 3 (first impacts and whole record)",
+       description="mean of the relative RMS differences over the first 2 and 6 impacts and "
+       "the whole record; the best case has the least"),
     _m("calibration_rms_error", "Calibration RMS error",
        description="RMS of simulated minus measured, in the fitted series' SI unit"),
     _m("calibration_peak_error", "Calibration peak error",

@@ -33,6 +33,12 @@ def design_cases(session: Session, study_id: int) -> list[dict[str, Any]]:
              "reason": c.reason, "metrics": result_metrics(r)} for c, r in rows]
 
 
+def lock_study(session: Session, study_id: int) -> None:
+    """Hold the study's row until the transaction ends (PostgreSQL: ``FOR UPDATE``; SQLite's
+    transactions take the database write lock as they begin): one search step at a time."""
+    session.execute(select(Study.id).where(Study.id == study_id).with_for_update())
+
+
 def add_generation(
     session: Session, *, study_id: int, first_index: int, params: Sequence[Mapping[str, Any]],
     state: Mapping[str, Any],

@@ -26,8 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from .calibration import CALIBRATION_STAGES, best_case_index
-from .calibration_cost import FINAL_METRIC
+from .calibration import BEST_METRIC, CALIBRATION_STAGES, best_case_index
 from .schema import StudySpec
 from .search import Stage, StageResult, replay
 from .search_box import axis_bounds, case_params, integer_axes
@@ -139,8 +138,8 @@ def _finish_state(state: dict[str, Any], spec: StudySpec, cases, finished: bool)
     if spec.design == "calibrate" and last is not None:
         index = best_case_index(list(cases))
         if index is not None:
-            cost = cases[index]["metrics"][FINAL_METRIC]
-            last = {"best_index": index, "best_cost": cost, "cost_metric": FINAL_METRIC}
+            cost = cases[index]["metrics"][BEST_METRIC]
+            last = {"best_index": index, "best_cost": cost, "cost_metric": BEST_METRIC}
     state["generation"] = sum(s["generations"] for s in state["stages"])
     state["stage"] = len(state["stages"]) - 1
     state["cases"] = len(cases)

@@ -22,8 +22,9 @@ optimizer's state (a Gaussian process refitted each step) is neither cheap to re
 exactly reproducible across BLAS builds.
 
 A **stage** is one such search over a box with its own cost metric and case budget;
-``calibrate`` runs two stages (:mod:`.calibration` says why), ``optimize`` one. Stage k+1's
-box and cases depend only on stage k's stored results, so the replay covers them too.
+``calibrate`` runs three stages (:mod:`.calibration_cost` says why), ``optimize`` one.
+Stage k+1's box and cases depend only on stage k's stored results, so the replay covers
+them too.
 Failed cases cost ``inf`` (an infeasible point; DE's selection simply never keeps it).
 """
 

@@ -61,13 +61,24 @@ def advance_search(
     spec = _adaptive_spec(sessions, study_id)
     if spec is None:
         return []
-    with sessions() as session:
+    # read, replay and write under the study's lock: two processes that store cases of one
+    # generation at once each replay; unserialised, the one that read before the last case
+    # was stored could write its summary ("waiting", a generation short) after the one that
+    # read after it ("finished") - a done study whose summary never finishes
+    with sessions.begin() as session:
+        search_rows.lock_study(session, study_id)
         cases = search_rows.design_cases(session, study_id)
-    step = advance(spec, cases)
-    if step.new_cases:
-        with sessions.begin() as session:
+        step = advance(spec, cases)
+        ids = []
+        if step.new_cases:
             ids = search_rows.add_generation(session, study_id=study_id, first_index=len(cases),
                                              params=step.new_cases, state=step.state)
+        else:
+            blocked = step.waiting and not any(c["status"] in ("queued", "running")
+                                               for c in cases)
+            search_rows.set_search_state(session, study_id=study_id,
+                                         state={**step.state, "blocked": blocked})
+    if step.new_cases:
         if ids:
             log.info("study %d: generation %d, %d case(s) queued", study_id,
                      step.state.get("generation", 0), len(ids))
@@ -75,10 +86,6 @@ def advance_search(
                 enqueue(ids, sessions=sessions, dispatcher=dispatcher,
                         chunk_size=settings.chunk_size)
         return ids
-    blocked = step.waiting and not any(c["status"] in ("queued", "running") for c in cases)
-    with sessions.begin() as session:
-        search_rows.set_search_state(session, study_id=study_id,
-                                     state={**step.state, "blocked": blocked})
     return []
 
 

@@ -166,9 +166,10 @@ def gapsweep_env(data_dir: Path, database_url: str, broker_url: str | None = Non
 
 
 def start_worker(procs: Procs, env: dict[str, str], concurrency: int = 2,
-                 name: str | None = None) -> Proc:
+                 name: str | None = None, wait: bool = True) -> Proc:
     """``gapsweep worker`` (Celery, prefork pool); returns once its ready mark is written
-    (kernels loaded, consuming)."""
+    (kernels loaded, consuming) - or at once with ``wait=False`` (then
+    :func:`wait_worker_ready`)."""
     node = name or f"w{uuid.uuid4().hex[:6]}"
     proc = procs.start(
         node,
@@ -176,11 +177,18 @@ def start_worker(procs: Procs, env: dict[str, str], concurrency: int = 2,
          "--name", f"{node}@%h", "--loglevel", "INFO"],
         env,
     )
+    if wait:
+        wait_worker_ready(proc, env, concurrency)
+    return proc
+
+
+def wait_worker_ready(proc: Proc, env: dict[str, str], concurrency: int = 2) -> None:
+    """Until the worker ``proc`` has written its ready mark and started its pool."""
     marks = Path(env["GAPSWEEP_DATA"]) / "workers"
 
     def ready() -> bool:
         if not proc.alive():
-            raise AssertionError(f"worker {node} exited early:\n{proc.tail()}")
+            raise AssertionError(f"worker {proc.name} exited early:\n{proc.tail()}")
         for mark in marks.glob("*.json") if marks.is_dir() else []:
             try:
                 if json.loads(mark.read_text())["pid"] == proc.pid:
@@ -189,8 +197,7 @@ def start_worker(procs: Procs, env: dict[str, str], concurrency: int = 2,
                 continue
         return False
 
-    wait_for(f"worker {node} ready", ready, 90.0)
-    return proc
+    wait_for(f"worker {proc.name} ready", ready, 90.0)
 
 
 def gapsweep_cli(args: list[str], env: dict[str, str], timeout_s: float = 60.0) -> str:
@@ -212,6 +219,28 @@ def gapsweep_cli(args: list[str], env: dict[str, str], timeout_s: float = 60.0) 
 def submit(study_file: Path, env: dict[str, str]) -> int:
     """``gapsweep submit FILE --json``; returns the study id."""
     return int(json.loads(gapsweep_cli(["submit", str(study_file), "--json"], env))["study_id"])
+
+
+def submit_in_background(study_file: Path, env: dict[str, str],
+                         timeout_s: float = 60.0) -> Callable[[], int]:
+    """:func:`submit` started now (a process of its own, so that it overlaps a worker's
+    start); call the result for the study id."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gapsweep", "submit", str(study_file), "--json"], env=env,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+    )
+
+    def study_id() -> int:
+        try:
+            out, err = proc.communicate(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+            raise
+        assert proc.returncode == 0, f"gapsweep submit -> {proc.returncode}\n{out}\n{err}"
+        return int(json.loads(out)["study_id"])
+
+    return study_id
 
 
 def write_study(folder: Path, name: str, *, clearances: list[float], scales: list[float],

@@ -20,8 +20,9 @@ from processes import (
     case_rows,
     result_counts,
     start_worker,
-    submit,
+    submit_in_background,
     wait_for,
+    wait_worker_ready,
 )
 
 SPEC = {
@@ -36,13 +37,12 @@ SPEC = {
 
 def test_driver_killed_mid_study_the_search_goes_on(backend, procs, tmp_path):
     t0 = time.monotonic()
-    reference = run_search(parse_spec(SPEC), threads=1)
-    assert len(reference.cases) == 30  # 3 generations of 10
     path = tmp_path / "optimize.json"
     path.write_text(json.dumps(SPEC))
     env = backend.env()
+    submitted = submit_in_background(path, env)  # the submit and the worker start overlap
     first = start_worker(procs, env, concurrency=2)
-    study_id = submit(path, env)
+    study_id = submitted()
 
     def second_generation_running():
         rows = case_rows(backend.sessions, study_id)
@@ -51,7 +51,11 @@ def test_driver_killed_mid_study_the_search_goes_on(backend, procs, tmp_path):
     wait_for("generation 1 running", second_generation_running, 120.0, 0.01)
     first.kill_group(signal.SIGKILL)
     killed = case_rows(backend.sessions, study_id)
-    start_worker(procs, env, concurrency=2)
+    second = start_worker(procs, env, concurrency=2, wait=False)
+    # the undisturbed run, through the core, while the second worker starts
+    reference = run_search(parse_spec(SPEC), threads=1)
+    assert len(reference.cases) == 30  # 3 generations of 10
+    wait_worker_ready(second, env)
 
     def done():
         with backend.sessions() as s:
