@@ -62,13 +62,22 @@ ADMIN_URL = os.environ.get(
 REDIS = ("127.0.0.1", 6379)
 
 
-def lhs_spec(n: int, seed: int):
-    """The user's study turned into an ``n``-sample Latin hypercube over the same ranges."""
+#: two crank revolutions at 5000 rpm: every case's length before issue 23 (cases without a
+#: ``t_end`` now run until their motion settles, up to 80 revolutions), so the figures of
+#: 2026-12-02 and before compare with ``--t-end 0.024``
+OLD_T_END = 0.024
+
+
+def lhs_spec(n: int, seed: int, t_end: float | None = OLD_T_END):
+    """The user's study turned into an ``n``-sample Latin hypercube over the same ranges;
+    each case runs ``t_end`` seconds, or until settled when ``t_end`` is None."""
     from gapsweep.study.spec import load_spec_file, parse_spec
 
     data = load_spec_file(EXAMPLE).to_dict()
     data.update(name=f"throughput {n}", design="latin-hypercube", samples=n, seed=seed,
                 ideal_twin=False)
+    if t_end is not None:
+        data["base"] = {**data.get("base", {}), "t_end": t_end}
     return parse_spec(data)
 
 
@@ -174,8 +183,11 @@ def system_run(spec, env: dict[str, str], *, until: str = "stored") -> tuple[flo
         app.close()
 
 
-def measure_backend(label: str, spec, env: dict[str, str], logs: Path, n: int) -> dict:
-    """The N cases on P = 2 and P = 1 pool processes, and the 15-case study on P = 2."""
+def measure_backend(
+    label: str, spec, env: dict[str, str], logs: Path, n: int, settled=None
+) -> dict:
+    """The N cases on P = 2 and P = 1 pool processes, and the 15-case study on P = 2; with
+    ``settled`` (a spec of cases run until settled) that study too, on P = 2."""
     from gapsweep.study.spec import load_spec_file
 
     out: dict = {"label": label}
@@ -187,6 +199,12 @@ def measure_backend(label: str, spec, env: dict[str, str], logs: Path, n: int) -
             out[f"T{procs}"] = took
             print(f"  {label}, {procs} process(es): {n} cases in {took:.2f} s "
                   f"({n / took:.0f} cases/s)", flush=True)
+            if procs == 2 and settled is not None:
+                took, done = system_run(settled, env)
+                assert done == settled.samples, f"{label}: {done} settled cases done"
+                out["settled"] = took
+                print(f"  {label}, 2 processes: {done} settled cases in {took:.2f} s",
+                      flush=True)
             if procs == 2:
                 example = load_spec_file(EXAMPLE)
                 times = [system_run(example, env, until="done")[0] for _ in range(5)]
@@ -243,33 +261,50 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", default=None, help="write the figures to this file")
     parser.add_argument("--skip-cluster", action="store_true", help="no Redis + PostgreSQL")
+    parser.add_argument(
+        "--t-end", type=float, default=OLD_T_END,
+        help=f"seconds of motion per case (default {OLD_T_END}: two revolutions, the cases of "
+             "the figures before issue 23); 0: the default, until settled")
+    parser.add_argument(
+        "--settled-cases", type=int, default=100,
+        help="also this many cases with the default length (until settled, up to 80 "
+             "revolutions) through (a) on 2 threads and the 2-process systems (0: skip)")
     args = parser.parse_args(argv)
     n = args.cases
+    t_end = args.t_end or None
 
     from gapsweep.study.designs import plan_study
 
-    spec = lhs_spec(n, args.seed)
+    spec = lhs_spec(n, args.seed, t_end)
     cases = plan_study(spec).cases
     assert len(cases) == n
-    print(f"{n} cases (Latin hypercube, seed {args.seed}) over clearance_mm 0.02-0.1, "
-          f"stiffness_scale 0.7-1.3; load average {os.getloadavg()}", flush=True)
+    settled = lhs_spec(args.settled_cases, args.seed, None) if args.settled_cases else None
+    length = f"t_end {t_end} s" if t_end else "until settled"
+    print(f"{n} cases (Latin hypercube, seed {args.seed}, {length}) over clearance_mm "
+          f"0.02-0.1, stiffness_scale 0.7-1.3; load average {os.getloadavg()}", flush=True)
 
-    figures: dict = {"cases": n, "load_before": os.getloadavg()}
+    figures: dict = {"cases": n, "t_end": t_end, "load_before": os.getloadavg()}
     figures["a1"] = solver_alone(cases, threads=1)
     figures["a2"] = solver_alone(cases, threads=2)
     print(f"(a) run_cases: {figures['a1']:.2f} s on 1 thread, {figures['a2']:.2f} s on 2 "
           f"({n / figures['a2']:.0f} cases/s)", flush=True)
+    if settled is not None:
+        figures["settled_cases"] = settled.samples
+        figures["a2_settled"] = solver_alone(plan_study(settled).cases, threads=2)
+        print(f"(a) run_cases: {settled.samples} settled cases in {figures['a2_settled']:.2f} "
+              f"s on 2 threads", flush=True)
 
     with tempfile.TemporaryDirectory(prefix="gapsweep-bench-") as tmp:
         logs = Path(tmp) / "logs"
         logs.mkdir()
         data_b = Path(tmp) / "embedded"
-        figures["b"] = measure_backend("embedded", spec, base_env(data_b), logs, n)
+        figures["b"] = measure_backend("embedded", spec, base_env(data_b), logs, n, settled)
         if not args.skip_cluster:
             with redis_database() as broker, postgres_database() as db_url:
                 env_c = base_env(Path(tmp) / "cluster", GAPSWEEP_BROKER_URL=broker,
                                  GAPSWEEP_DATABASE_URL=db_url)
-                figures["c"] = measure_backend("redis+postgresql", spec, env_c, logs, n)
+                figures["c"] = measure_backend("redis+postgresql", spec, env_c, logs, n,
+                                               settled)
     figures["load_after"] = os.getloadavg()
     report(figures)
     if args.json:
@@ -299,6 +334,12 @@ def report(f: dict) -> None:
         print(f"    15-case study, warm, 2 processes: {min(s15):.3f} s best, "
               f"{statistics.median(s15):.3f} s median; 2 vs 1 process: "
               f"{f[key]['T1'] / f[key]['T2']:.2f}x")
+    if "a2_settled" in f:
+        a2s, ns = f["a2_settled"], f["settled_cases"]
+        print(f"until settled, {ns} cases: (a) 2 threads {a2s:.2f} s"
+              + "".join(f"; {name} 2 processes {f[key]['settled']:.2f} s = "
+                        f"{f[key]['settled'] / a2s:.2f}x"
+                        for key, name in (("b", "(b)"), ("c", "(c)")) if key in f))
     print(f"load average before {f['load_before']}, after {f['load_after']}")
 
 
