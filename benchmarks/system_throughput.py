@@ -83,16 +83,17 @@ def lhs_spec(n: int, seed: int, t_end: float | None = OLD_T_END):
 
 # --------------------------------------------------------------------------------------
 # (a) the solver alone
-def solver_alone(cases: list[dict], threads: int) -> float:
+def solver_alone(cases: list[dict], threads: int) -> tuple[float, float]:
+    """Wall and CPU seconds (every thread of this process) of ``run_cases``."""
     from gapsweep.core.api import run_cases
 
     run_cases("slider-crank", cases[:4], threads=threads)  # kernels loaded
-    t0 = time.perf_counter()
+    c0, t0 = time.process_time(), time.perf_counter()
     results = run_cases("slider-crank", cases, threads=threads)
-    took = time.perf_counter() - t0
+    took, cpu = time.perf_counter() - t0, time.process_time() - c0
     failed = sum(not r.ok for r in results)
     assert failed == 0, f"{failed} case(s) failed"
-    return took
+    return took, cpu
 
 
 # --------------------------------------------------------------------------------------
@@ -103,6 +104,7 @@ class Workers:
     def __init__(self, env: dict[str, str], concurrency: int, log: Path) -> None:
         self.env, self.concurrency, self.log_path = env, concurrency, log
         self.process: subprocess.Popen | None = None
+        self.used_s = 0.0  # CPU seconds of the last timed run (system_run)
 
     def __enter__(self) -> Workers:
         with open(self.log_path, "ab") as log:
@@ -122,6 +124,24 @@ class Workers:
             time.sleep(0.1)
         return self
 
+    def cpu_s(self) -> float:
+        """CPU seconds (user + system) used so far by the live processes of the group: the
+        main process (broker polls, results) and its pool children. Unlike wall time on a
+        shared machine, this hardly depends on what else runs."""
+        assert self.process is not None
+        tick = os.sysconf("SC_CLK_TCK")
+        total = 0.0
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:  # gone meanwhile
+                continue
+            if int(fields[2]) == self.process.pid:  # its process group
+                total += (int(fields[11]) + int(fields[12])) / tick
+        return total
+
     def __exit__(self, *exc: object) -> None:
         assert self.process is not None
         for sig, wait_s in ((signal.SIGTERM, 20.0), (signal.SIGKILL, 5.0)):
@@ -136,9 +156,12 @@ class Workers:
             os.killpg(self.process.pid, signal.SIGKILL)  # pool children left behind
 
 
-def system_run(spec, env: dict[str, str], *, until: str = "stored") -> tuple[float, int]:
+def system_run(
+    spec, env: dict[str, str], *, until: str = "stored", workers: Workers | None = None
+) -> tuple[float, int]:
     """Submit ``spec`` with the settings of ``env``; seconds from submit to the last result
-    stored (``until="stored"``) or to the study's status ``done`` (``until="done"``)."""
+    stored (``until="stored"``) or to the study's status ``done`` (``until="done"``). With
+    ``workers``, their CPU seconds from the submit to the end are in ``workers.used_s``."""
     from gapsweep.db import studies
     from gapsweep.db.engine import open_database
     from gapsweep.db.models import Case
@@ -154,6 +177,8 @@ def system_run(spec, env: dict[str, str], *, until: str = "stored") -> tuple[flo
     app = make_celery(settings)
     dispatcher = CeleryDispatcher(app)
     try:
+        drain(sessions)
+        cpu0 = workers.cpu_s() if workers else 0.0
         t0_wall = datetime.now().astimezone()
         t0 = time.perf_counter()
         study_id = submit_study(spec, sessions=sessions, settings=settings, dispatcher=dispatcher)
@@ -166,6 +191,8 @@ def system_run(spec, env: dict[str, str], *, until: str = "stored") -> tuple[flo
                     p = studies.study_progress(session, study_id)
                     finished = p["queued"] == 0 and p["running"] == 0
             if finished:
+                if workers:
+                    workers.used_s = workers.cpu_s() - cpu0
                 break
             if time.perf_counter() - t0 > 600:
                 raise RuntimeError("study not finished in 10 min")
@@ -183,30 +210,54 @@ def system_run(spec, env: dict[str, str], *, until: str = "stored") -> tuple[flo
         app.close()
 
 
+def drain(sessions, limit_s: float = 600.0) -> None:
+    """Wait until no case of any study is queued or running: a finished study's certificate
+    runs (queued when its last case ends) are not the next timed study's cost."""
+    from gapsweep.db.models import Case
+    from sqlalchemy import func, select
+
+    deadline = time.monotonic() + limit_s
+    while time.monotonic() < deadline:
+        with sessions() as session:
+            busy = session.scalar(
+                select(func.count()).where(Case.status.in_(("queued", "running")))
+            )
+        if not busy:
+            return
+        time.sleep(0.1)
+    raise RuntimeError(f"cases still queued or running after {limit_s:.0f} s")
+
+
 def measure_backend(
-    label: str, spec, env: dict[str, str], logs: Path, n: int, settled=None
+    label: str, spec, env: dict[str, str], logs: Path, n: int, settled=None,
+    t_end: float | None = OLD_T_END,
 ) -> dict:
-    """The N cases on P = 2 and P = 1 pool processes, and the 15-case study on P = 2; with
-    ``settled`` (a spec of cases run until settled) that study too, on P = 2."""
-    from gapsweep.study.spec import load_spec_file
+    """The N cases on P = 2 and P = 1 pool processes, and the 15-case study (``t_end``
+    seconds each, None: until settled) on P = 2; with ``settled`` (a spec of cases run until
+    settled) that study too, on P = 2. Each timed study starts on an idle queue."""
+    from gapsweep.study.spec import load_spec_file, parse_spec
 
     out: dict = {"label": label}
     for procs in (2, 1):
-        with Workers(env, procs, logs / f"{label}-{procs}.log"):
+        with Workers(env, procs, logs / f"{label}-{procs}.log") as workers:
             system_run(lhs_spec(16, 99), env)  # every pool child has run a chunk
-            took, done = system_run(spec, env)
+            took, done = system_run(spec, env, workers=workers)
             assert done == n, f"{label}: {done} of {n} done"
-            out[f"T{procs}"] = took
+            out[f"T{procs}"], out[f"cpu{procs}"] = took, workers.used_s
             print(f"  {label}, {procs} process(es): {n} cases in {took:.2f} s "
-                  f"({n / took:.0f} cases/s)", flush=True)
+                  f"({n / took:.0f} cases/s), {workers.used_s:.2f} s of CPU", flush=True)
             if procs == 2 and settled is not None:
-                took, done = system_run(settled, env)
+                took, done = system_run(settled, env, workers=workers)
                 assert done == settled.samples, f"{label}: {done} settled cases done"
-                out["settled"] = took
-                print(f"  {label}, 2 processes: {done} settled cases in {took:.2f} s",
-                      flush=True)
+                out["settled"], out["settled_cpu"] = took, workers.used_s
+                print(f"  {label}, 2 processes: {done} settled cases in {took:.2f} s, "
+                      f"{workers.used_s:.2f} s of CPU", flush=True)
             if procs == 2:
                 example = load_spec_file(EXAMPLE)
+                if t_end is not None:  # the 15 cases as long as the N cases
+                    data = example.to_dict()
+                    data["base"] = {**data.get("base", {}), "t_end": t_end}
+                    example = parse_spec(data)
                 times = [system_run(example, env, until="done")[0] for _ in range(5)]
                 out["study15"] = times
                 print(f"  {label}: 15-case study submit-to-done {min(times):.3f} s best, "
@@ -284,27 +335,30 @@ def main(argv: list[str] | None = None) -> dict:
           f"0.02-0.1, stiffness_scale 0.7-1.3; load average {os.getloadavg()}", flush=True)
 
     figures: dict = {"cases": n, "t_end": t_end, "load_before": os.getloadavg()}
-    figures["a1"] = solver_alone(cases, threads=1)
-    figures["a2"] = solver_alone(cases, threads=2)
+    figures["a1"], figures["a1_cpu"] = solver_alone(cases, threads=1)
+    figures["a2"], figures["a2_cpu"] = solver_alone(cases, threads=2)
     print(f"(a) run_cases: {figures['a1']:.2f} s on 1 thread, {figures['a2']:.2f} s on 2 "
-          f"({n / figures['a2']:.0f} cases/s)", flush=True)
+          f"({n / figures['a2']:.0f} cases/s); CPU {figures['a1_cpu']:.2f} s, "
+          f"{figures['a2_cpu']:.2f} s", flush=True)
     if settled is not None:
         figures["settled_cases"] = settled.samples
-        figures["a2_settled"] = solver_alone(plan_study(settled).cases, threads=2)
+        figures["a2_settled"], figures["a2_settled_cpu"] = solver_alone(
+            plan_study(settled).cases, threads=2)
         print(f"(a) run_cases: {settled.samples} settled cases in {figures['a2_settled']:.2f} "
-              f"s on 2 threads", flush=True)
+              f"s on 2 threads, {figures['a2_settled_cpu']:.2f} s of CPU", flush=True)
 
     with tempfile.TemporaryDirectory(prefix="gapsweep-bench-") as tmp:
         logs = Path(tmp) / "logs"
         logs.mkdir()
         data_b = Path(tmp) / "embedded"
-        figures["b"] = measure_backend("embedded", spec, base_env(data_b), logs, n, settled)
+        figures["b"] = measure_backend("embedded", spec, base_env(data_b), logs, n, settled,
+                                     t_end)
         if not args.skip_cluster:
             with redis_database() as broker, postgres_database() as db_url:
                 env_c = base_env(Path(tmp) / "cluster", GAPSWEEP_BROKER_URL=broker,
                                  GAPSWEEP_DATABASE_URL=db_url)
                 figures["c"] = measure_backend("redis+postgresql", spec, env_c, logs, n,
-                                               settled)
+                                               settled, t_end)
     figures["load_after"] = os.getloadavg()
     report(figures)
     if args.json:
@@ -334,11 +388,19 @@ def report(f: dict) -> None:
         print(f"    15-case study, warm, 2 processes: {min(s15):.3f} s best, "
               f"{statistics.median(s15):.3f} s median; 2 vs 1 process: "
               f"{f[key]['T1'] / f[key]['T2']:.2f}x")
+    # CPU seconds: what a case costs whatever else the machine runs
+    for key, name in (("b", "(b) embedded"), ("c", "(c) redis + postgresql")):
+        if key in f:
+            print(f"CPU {name}: 2 processes {f[key]['cpu2']:.2f} s = "
+                  f"{f[key]['cpu2'] / f['a2_cpu']:.2f}x (a) on 2 threads ({f['a2_cpu']:.2f} s); "
+                  f"1 process {f[key]['cpu1']:.2f} s = {f[key]['cpu1'] / f['a1_cpu']:.2f}x (a) "
+                  f"on 1 ({f['a1_cpu']:.2f} s)")
     if "a2_settled" in f:
-        a2s, ns = f["a2_settled"], f["settled_cases"]
-        print(f"until settled, {ns} cases: (a) 2 threads {a2s:.2f} s"
+        a2s, ns, cs = f["a2_settled"], f["settled_cases"], f["a2_settled_cpu"]
+        print(f"until settled, {ns} cases: (a) 2 threads {a2s:.2f} s ({cs:.2f} s CPU)"
               + "".join(f"; {name} 2 processes {f[key]['settled']:.2f} s = "
-                        f"{f[key]['settled'] / a2s:.2f}x"
+                        f"{f[key]['settled'] / a2s:.2f}x (CPU {f[key]['settled_cpu']:.2f} s = "
+                        f"{f[key]['settled_cpu'] / cs:.2f}x)"
                         for key, name in (("b", "(b)"), ("c", "(c)")) if key in f))
     print(f"load average before {f['load_before']}, after {f['load_after']}")
 
