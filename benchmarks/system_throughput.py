@@ -35,6 +35,36 @@ throughout: (a) on 2 threads was slower than on 1, so the scaling figures are lo
 15-case study submit-to-done, warm workers: 0.20 s best / 0.24 s median (b), 0.53 / 0.59 s
 (c). 2 vs 1 process: 1.09x (b), 1.24x (c). Before the preview decimation was vectorised
 (workers/series_policy.py) the overhead was +46 ms per case and (b) took 44 s.
+
+Measured 2026-12-03 (issue 28), 400 cases of 0.024 s, embedded only (``--cases 400
+--settled-cases 40 --skip-cluster``), load average 7.6-10.5 throughout (other sessions and
+CPU hogs on the 2 cores): wall times moved up to 2x between runs, so the ratios of one run
+and the CPU seconds are the figures. Before = this tree's workers/ and db/engine.py of
+9ae9b5b, after = with the changes below, run one after the other:
+
+| embedded, 2 processes, x (a) on 2 threads | wall | CPU | settled: wall; CPU |
+|---|---|---|---|
+| before, three runs | 2.65, 2.56, 3.04 | -, 2.60, 2.40 | 1.17, 0.91, 1.46; -, 1.01, 1.28 |
+| + O(n) decimation, broker woken by the ack | 2.86 | - | 1.85 |
+| + cancel-check pieces sized on CPU | 2.54 | 2.14 | 1.59; 1.42 |
+| + SQLite synchronous=NORMAL | 2.49 | 2.19 | 1.22; 1.09 |
+| + zlib before the write lock (HEAD) | 1.73 | 1.69 | 1.06; 1.02 |
+
+(the first 'before' run and the second row's had no idle-queue wait, no CPU figures). 1
+process, x (a) on 1 thread: 3.24, 2.69, 2.10 before, 2.08 after (CPU 2.72, 2.11 -> 1.72); 2
+vs 1 process 1.22, 1.05, 0.69 before (two workers slower than one), 1.20 after. The 15-case
+study (0.024 s) submit-to-done: 0.40 s best / 0.51 s median after, 0.90 / 1.16 s before.
+
+Where the time went (``worker_profile.py``, cProfile, per case at load ~9, solver ~19 ms):
+the preview decimation 33 ms (two lexsorts per series; now one O(n) pass for all of a case's
+series, 4.5 ms), the cancel checks 5 ms (the pieces were sized on wall time, which the load
+inflated to one case a piece; now on CPU), the store 10 ms with the zlib of the series under
+SQLite's write lock (now before it), an fsync per commit (~4 ms, three commits a chunk,
+under the lock: synchronous=NORMAL under WAL), and each pool process idling ~25 ms a chunk
+for the broker's next 50 ms poll (now woken by the ack). The previous study's certificate
+runs were counted in the next timed study; the script now waits for an idle queue. Cases run
+until settled (the default since issue 23) cost the system ~1.0-1.1x the solver: the per-
+case overhead is fixed, their solve is ~10x longer.
 """
 
 from __future__ import annotations
