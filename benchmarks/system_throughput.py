@@ -48,12 +48,16 @@ and the CPU seconds are the figures. Before = this tree's workers/ and db/engine
 | + O(n) decimation, broker woken by the ack | 2.86 | - | 1.85 |
 | + cancel-check pieces sized on CPU | 2.54 | 2.14 | 1.59; 1.42 |
 | + SQLite synchronous=NORMAL | 2.49 | 2.19 | 1.22; 1.09 |
-| + zlib before the write lock (HEAD) | 1.73 | 1.69 | 1.06; 1.02 |
+| + zlib before the write lock (HEAD), two runs | 1.73, 2.30 | 1.69, 2.07 | 1.06, 1.07; 1.02, 1.00 |
 
 (the first 'before' run and the second row's had no idle-queue wait, no CPU figures). 1
-process, x (a) on 1 thread: 3.24, 2.69, 2.10 before, 2.08 after (CPU 2.72, 2.11 -> 1.72); 2
-vs 1 process 1.22, 1.05, 0.69 before (two workers slower than one), 1.20 after. The 15-case
-study (0.024 s) submit-to-done: 0.40 s best / 0.51 s median after, 0.90 / 1.16 s before.
+process, x (a) on 1 thread: 3.24, 2.69, 2.10 before, 2.08, 2.05 after (CPU 2.72, 2.11 ->
+1.72, 1.63); 2 vs 1 process 1.22, 1.05, 0.69 before (two workers slower than one), 1.20,
+1.02 after. The 15-case study (0.024 s) submit-to-done: 0.29-0.40 s best / 0.34-0.51 s
+median after, 0.90 / 1.16 s before. So the embedded default is at 1.7-2.3x of wall (1.7-2.1x
+of CPU) after, 2.6-3.0x (2.4-2.6x) before: the 1.8x is reached in one run of two. The second
+run had (c) too: Redis + PostgreSQL at 3.84x wall, 2.73x CPU on 2 processes (2.27x, 2.02x on
+1); its pool processes still slow each other (2 vs 1: 0.59x), left for another session.
 
 Where the time went (``worker_profile.py``, cProfile, per case at load ~9, solver ~19 ms):
 the preview decimation 33 ms (two lexsorts per series; now one O(n) pass for all of a case's
