@@ -35,6 +35,40 @@ throughout: (a) on 2 threads was slower than on 1, so the scaling figures are lo
 15-case study submit-to-done, warm workers: 0.20 s best / 0.24 s median (b), 0.53 / 0.59 s
 (c). 2 vs 1 process: 1.09x (b), 1.24x (c). Before the preview decimation was vectorised
 (workers/series_policy.py) the overhead was +46 ms per case and (b) took 44 s.
+
+Measured 2026-12-03 (issue 28), 400 cases of 0.024 s, embedded only (``--cases 400
+--settled-cases 40 --skip-cluster``), load average 7.6-10.5 throughout (other sessions and
+CPU hogs on the 2 cores): wall times moved up to 2x between runs, so the ratios of one run
+and the CPU seconds are the figures. Before = this tree's workers/ and db/engine.py of
+9ae9b5b, after = with the changes below, run one after the other:
+
+| embedded, 2 processes, x (a) on 2 threads | wall | CPU | settled: wall; CPU |
+|---|---|---|---|
+| before, three runs | 2.65, 2.56, 3.04 | -, 2.60, 2.40 | 1.17, 0.91, 1.46; -, 1.01, 1.28 |
+| + O(n) decimation, broker woken by the ack | 2.86 | - | 1.85 |
+| + cancel-check pieces sized on CPU | 2.54 | 2.14 | 1.59; 1.42 |
+| + SQLite synchronous=NORMAL | 2.49 | 2.19 | 1.22; 1.09 |
+| + zlib before the write lock (HEAD), two runs | 1.73, 2.30 | 1.69, 2.07 | 1.06, 1.07; 1.02, 1.00 |
+
+(the first 'before' run and the second row's had no idle-queue wait, no CPU figures). 1
+process, x (a) on 1 thread: 3.24, 2.69, 2.10 before, 2.08, 2.05 after (CPU 2.72, 2.11 ->
+1.72, 1.63); 2 vs 1 process 1.22, 1.05, 0.69 before (two workers slower than one), 1.20,
+1.02 after. The 15-case study (0.024 s) submit-to-done: 0.29-0.40 s best / 0.34-0.51 s
+median after, 0.90 / 1.16 s before. So the embedded default is at 1.7-2.3x of wall (1.7-2.1x
+of CPU) after, 2.6-3.0x (2.4-2.6x) before: the 1.8x is reached in one run of two. The second
+run had (c) too: Redis + PostgreSQL at 3.84x wall, 2.73x CPU on 2 processes (2.27x, 2.02x on
+1); its pool processes still slow each other (2 vs 1: 0.59x), left for another session.
+
+Where the time went (``worker_profile.py``, cProfile, per case at load ~9, solver ~19 ms):
+the preview decimation 33 ms (two lexsorts per series; now one O(n) pass for all of a case's
+series, 4.5 ms), the cancel checks 5 ms (the pieces were sized on wall time, which the load
+inflated to one case a piece; now on CPU), the store 10 ms with the zlib of the series under
+SQLite's write lock (now before it), an fsync per commit (~4 ms, three commits a chunk,
+under the lock: synchronous=NORMAL under WAL), and each pool process idling ~25 ms a chunk
+for the broker's next 50 ms poll (now woken by the ack). The previous study's certificate
+runs were counted in the next timed study; the script now waits for an idle queue. Cases run
+until settled (the default since issue 23) cost the system ~1.0-1.1x the solver: the per-
+case overhead is fixed, their solve is ~10x longer.
 """
 
 from __future__ import annotations
@@ -62,28 +96,38 @@ ADMIN_URL = os.environ.get(
 REDIS = ("127.0.0.1", 6379)
 
 
-def lhs_spec(n: int, seed: int):
-    """The user's study turned into an ``n``-sample Latin hypercube over the same ranges."""
+#: two crank revolutions at 5000 rpm: every case's length before issue 23 (cases without a
+#: ``t_end`` now run until their motion settles, up to 80 revolutions), so the figures of
+#: 2026-12-02 and before compare with ``--t-end 0.024``
+OLD_T_END = 0.024
+
+
+def lhs_spec(n: int, seed: int, t_end: float | None = OLD_T_END):
+    """The user's study turned into an ``n``-sample Latin hypercube over the same ranges;
+    each case runs ``t_end`` seconds, or until settled when ``t_end`` is None."""
     from gapsweep.study.spec import load_spec_file, parse_spec
 
     data = load_spec_file(EXAMPLE).to_dict()
     data.update(name=f"throughput {n}", design="latin-hypercube", samples=n, seed=seed,
                 ideal_twin=False)
+    if t_end is not None:
+        data["base"] = {**data.get("base", {}), "t_end": t_end}
     return parse_spec(data)
 
 
 # --------------------------------------------------------------------------------------
 # (a) the solver alone
-def solver_alone(cases: list[dict], threads: int) -> float:
+def solver_alone(cases: list[dict], threads: int) -> tuple[float, float]:
+    """Wall and CPU seconds (every thread of this process) of ``run_cases``."""
     from gapsweep.core.api import run_cases
 
     run_cases("slider-crank", cases[:4], threads=threads)  # kernels loaded
-    t0 = time.perf_counter()
+    c0, t0 = time.process_time(), time.perf_counter()
     results = run_cases("slider-crank", cases, threads=threads)
-    took = time.perf_counter() - t0
+    took, cpu = time.perf_counter() - t0, time.process_time() - c0
     failed = sum(not r.ok for r in results)
     assert failed == 0, f"{failed} case(s) failed"
-    return took
+    return took, cpu
 
 
 # --------------------------------------------------------------------------------------
@@ -94,6 +138,7 @@ class Workers:
     def __init__(self, env: dict[str, str], concurrency: int, log: Path) -> None:
         self.env, self.concurrency, self.log_path = env, concurrency, log
         self.process: subprocess.Popen | None = None
+        self.used_s = 0.0  # CPU seconds of the last timed run (system_run)
 
     def __enter__(self) -> Workers:
         with open(self.log_path, "ab") as log:
@@ -113,6 +158,24 @@ class Workers:
             time.sleep(0.1)
         return self
 
+    def cpu_s(self) -> float:
+        """CPU seconds (user + system) used so far by the live processes of the group: the
+        main process (broker polls, results) and its pool children. Unlike wall time on a
+        shared machine, this hardly depends on what else runs."""
+        assert self.process is not None
+        tick = os.sysconf("SC_CLK_TCK")
+        total = 0.0
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:  # gone meanwhile
+                continue
+            if int(fields[2]) == self.process.pid:  # its process group
+                total += (int(fields[11]) + int(fields[12])) / tick
+        return total
+
     def __exit__(self, *exc: object) -> None:
         assert self.process is not None
         for sig, wait_s in ((signal.SIGTERM, 20.0), (signal.SIGKILL, 5.0)):
@@ -127,9 +190,12 @@ class Workers:
             os.killpg(self.process.pid, signal.SIGKILL)  # pool children left behind
 
 
-def system_run(spec, env: dict[str, str], *, until: str = "stored") -> tuple[float, int]:
+def system_run(
+    spec, env: dict[str, str], *, until: str = "stored", workers: Workers | None = None
+) -> tuple[float, int]:
     """Submit ``spec`` with the settings of ``env``; seconds from submit to the last result
-    stored (``until="stored"``) or to the study's status ``done`` (``until="done"``)."""
+    stored (``until="stored"``) or to the study's status ``done`` (``until="done"``). With
+    ``workers``, their CPU seconds from the submit to the end are in ``workers.used_s``."""
     from gapsweep.db import studies
     from gapsweep.db.engine import open_database
     from gapsweep.db.models import Case
@@ -145,6 +211,8 @@ def system_run(spec, env: dict[str, str], *, until: str = "stored") -> tuple[flo
     app = make_celery(settings)
     dispatcher = CeleryDispatcher(app)
     try:
+        drain(sessions)
+        cpu0 = workers.cpu_s() if workers else 0.0
         t0_wall = datetime.now().astimezone()
         t0 = time.perf_counter()
         study_id = submit_study(spec, sessions=sessions, settings=settings, dispatcher=dispatcher)
@@ -157,6 +225,8 @@ def system_run(spec, env: dict[str, str], *, until: str = "stored") -> tuple[flo
                     p = studies.study_progress(session, study_id)
                     finished = p["queued"] == 0 and p["running"] == 0
             if finished:
+                if workers:
+                    workers.used_s = workers.cpu_s() - cpu0
                 break
             if time.perf_counter() - t0 > 600:
                 raise RuntimeError("study not finished in 10 min")
@@ -174,21 +244,54 @@ def system_run(spec, env: dict[str, str], *, until: str = "stored") -> tuple[flo
         app.close()
 
 
-def measure_backend(label: str, spec, env: dict[str, str], logs: Path, n: int) -> dict:
-    """The N cases on P = 2 and P = 1 pool processes, and the 15-case study on P = 2."""
-    from gapsweep.study.spec import load_spec_file
+def drain(sessions, limit_s: float = 600.0) -> None:
+    """Wait until no case of any study is queued or running: a finished study's certificate
+    runs (queued when its last case ends) are not the next timed study's cost."""
+    from gapsweep.db.models import Case
+    from sqlalchemy import func, select
+
+    deadline = time.monotonic() + limit_s
+    while time.monotonic() < deadline:
+        with sessions() as session:
+            busy = session.scalar(
+                select(func.count()).where(Case.status.in_(("queued", "running")))
+            )
+        if not busy:
+            return
+        time.sleep(0.1)
+    raise RuntimeError(f"cases still queued or running after {limit_s:.0f} s")
+
+
+def measure_backend(
+    label: str, spec, env: dict[str, str], logs: Path, n: int, settled=None,
+    t_end: float | None = OLD_T_END,
+) -> dict:
+    """The N cases on P = 2 and P = 1 pool processes, and the 15-case study (``t_end``
+    seconds each, None: until settled) on P = 2; with ``settled`` (a spec of cases run until
+    settled) that study too, on P = 2. Each timed study starts on an idle queue."""
+    from gapsweep.study.spec import load_spec_file, parse_spec
 
     out: dict = {"label": label}
     for procs in (2, 1):
-        with Workers(env, procs, logs / f"{label}-{procs}.log"):
+        with Workers(env, procs, logs / f"{label}-{procs}.log") as workers:
             system_run(lhs_spec(16, 99), env)  # every pool child has run a chunk
-            took, done = system_run(spec, env)
+            took, done = system_run(spec, env, workers=workers)
             assert done == n, f"{label}: {done} of {n} done"
-            out[f"T{procs}"] = took
+            out[f"T{procs}"], out[f"cpu{procs}"] = took, workers.used_s
             print(f"  {label}, {procs} process(es): {n} cases in {took:.2f} s "
-                  f"({n / took:.0f} cases/s)", flush=True)
+                  f"({n / took:.0f} cases/s), {workers.used_s:.2f} s of CPU", flush=True)
+            if procs == 2 and settled is not None:
+                took, done = system_run(settled, env, workers=workers)
+                assert done == settled.samples, f"{label}: {done} settled cases done"
+                out["settled"], out["settled_cpu"] = took, workers.used_s
+                print(f"  {label}, 2 processes: {done} settled cases in {took:.2f} s, "
+                      f"{workers.used_s:.2f} s of CPU", flush=True)
             if procs == 2:
                 example = load_spec_file(EXAMPLE)
+                if t_end is not None:  # the 15 cases as long as the N cases
+                    data = example.to_dict()
+                    data["base"] = {**data.get("base", {}), "t_end": t_end}
+                    example = parse_spec(data)
                 times = [system_run(example, env, until="done")[0] for _ in range(5)]
                 out["study15"] = times
                 print(f"  {label}: 15-case study submit-to-done {min(times):.3f} s best, "
@@ -243,33 +346,53 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", default=None, help="write the figures to this file")
     parser.add_argument("--skip-cluster", action="store_true", help="no Redis + PostgreSQL")
+    parser.add_argument(
+        "--t-end", type=float, default=OLD_T_END,
+        help=f"seconds of motion per case (default {OLD_T_END}: two revolutions, the cases of "
+             "the figures before issue 23); 0: the default, until settled")
+    parser.add_argument(
+        "--settled-cases", type=int, default=100,
+        help="also this many cases with the default length (until settled, up to 80 "
+             "revolutions) through (a) on 2 threads and the 2-process systems (0: skip)")
     args = parser.parse_args(argv)
     n = args.cases
+    t_end = args.t_end or None
 
     from gapsweep.study.designs import plan_study
 
-    spec = lhs_spec(n, args.seed)
+    spec = lhs_spec(n, args.seed, t_end)
     cases = plan_study(spec).cases
     assert len(cases) == n
-    print(f"{n} cases (Latin hypercube, seed {args.seed}) over clearance_mm 0.02-0.1, "
-          f"stiffness_scale 0.7-1.3; load average {os.getloadavg()}", flush=True)
+    settled = lhs_spec(args.settled_cases, args.seed, None) if args.settled_cases else None
+    length = f"t_end {t_end} s" if t_end else "until settled"
+    print(f"{n} cases (Latin hypercube, seed {args.seed}, {length}) over clearance_mm "
+          f"0.02-0.1, stiffness_scale 0.7-1.3; load average {os.getloadavg()}", flush=True)
 
-    figures: dict = {"cases": n, "load_before": os.getloadavg()}
-    figures["a1"] = solver_alone(cases, threads=1)
-    figures["a2"] = solver_alone(cases, threads=2)
+    figures: dict = {"cases": n, "t_end": t_end, "load_before": os.getloadavg()}
+    figures["a1"], figures["a1_cpu"] = solver_alone(cases, threads=1)
+    figures["a2"], figures["a2_cpu"] = solver_alone(cases, threads=2)
     print(f"(a) run_cases: {figures['a1']:.2f} s on 1 thread, {figures['a2']:.2f} s on 2 "
-          f"({n / figures['a2']:.0f} cases/s)", flush=True)
+          f"({n / figures['a2']:.0f} cases/s); CPU {figures['a1_cpu']:.2f} s, "
+          f"{figures['a2_cpu']:.2f} s", flush=True)
+    if settled is not None:
+        figures["settled_cases"] = settled.samples
+        figures["a2_settled"], figures["a2_settled_cpu"] = solver_alone(
+            plan_study(settled).cases, threads=2)
+        print(f"(a) run_cases: {settled.samples} settled cases in {figures['a2_settled']:.2f} "
+              f"s on 2 threads, {figures['a2_settled_cpu']:.2f} s of CPU", flush=True)
 
     with tempfile.TemporaryDirectory(prefix="gapsweep-bench-") as tmp:
         logs = Path(tmp) / "logs"
         logs.mkdir()
         data_b = Path(tmp) / "embedded"
-        figures["b"] = measure_backend("embedded", spec, base_env(data_b), logs, n)
+        figures["b"] = measure_backend("embedded", spec, base_env(data_b), logs, n, settled,
+                                     t_end)
         if not args.skip_cluster:
             with redis_database() as broker, postgres_database() as db_url:
                 env_c = base_env(Path(tmp) / "cluster", GAPSWEEP_BROKER_URL=broker,
                                  GAPSWEEP_DATABASE_URL=db_url)
-                figures["c"] = measure_backend("redis+postgresql", spec, env_c, logs, n)
+                figures["c"] = measure_backend("redis+postgresql", spec, env_c, logs, n,
+                                               settled, t_end)
     figures["load_after"] = os.getloadavg()
     report(figures)
     if args.json:
@@ -299,6 +422,20 @@ def report(f: dict) -> None:
         print(f"    15-case study, warm, 2 processes: {min(s15):.3f} s best, "
               f"{statistics.median(s15):.3f} s median; 2 vs 1 process: "
               f"{f[key]['T1'] / f[key]['T2']:.2f}x")
+    # CPU seconds: what a case costs whatever else the machine runs
+    for key, name in (("b", "(b) embedded"), ("c", "(c) redis + postgresql")):
+        if key in f:
+            print(f"CPU {name}: 2 processes {f[key]['cpu2']:.2f} s = "
+                  f"{f[key]['cpu2'] / f['a2_cpu']:.2f}x (a) on 2 threads ({f['a2_cpu']:.2f} s); "
+                  f"1 process {f[key]['cpu1']:.2f} s = {f[key]['cpu1'] / f['a1_cpu']:.2f}x (a) "
+                  f"on 1 ({f['a1_cpu']:.2f} s)")
+    if "a2_settled" in f:
+        a2s, ns, cs = f["a2_settled"], f["settled_cases"], f["a2_settled_cpu"]
+        print(f"until settled, {ns} cases: (a) 2 threads {a2s:.2f} s ({cs:.2f} s CPU)"
+              + "".join(f"; {name} 2 processes {f[key]['settled']:.2f} s = "
+                        f"{f[key]['settled'] / a2s:.2f}x (CPU {f[key]['settled_cpu']:.2f} s = "
+                        f"{f[key]['settled_cpu'] / cs:.2f}x)"
+                        for key, name in (("b", "(b)"), ("c", "(c)")) if key in f))
     print(f"load average before {f['load_before']}, after {f['load_after']}")
 
 

@@ -78,7 +78,7 @@ class SliderCrankCase:
     crank_angle_deg: float = 0.0  # start angle
     gravity: float = 9.81  # [m/s^2] along -y
     t_end: float = 0.0  # [s]; 0: until the section settles (or max_revolutions)
-    ideal: bool = False  # the clearance joint as an ideal revolute (the baseline)
+    ideal: bool = False  # the clearance joint as an ideal revolute (the twin)
     # centred journal at full speed (Flores), resting on the wall along the reaction at full
     # speed (seed 002), or run-up: at rest on the wall, the driver ramping up from standstill.
     # The default is measured (README, "The settled motion"): from the centred start the

@@ -172,7 +172,7 @@ class ClearanceJoint:
     ``bearing_point``, journal (pin) on ``journal_body`` at ``journal_point``.
 
     ``bearing_radius`` R_B [m], ``clearance`` c = R_B - R_J [m]. ``ideal=True`` turns it into
-    an ideal revolute joint - the baseline every clearance result is compared with.
+    an ideal revolute joint: the case's ideal twin, every clearance result's reference.
     ``name``: a described mechanism's joint name; its per-joint series and metrics carry it
     (:func:`metrics.per_joint`). A built-in model's single joint has none.
     """

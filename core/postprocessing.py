@@ -1,5 +1,5 @@
 """Post-processing of a case result: spectra with crank-harmonic markers, spectral metrics,
-and the deviation of a clearance run from its ideal-joint baseline (design.md 2).
+and the deviation of a clearance run from its ideal twin (design.md 2, 4.5).
 
 Pure functions of :class:`~.result.CaseResult` objects; they read the stored uniform series,
 so they work the same on a fresh result and on one read back from the archive.
@@ -107,23 +107,24 @@ def spectral_metrics(result: CaseResult, rotation_hz: float, t_start: float) -> 
     return out
 
 
-def deviation_from_ideal(
-    result: CaseResult, ideal: CaseResult, *, t_start: float = 0.0
+def deviation_from_twin(
+    result: CaseResult, twin: CaseResult, *, t_start: float = 0.0
 ) -> dict[str, float]:
-    """How far a clearance run's slider acceleration strays from the ideal joint's.
+    """How far a clearance run's slider acceleration strays from its ideal twin's (the same
+    case with the joint ideal).
 
     Both results must share the output grid (same ``t_end`` and ``n_output``). Returns the
-    RMS and the peak of the difference [m/s^2] and the RMS relative to the ideal RMS.
+    RMS and the peak of the difference [m/s^2] and the RMS relative to the twin's RMS.
     """
     t, a = _window(result, "slider_acceleration", t_start)
-    t_ideal, a_ideal = _window(ideal, "slider_acceleration", t_start)
-    if t.shape != t_ideal.shape or not np.allclose(t, t_ideal, rtol=0.0, atol=1e-12):
-        raise InputError("ideal", "a different output grid", "the same t_end and n_output")
-    diff = a - a_ideal
+    t_twin, a_twin = _window(twin, "slider_acceleration", t_start)
+    if t.shape != t_twin.shape or not np.allclose(t, t_twin, rtol=0.0, atol=1e-12):
+        raise InputError("twin", "a different output grid", "the same t_end and n_output")
+    diff = a - a_twin
     rms = float(np.sqrt(np.mean(diff**2)))
-    rms_ideal = float(np.sqrt(np.mean(a_ideal**2)))
+    rms_twin = float(np.sqrt(np.mean(a_twin**2)))
     return {
         "accel_deviation_rms": rms,
         "accel_deviation_peak": float(np.max(np.abs(diff))),
-        "accel_deviation_relative": rms / rms_ideal if rms_ideal > 0 else math.nan,
+        "accel_deviation_relative": rms / rms_twin if rms_twin > 0 else math.nan,
     }

@@ -258,6 +258,11 @@ def complete_cases(
         else:
             good[case_id] = (split_metrics(result.metrics), series)
     if good:
+        # compressed before the first write: SQLite holds its one write lock from the UPDATE
+        # to the commit, and a chunk's zlib (~1-2 ms a case) under it kept the other workers
+        # waiting in the busy handler's coarse sleeps (issue 28: 2 processes ran the study
+        # slower than 1)
+        blobs_of = {cid: encode_series(series) for cid, (_, series) in good.items() if series}
         walls = {cid: cols.get("wall_time_s") for cid, (cols, _) in good.items()}
         accepted = session.execute(
             update(Case)
@@ -295,9 +300,8 @@ def complete_cases(
             )
             blobs = []
             for cid, sid in study_of.items():
-                series = good[cid][1]
-                if series and policies[sid] != "none":
-                    blob = encode_series(series)
+                if cid in blobs_of and policies[sid] != "none":
+                    blob = blobs_of[cid]
                     blobs.append(
                         {"case_id": cid, "policy": policies[sid], "n_bytes": len(blob),
                          "data": blob}

@@ -161,7 +161,7 @@ def _twins(spec: StudySpec, cases: list[dict[str, Any]]) -> tuple[list, list]:
     index: dict[str, int] = {}
     twin_of: list[int | None] = []
     for params in cases:
-        if params.get("ideal") is True:  # an ideal case is its own baseline
+        if params.get("ideal") is True:  # an ideal case is its own twin
             twin_of.append(None)
             continue
         twin = twin_params(params, spec.model)

@@ -37,14 +37,17 @@ from .study_finish import finish_study
 log = logging.getLogger(__name__)
 
 
-#: the solving time [s] a piece of a chunk aims at between two cancel checks (a piece is
-#: never less than one case per solver thread). Measured with benchmarks/cancel_check_cost.py
-#: (2 shared cores, load 5-10): a check costs ~0.2 ms on SQLite and ~1.5 ms on PostgreSQL,
-#: and a solver call per case ~0.5 ms of CPU more than one call per chunk, against ~8 ms of
-#: solver time per case of the user's 0.024 s study here (~1.3 ms on a quiet machine,
-#: design.md 1.4): a call and a check per such case would cost it ~10-25 % of its
-#: throughput; pieces of ~50 ms cost ~1-4 %. Cases of 50 ms or more - the fault tests'
-#: take >= 0.2 s - are still run and checked one by one.
+#: the solving time [s of CPU per solver thread] a piece of a chunk aims at between two
+#: cancel checks (a piece is never less than one case per solver thread). Measured with
+#: benchmarks/cancel_check_cost.py (2 shared cores, load 5-10): a check costs ~0.2 ms on
+#: SQLite and ~1.5 ms on PostgreSQL, and a solver call per case ~0.5 ms of CPU more than one
+#: call per chunk, against ~8 ms of solver time per case of the user's 0.024 s study here
+#: (~1.3 ms on a quiet machine, design.md 1.4): a call and a check per such case would cost
+#: it ~10-25 % of its throughput; pieces of ~50 ms cost ~1-4 %. Cases of 50 ms or more - the
+#: fault tests' take >= 0.2 s - are still run and checked one by one. CPU, not wall time:
+#: on a loaded machine a case's wall time grows with the load (40 ms at load 10 for 8 ms of
+#: CPU), and pieces sized on it shrank to a case each - a check and a call per case, the
+#: overhead this limit exists to avoid, where the machine could least afford it (issue 28).
 CANCEL_CHECK_S = 0.05
 
 
@@ -170,7 +173,7 @@ def _run_group(
         if lo > 0:  # the claim itself checked before the first piece
             stopped |= check.stopped({c.study_id for c in group[lo:]} - stopped)
             if solved:
-                per_case = solve_s / solved * lanes  # wall time of one case per lane
+                per_case = solve_s / solved  # CPU seconds of one case (on one lane)
                 size = lanes * max(1, int(CANCEL_CHECK_S / per_case)) if per_case else lanes
         piece, lo = group[lo : lo + size], lo + size
         part = [c for c in piece if c.study_id not in stopped]
@@ -178,9 +181,9 @@ def _run_group(
         if not part:
             continue
         try:
-            t0 = time.perf_counter()
+            c0 = time.process_time()  # every thread of the process: all the lanes
             results = run_cases(model, [c.params for c in part], threads=threads)
-            solve_s, solved = solve_s + time.perf_counter() - t0, solved + len(part)
+            solve_s, solved = solve_s + time.process_time() - c0, solved + len(part)
         except Exception as exc:  # not the solver's verdict: count it as an attempt and retry
             log.exception("batch of %d case(s) crashed", len(part))
             reason = f"worker error: {type(exc).__name__}: {exc}"

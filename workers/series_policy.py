@@ -43,37 +43,52 @@ def decimate(t: np.ndarray, x: np.ndarray, budget: int) -> tuple[np.ndarray, np.
     """Min/max decimation of ``x(t)`` to at most ``budget`` samples (both ends kept).
 
     Each of ``budget // 2 - 1`` buckets keeps the positions of its minimum and maximum
-    (the first one of equal values, as ``argmin``/``argmax``), which is what a plot of the
-    full series shows. Vectorised: a loop of ``argmin``/``argmax`` per bucket cost ~30 ms per
-    case (17 series x 299 buckets), twice the solver's time for the case.
+    (the first one of equal values, as ``argmin``/``argmax``; NaN only where a bucket holds
+    nothing else), which is what a plot of the full series shows.
     """
     if x.size <= budget:
         return t, x
-    idx = decimate_indices(x, budget)
+    (idx,) = decimate_rows(x[np.newaxis], budget)
     return t[idx], x[idx]
 
 
 def decimate_indices(x: np.ndarray, budget: int) -> np.ndarray:
-    """The sample indices :func:`decimate` keeps of ``x`` (ascending, both ends).
+    """The sample indices :func:`decimate` keeps of ``x`` (ascending, both ends)."""
+    if x.size <= budget:
+        return np.arange(x.size)
+    return decimate_rows(x[np.newaxis], budget)[0]
 
-    The buckets (consecutive, sizes differing by at most one) are laid out as the rows of a
-    2-D array padded with +-inf, so that one ``argmin``/``argmax`` along the rows finds every
-    extreme: O(n), 0.7 ms for the 19,801 samples a long run keeps where two stable sorts
-    took 9.5 ms (x 18 series a case; the same indices, first of equal values)."""
-    n = x.size
-    if n <= budget:
-        return np.arange(n)
+
+def decimate_rows(rows: np.ndarray, budget: int) -> list[np.ndarray]:
+    """:func:`decimate_indices` of each row of ``rows`` (``[k, n]``, ``n > budget``), all
+    rows at once: per bucket its extremes (``fmin``/``fmax.reduceat``), then the first
+    sample equal to each. O(n) and a fixed number of numpy calls for the k series of a
+    case: the per-series version (two ``lexsort`` per series) cost ~1.2 ms a series, 20 ms
+    a case at load 9 - two thirds of the solver's time for a two-revolution case; this is
+    ~0.1 ms a series (issue 28, benchmarks/worker_profile.py).
+    """
+    k, n = rows.shape
     buckets = max(1, budget // 2 - 1)
-    edges = np.linspace(1, n - 1, buckets + 1).astype(np.int64)
-    values = x if x.dtype.kind == "f" else x.astype(np.float64)
-    lo, hi = edges[:-1], edges[1:]
-    lo, hi = lo[hi > lo], hi[hi > lo]  # an empty bucket (repeated edge) keeps nothing
-    grid = lo[:, None] + np.arange(int((hi - lo).max()))[None, :]
-    inside = grid < hi[:, None]
-    rows = values[np.minimum(grid, n - 1)]
-    lowest = lo + np.argmin(np.where(inside, rows, np.inf), axis=1)
-    highest = lo + np.argmax(np.where(inside, rows, -np.inf), axis=1)
-    return np.unique(np.concatenate(([0, n - 1], lowest, highest)))
+    # bucket b holds the inner samples edges[b] <= i < edges[b + 1] (a repeated edge: none)
+    edges = np.unique(np.linspace(1, n - 1, buckets + 1).astype(np.int64))
+    inner = rows[:, 1 : n - 1]
+    if inner.dtype.kind != "f":
+        inner = inner.astype(np.float64)
+    m = n - 2
+    starts, ends = edges[:-1] - 1, edges[1:] - 1  # into ``inner``
+    counts = ends - starts
+    flat_starts = (np.arange(k)[:, np.newaxis] * m + starts).ravel()
+    flat_ends = (np.arange(k)[:, np.newaxis] * m + ends).ravel()
+    keep = np.zeros((k, n), dtype=bool)
+    keep[:, [0, n - 1]] = True
+    for reduce in (np.fmin, np.fmax):  # the extremes ignore NaN, as sorting puts it last
+        extreme = np.repeat(reduce.reduceat(inner, starts, axis=1), counts, axis=1)
+        at = np.flatnonzero(inner == extreme)  # flat positions of samples at an extreme
+        first = np.append(at, k * m)[np.searchsorted(at, flat_starts)]
+        # a bucket of NaN only keeps its first sample
+        first = np.where(first < flat_ends, first, flat_starts)
+        keep[first // m, 1 + first % m] = True
+    return [np.flatnonzero(row) for row in keep]
 
 
 def _spectrum_names(result: CaseResult) -> list[str]:
@@ -159,14 +174,18 @@ def _preview(result: CaseResult, rotation_hz: float) -> dict[str, np.ndarray]:
     pairs = [pair for pair in candidates
              if all(n in series and np.asarray(series[n]).shape == t.shape for n in pair)]
     paired = {name for pair in pairs for name in pair}
-    for name in (*PREVIEW_SERIES, *extra):
-        if name in paired:
-            continue
-        if name in series and np.asarray(series[name]).shape == t.shape:
-            # each series keeps its own time base: min/max picks differ between series
-            ts, xs = decimate(t, np.asarray(series[name]), PREVIEW_SAMPLES)
-            out[name] = xs
-            out[f"t:{name}"] = ts
+    names = [n for n in (*PREVIEW_SERIES, *extra)
+             if n not in paired and n in series and np.asarray(series[n]).shape == t.shape]
+    if names and t.size > PREVIEW_SAMPLES:
+        # each series keeps its own time base: min/max picks differ between series
+        values = [np.asarray(series[n]) for n in names]
+        picks = decimate_rows(np.stack([v.astype(np.float64, copy=False) for v in values]),
+                              PREVIEW_SAMPLES)
+        for name, v, idx in zip(names, values, picks, strict=True):
+            out[name], out[f"t:{name}"] = v[idx], t[idx]
+    else:
+        for name in names:
+            out[name], out[f"t:{name}"] = np.asarray(series[name]), t
     # the Poincare section: one point a revolution, kept exact (no decimation)
     out.update({k: np.asarray(v) for k, v in series.items() if k.startswith("poincare_")})
     for pair in pairs:

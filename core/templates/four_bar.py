@@ -9,7 +9,7 @@ reports ``theta4`` directly.
 
 The clearance joint (when ``clearance`` is given) mirrors the slider-crank's piston pin:
 bearing = the coupler's end eye, journal = the pin on the rocker; ``ideal=True`` turns it
-into an ideal revolute (the baseline).
+into an ideal revolute (the ideal twin).
 """
 
 from __future__ import annotations

@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from gapsweep.archive import remote
 from gapsweep.settings import get_settings
 
 from .exit_codes import EXIT_BAD_INPUT, EXIT_OK, CommandError
@@ -27,6 +26,10 @@ def _sessions():
 
 
 def _not_remote() -> None:
+    # imported here: the remote client's http.client, ssl and email cost every command
+    # ~25 ms at import (issue 28: the whole-process simulate)
+    from gapsweep.archive import remote
+
     if remote.configured():
         raise CommandError("measured works on a database; with GAPSWEEP_URL set use "
                            "POST /api/studies/<id>/measurements")

@@ -156,8 +156,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
             _print_human(r)
             print()
     else:
-        ideal = None if args.ideal else _ideal_references(model, cases, args.threads)
-        _print_sweep(results, cases, names, ideal)
+        twin_peaks = None if args.ideal else _twin_peaks(model, cases, args.threads)
+        _print_sweep(results, cases, names, twin_peaks)
     return 0 if all(r.ok for r in results) else EXIT_FAILED
 
 
@@ -182,17 +182,17 @@ def _param(value: Any) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
-def _ideal_key(case: dict[str, str]) -> tuple:
-    """What the ideal joint of ``case`` depends on: every parameter but the joint's own."""
+def _twin_key(case: dict[str, str]) -> tuple:
+    """What the ideal twin of ``case`` depends on: every parameter but the joint's own."""
     return tuple(sorted((k, v) for k, v in case.items() if k not in JOINT_ONLY | {"ideal"}))
 
 
-def _ideal_references(model: Any, cases: list[dict[str, str]], threads: int | None) -> dict:
-    """The ideal-joint peak for each distinct ideal case of the grid (usually one run);
-    ``{}`` for a model without an ideal joint."""
+def _twin_peaks(model: Any, cases: list[dict[str, str]], threads: int | None) -> dict:
+    """The peak of each distinct ideal twin of the grid's cases (usually one run), by
+    :func:`_twin_key`; ``{}`` for a model without an ideal joint."""
     if "ideal" not in model.defaults():
         return {}
-    keys = list(dict.fromkeys(_ideal_key(c) for c in cases))
+    keys = list(dict.fromkeys(_twin_key(c) for c in cases))
     runs = model.run_many([{**dict(k), "ideal": "true"} for k in keys], threads=threads,
                           progress=None)  # fmt: skip
     return {
@@ -202,10 +202,13 @@ def _ideal_references(model: Any, cases: list[dict[str, str]], threads: int | No
 
 
 def _print_sweep(
-    results: list[CaseResult], cases: list[dict[str, str]], names: list[str], ideal: dict | None
+    results: list[CaseResult],
+    cases: list[dict[str, str]],
+    names: list[str],
+    twin_peaks: dict | None,
 ) -> None:
     """One row per case (its swept parameters, status, the headline metrics), then a summary:
-    the case with the largest peak and the ideal joint's peak for reference."""
+    the case with the largest peak and its ideal twin's peak for reference."""
     shown = headline()
     head = ["case", *names, "status", *shown]
     units = ["", *("" for _ in names), "", *(f"[{_unit(k)}]" if _unit(k) else "" for k in shown)]
@@ -230,13 +233,13 @@ def _print_sweep(
     where = ", ".join(f"{n}={_param(top.params.get(n))}" for n in names)
     accel = _unit("peak_slider_accel")
     line = f"largest peak_slider_accel: {_cell(peak)} {accel} in case {i + 1} ({where})"
-    if ideal:
-        reference = ideal.get(_ideal_key(cases[i]))
+    if twin_peaks:
+        reference = twin_peaks.get(_twin_key(cases[i]))
         if reference:
             line += f", {peak / reference:.3g} x the ideal joint's peak"
     print(line)
-    if ideal:
-        for key, value in ideal.items():
+    if twin_peaks:
+        for key, value in twin_peaks.items():
             at = ", ".join(f"{k}={v}" for k, v in key if k in names)
             text = "failed" if value is None else f"{_cell(value)} {accel}"
             print(f"ideal joint peak_slider_accel: {text}" + (f" ({at})" if at else ""))

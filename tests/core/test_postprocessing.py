@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from gapsweep.core.cases import SliderCrankCase
 from gapsweep.core.errors import InputError
-from gapsweep.core.postprocessing import deviation_from_ideal, series_spectrum
+from gapsweep.core.postprocessing import deviation_from_twin, series_spectrum
 from gapsweep.core.simulation import simulate
 
 R, L = 0.05, 0.12
@@ -45,10 +45,10 @@ def test_clearance_moves_energy_to_high_frequencies(ideal, clearance):
     assert clearance.metrics["dominant_frequency_accel_hz"] == pytest.approx(5000 / 60)
 
 
-def test_deviation_from_ideal(ideal, clearance):
-    same = deviation_from_ideal(ideal, ideal)
+def test_deviation_from_twin(ideal, clearance):
+    same = deviation_from_twin(ideal, ideal)
     assert same["accel_deviation_rms"] == 0.0
-    d = deviation_from_ideal(clearance, ideal, t_start=0.012)
+    d = deviation_from_twin(clearance, ideal, t_start=0.012)
     a = clearance.series["slider_acceleration"]
     b = ideal.series["slider_acceleration"]
     keep = ideal.series["t"] >= 0.012 - 1e-12

@@ -112,6 +112,7 @@ def test_sqlite_engine_settings(tmp_path):
             assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
             assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
             assert conn.exec_driver_sql("PRAGMA busy_timeout").scalar() == 30000
+            assert conn.exec_driver_sql("PRAGMA synchronous").scalar() == 1  # NORMAL
     finally:
         engine.dispose()
     assert (tmp_path / "new" / "folder" / "g.db").exists()

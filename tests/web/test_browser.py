@@ -2,7 +2,7 @@
 ``gapsweep serve`` with its local worker, on a free port and its own data folder.
 
 Creates the user's preset study from the form and watches it reach done, reads the trends
-figure's data (3 lines of 5 points + the ideal-joint baseline), opens a case and its journal
+figure's data (3 lines of 5 points + the ideal twin's line), opens a case and its journal
 orbit, types a bad clearance and sees the message with nothing submitted, cancels a running
 study, and allows no console error on any page. Screenshots go to ``tests/artifacts/``.
 
@@ -147,10 +147,10 @@ def test_preset_study_from_the_form_to_trends_and_a_case_orbit(server, page):
     page.get_by_role("tab", name="Trends").click()
     fig = figure(page, "trends-graph", min_traces=4)
     lines = [t for t in fig["data"] if t["name"] != "ideal joint"]
-    baseline = [t for t in fig["data"] if t["name"] == "ideal joint"]
+    twin_line = [t for t in fig["data"] if t["name"] == "ideal joint"]
     assert [len(t["x"]) for t in lines] == [5, 5, 5]
     assert sum(len(t["x"]) for t in lines) == 15
-    assert len(baseline) == 1
+    assert len(twin_line) == 1
     assert lines[0]["x"] == [0.02, 0.035, 0.05, 0.08, 0.1]
     # the figure shows the archive's numbers: the settled metric by default (issue 23)
     by_params = {
@@ -161,7 +161,7 @@ def test_preset_study_from_the_form_to_trends_and_a_case_orbit(server, page):
     }
     assert lines[0]["y"] == pytest.approx([by_params[(c, 0.7)] for c in lines[0]["x"]])
     twin_peak = detail["twins"][0]["metrics"]["peak_slider_accel_settled"]
-    assert baseline[0]["y"] == pytest.approx([twin_peak, twin_peak])
+    assert twin_line[0]["y"] == pytest.approx([twin_peak, twin_peak])
     shot(page, "study-trends")
     for tab in ("Sensitivity", "Spectra", "Convergence"):
         page.get_by_role("tab", name=tab).click()

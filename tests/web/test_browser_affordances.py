@@ -236,7 +236,7 @@ def test_trends_csv_equals_the_plotted_traces_and_the_api(server, browser):
     for r in rows:
         from_csv.setdefault(r["trace"], []).append((float(r[x_name]), float(r[y_name])))
     assert from_csv == {t["name"]: list(zip(t["x"], t["y"], strict=True)) for t in plotted}
-    assert len(rows) == sum(len(t["x"]) for t in plotted) == 9 + 2  # 3 lines, the baseline
+    assert len(rows) == sum(len(t["x"]) for t in plotted) == 9 + 2  # 3 lines, the twin's line
     # the CSV's lines are the archive's numbers: the settled peaks (the default, issue 23)
     peak = {(c["params"]["clearance_mm"], c["params"]["stiffness_scale"]):
             c["metrics"]["peak_slider_accel_settled"] for c in study["cases"]}

@@ -2,7 +2,7 @@
 made FROM THE FORM in chromium (design chosen, a third axis added, a nominal typed, samples
 and seed typed), run by ``gapsweep serve``'s local worker, and each fixed figure's data is
 read from the page and checked against the API's numbers: the one-at-a-time panels (a line
-per factor against its own values, the nominal star, the twins' baseline), a click on a
+per factor against its own values, the nominal star, the twins' line), a click on a
 point opening its case, the Latin-hypercube scatter (every case, coloured by the second
 factor), the Spearman bars (the API's rho), and the stored spectra.
 
@@ -199,15 +199,15 @@ def test_one_at_a_time_from_the_form_to_per_factor_panels(server, page):
     nominal_case = detail["cases"][0]
     assert len(stars) == 3
     assert {s["customdata"][0][0] for s in stars} == {nominal_case["id"]}
-    baselines = {t["meta"]: t for t in fig["data"] if t["name"] == "ideal joint"}
-    assert set(baselines) == set(levels)
+    twin_lines = {t["meta"]: t for t in fig["data"] if t["name"] == "ideal joint"}
+    assert set(twin_lines) == set(levels)
     twin_by_speed = {}
     for c in detail["cases"]:
         twin_by_speed[c["params"]["speed_rpm"]] = twins[c["twin_id"]]["metrics"][
             "peak_slider_accel_settled"]
-    assert baselines["speed_rpm"]["y"] == pytest.approx(
+    assert twin_lines["speed_rpm"]["y"] == pytest.approx(
         [twin_by_speed[s] for s in (3000, 5000, 7000)])
-    assert baselines["clearance_mm"]["y"] == pytest.approx([twin_by_speed[5000]] * 5)
+    assert twin_lines["clearance_mm"]["y"] == pytest.approx([twin_by_speed[5000]] * 5)
     shot(page, "designs-oat-trends")
 
     page.get_by_role("tab", name="Sensitivity").click()
@@ -262,8 +262,8 @@ def test_latin_hypercube_from_the_form_scatter_spearman_and_spectra(server, page
                                              params["stiffness_scale"]))
         assert y == pytest.approx(cases[cid]["metrics"]["peak_slider_accel_settled"])
     twin_peak = detail["twins"][0]["metrics"]["peak_slider_accel_settled"]
-    (baseline,) = [t for t in fig["data"] if t["name"] == "ideal joint"]
-    assert baseline["y"] == pytest.approx([twin_peak, twin_peak])
+    (twin_line,) = [t for t in fig["data"] if t["name"] == "ideal joint"]
+    assert twin_line["y"] == pytest.approx([twin_peak, twin_peak])
     shot(page, "designs-lhs-trends")
 
     page.get_by_role("tab", name="Sensitivity").click()

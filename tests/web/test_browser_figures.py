@@ -10,7 +10,7 @@ through the API by module fixtures (so no test depends on another's order):
 
 Each test opens a page in chromium, reads what Plotly drew (``_fullData``/``_fullLayout``
 via ``page.evaluate``) and compares it with ``GET /api/studies/<id>`` or
-``GET /api/cases/<id>/series`` to 1e-9: the trends lines and the ideal baseline, the
+``GET /api/cases/<id>/series`` to 1e-9: the trends lines and the ideal twin's line, the
 tornado bars, the spectra and their harmonic markers, the convergence line and verdict, a
 case's journal orbit (radius = c) and energy balance (legend clear of the second y axis), the
 compare page's traces. Every numeric axis title names its unit, and no tick label or axis
@@ -206,10 +206,10 @@ def case_by(detail: dict, **params: float) -> dict:
 # --- the study page ----------------------------------------------------------------------
 
 
-def test_trends_lines_and_the_ideal_baseline_equal_the_api(server, studies, page):
+def test_trends_lines_and_the_ideal_twin_line_equal_the_api(server, studies, page):
     from gapsweep.web import ids
     from gapsweep.web.figures.labels import level_name, metric_label, parameter_label
-    from gapsweep.web.figures.trends import BASELINE_NAME
+    from gapsweep.web.figures.trends import TWIN_NAME
 
     grid = studies["grid"]
     open_tab(page, server["base"], grid["id"], "Trends")
@@ -229,17 +229,17 @@ def test_trends_lines_and_the_ideal_baseline_equal_the_api(server, studies, page
         fig = plotly_figure(page, f"#{ids.TRENDS_GRAPH}",
                             f"fig.data.length == {len(STIFFNESS) + 1} && "
                             f"fig.layout.axes.yaxis.title == {json.dumps(metric_label(metric))}")
-        lines = [t for t in fig["data"] if t["name"] != BASELINE_NAME]
+        lines = [t for t in fig["data"] if t["name"] != TWIN_NAME]
         # one line per stiffness level, x = the clearances in mm, y = the archive's metric
         assert [t["name"] for t in lines] == [level_name("stiffness_scale", s) for s in STIFFNESS]
         for line, s in zip(lines, STIFFNESS, strict=True):
             assert line["x"] == CLEARANCES_MM
             close(line["y"], [case_by(grid, clearance_mm=c, stiffness_scale=s)["metrics"][metric]
                               for c in CLEARANCES_MM])
-        (baseline,) = [t for t in fig["data"] if t["name"] == BASELINE_NAME]
-        assert baseline["x"] == [min(CLEARANCES_MM), max(CLEARANCES_MM)]
-        close(baseline["y"], [twin[metric]] * 2)
-        assert baseline["dash"] == "dash"
+        (twin_line,) = [t for t in fig["data"] if t["name"] == TWIN_NAME]
+        assert twin_line["x"] == [min(CLEARANCES_MM), max(CLEARANCES_MM)]
+        close(twin_line["y"], [twin[metric]] * 2)
+        assert twin_line["dash"] == "dash"
         assert fig["layout"]["axes"]["xaxis"]["title"] == parameter_label("clearance_mm")
         assert "[mm]" in fig["layout"]["axes"]["xaxis"]["title"]
         assert fig["layout"]["axes"]["yaxis"]["title"].endswith(unit)
@@ -481,7 +481,7 @@ def test_compare_page_one_trace_per_case(server, studies, page):
     (twin_id,) = {c["twin_id"] for c in cases}  # the grid's cases share one ideal twin
     for name in COMPARE_SERIES:
         fig = plotly_figure(page, f"#compare-graph-{name}", f"fig.data.length >= {len(cases)}")
-        drawn, baseline = fig["data"][: len(cases)], fig["data"][len(cases):]
+        drawn, twin_line = fig["data"][: len(cases)], fig["data"][len(cases):]
         assert [t["name"] for t in drawn] == [labels[i] for i in case_ids]
         for trace, case_id in zip(drawn, case_ids, strict=True):
             stored = series(server["base"], case_id, name, f"t:{name}")
@@ -490,12 +490,12 @@ def test_compare_page_one_trace_per_case(server, studies, page):
         # then the twin's own series, dashed, when the ideal joint has it (not contact force)
         twin = series(server["base"], twin_id, name, f"t:{name}")
         if twin.get(name) is not None and len(twin[name]):
-            (trace,) = baseline
+            (trace,) = twin_line
             assert trace["name"] == "ideal joint" and trace["dash"] == "dash"
             close(trace["x"], twin[f"t:{name}"])
             close(trace["y"], twin[name])
         else:
-            assert baseline == []
+            assert twin_line == []
         assert_units(fig)
     shot(page, "compare")
 

@@ -52,7 +52,7 @@ def grid_cases(failed: set[tuple[float, float]] = frozenset()) -> list[dict]:
 TWIN = {"peak_slider_accel": 9000.0, "peak_slider_accel_steady": 4000.0}
 
 
-def test_trend_of_the_5x3_grid_is_3_lines_of_5_points_plus_the_baseline():
+def test_trend_of_the_5x3_grid_is_3_lines_of_5_points_plus_the_twin_line():
     fig = trend_figure(grid_cases(), twin_metrics=TWIN)
     assert len(fig.data) == 4
     for trace, k in zip(fig.data[:3], STIFFNESS, strict=True):
@@ -67,7 +67,7 @@ def test_trend_of_the_5x3_grid_is_3_lines_of_5_points_plus_the_baseline():
     assert "<sup>" not in fig.layout.title.text  # nothing skipped, no subtitle
 
 
-def test_trend_steady_reads_the_last_revolution_metric_and_its_baseline():
+def test_trend_steady_reads_the_last_revolution_metric_and_its_twin_line():
     fig = trend_figure(grid_cases(), steady=True, twin_metrics=TWIN, log_y=True)
     assert list(fig.data[0].y) == [_peak(c, 0.7) / 2 for c in CLEARANCES]
     assert list(fig.data[-1].y) == [4000.0, 4000.0]
@@ -75,7 +75,7 @@ def test_trend_steady_reads_the_last_revolution_metric_and_its_baseline():
     assert fig.layout.yaxis.title.text == ("Peak slider acceleration (last revolution) [m/s²]")
 
 
-def test_trend_without_twin_metric_has_no_baseline():
+def test_trend_without_twin_metric_has_no_twin_line():
     fig = trend_figure(grid_cases(), twin_metrics={"peak_slider_accel": None})
     assert len(fig.data) == 3
     assert all(t.name != "ideal joint" for t in fig.data)

@@ -1,5 +1,5 @@
 """The trends of each design (issue 20): one panel per factor for one-at-a-time (nominal
-marked, the twins' baseline), a coloured scatter for sampled designs, a grid's third axis on
+marked, the twins' line), a coloured scatter for sampled designs, a grid's third axis on
 lines of its own, hover texts with units and case ids, text-valued axes."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from gapsweep.study.designs import plan_study
 from gapsweep.study.spec import parse_spec
 from gapsweep.web.figures.hover import quantity
 from gapsweep.web.figures.trends import (
-    BASELINE_NAME,
     NOMINAL_NAME,
+    TWIN_NAME,
     factor_runs,
     one_at_a_time_figure,
     scatter_figure,
@@ -71,13 +71,13 @@ def test_one_at_a_time_is_one_panel_per_factor_against_its_own_values():
     assert len(stars) == 3 and [t.showlegend for t in stars] == [True, False, False]
     assert {s.customdata[0][0] for s in stars} == {100}
     assert [s.y[0] for s in stars] == pytest.approx([peak(nominal)] * 3)
-    # the twins' baseline: constant over clearance and stiffness, the twin's along speed
-    base = {t.meta: t for t in fig.data if t.name == BASELINE_NAME}
+    # the twins' line: constant over clearance and stiffness, the twin's along speed
+    base = {t.meta: t for t in fig.data if t.name == TWIN_NAME}
     assert set(base) == set(axes)
     assert list(base["clearance_mm"].y) == pytest.approx([twin_peak(3000)] * 3)
     assert list(base["speed_rpm"].x) == pytest.approx([2400, 3000, 3600])
     assert list(base["speed_rpm"].y) == pytest.approx([twin_peak(s) for s in (2400, 3000, 3600)])
-    # each baseline lies in its own panel
+    # each twin line lies in its own panel
     for t in base.values():
         line = next(x for x in lines if x.meta == t.meta)
         assert (t.xaxis, t.yaxis) == (line.xaxis, line.yaxis)
@@ -111,7 +111,7 @@ def test_latin_hypercube_is_one_scatter_coloured_by_the_second_factor():
         assert y == pytest.approx(peak(p))
     assert points.marker.showscale is True
     assert points.marker.colorbar.title.text == "Stiffness scale [–]"
-    assert base.name == BASELINE_NAME and list(base.y) == [twin_peak(3000)] * 2
+    assert base.name == TWIN_NAME and list(base.y) == [twin_peak(3000)] * 2
     assert fig.layout.xaxis.title.text == "Clearance [mm]"
 
 
@@ -136,17 +136,17 @@ def test_a_grid_third_axis_gets_lines_of_its_own_not_a_zigzag():
     cases, twins = study_cases(spec)
     fig = trend_figure(cases, x_axis="clearance_mm", group_axis="stiffness_scale",
                        other_axes=["speed_rpm"], twins=twins)
-    lines = [t for t in fig.data if t.name != BASELINE_NAME]
+    lines = [t for t in fig.data if t.name != TWIN_NAME]
     assert len(lines) == 4 and all(list(t.x) == [0.02, 0.05, 0.1] for t in lines)
     assert lines[0].name == "stiffness ×0.7, speed = 2000 rpm"
     for t in lines:
         assert list(t.y) == sorted(t.y)  # monotone in clearance: no zigzag
-    # twins change along speed, a line attribute here: no single baseline to draw
-    assert all(t.name != BASELINE_NAME for t in fig.data)
+    # twins change along speed, a line attribute here: no single twin line to draw
+    assert all(t.name != TWIN_NAME for t in fig.data)
     by_speed = trend_figure(cases, x_axis="speed_rpm", group_axis="clearance_mm",
                             other_axes=["stiffness_scale"], twins=twins)
     base = by_speed.data[-1]
-    assert base.name == BASELINE_NAME
+    assert base.name == TWIN_NAME
     assert list(base.y) == pytest.approx([twin_peak(2000), twin_peak(4000)])
 
 

@@ -82,7 +82,7 @@ def test_poll_reports_progress_then_stops_when_done(study):
     assert module.poll(6, study_id, out[7])[4] == "0 queued · 14 done · 1 failed"  # design only
 
 
-def test_trends_figure_has_three_lines_of_five_and_the_baseline(study):
+def test_trends_figure_has_three_lines_of_five_and_the_twin_line(study):
     module, archive, study_id = study
     archive.run(archive.case_ids(study_id))
     fig = module.trends("trends", None, "peak_slider_accel", "whole", [], *AXES, None, SHAPE,
@@ -94,9 +94,9 @@ def test_trends_figure_has_three_lines_of_five_and_the_baseline(study):
         want = [fake_metrics({"clearance_mm": c, "stiffness_scale": k})["peak_slider_accel"]
                 for c in CLEARANCES]
         assert list(line.y) == pytest.approx(want)
-    baseline = fig.data[-1]
-    assert baseline.name == "ideal joint"
-    assert set(baseline.y) == {fake_metrics({"ideal": True})["peak_slider_accel"]}
+    twin_line = fig.data[-1]
+    assert twin_line.name == "ideal joint"
+    assert set(twin_line.y) == {fake_metrics({"ideal": True})["peak_slider_accel"]}
     assert fig.layout.xaxis.title.text == "Clearance [mm]"
     steady = module.trends("trends", None, "peak_slider_accel", "steady", ["log"], *AXES, None,
                            SHAPE, study_id)

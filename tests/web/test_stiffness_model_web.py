@@ -113,7 +113,7 @@ def test_trends_draw_one_line_per_model_when_it_is_the_grouping_axis():
 
 def test_trends_take_the_model_as_a_categorical_x_axis():
     """x = stiffness_model: one line per clearance, the models in text order, the ideal
-    baseline across them."""
+    twin's line across them."""
     fig = trend_figure(
         _cases(),
         "peak_contact_force",

@@ -7,6 +7,7 @@ solver calls, on SQLite and PostgreSQL; the process-level figure is in test_faul
 from __future__ import annotations
 
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -107,6 +108,29 @@ def test_a_live_study_runs_its_whole_chunk_in_pieces(sessions, tmp_path, monkeyp
     assert solved == pieces
     assert checks == [[study_id]] * (len(pieces) - 1)
     assert [r.status for r in rows(sessions, study_id)] == ["done"] * 6
+
+
+def test_pieces_are_sized_on_cpu_not_on_a_loaded_machines_wall_time(sessions, tmp_path,
+                                                                     monkeypatch):
+    """A case that waits (a loaded machine: 0.3 s of wall time, its few ms of CPU) does not
+    shrink the pieces to one case each: 0.15 s of solving CPU holds the other five."""
+    monkeypatch.setattr(case_runner, "CANCEL_CHECK_S", 0.15)
+    settings = get_settings({"GAPSWEEP_DATA": str(tmp_path)})
+    study_id = create_study_rows(parse_spec(SPEC), sessions=sessions)
+    with sessions() as s:
+        ids = leases.queued_case_ids(s, study_id=study_id)
+    solved: list[int] = []
+    solve = case_runner.run_cases
+
+    def waiting(model, params, *, threads):
+        solved.append(len(params))
+        time.sleep(0.3 * len(params))  # off the CPU, as behind other processes
+        return solve(model, params, threads=threads)
+
+    monkeypatch.setattr(case_runner, "run_cases", waiting)
+    report = case_runner.run_chunk(ids, sessions=sessions, holder="w1", settings=settings)
+    assert (report.claimed, report.done) == (6, 6)
+    assert solved == [1, 5]  # on wall time: [1, 1, 1, 1, 1, 1]
 
 
 def test_release_leaves_live_studies_and_other_holders_alone(sessions):

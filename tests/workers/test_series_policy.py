@@ -4,7 +4,12 @@ import numpy as np
 import pytest
 from gapsweep.core.api import run_case
 from gapsweep.core.postprocessing import series_spectrum
-from gapsweep.workers.series_policy import PREVIEW_SAMPLES, decimate, select_series
+from gapsweep.workers.series_policy import (
+    PREVIEW_SAMPLES,
+    decimate,
+    decimate_indices,
+    select_series,
+)
 
 RPM = 5000.0
 
@@ -25,6 +30,36 @@ def test_decimation_keeps_both_ends_and_every_extreme():
     assert xs.max() == 50.0 and xs.min() == -50.0
     assert np.all(np.diff(ts) > 0)
     np.testing.assert_array_equal(xs, np.interp(ts, t, x))  # samples, not averages
+
+
+def _by_bucket(x: np.ndarray, budget: int) -> np.ndarray:
+    """The decimation written out: per bucket the first minimum and the first maximum
+    (NaN ignored; a bucket of NaN only keeps its first sample), both ends."""
+    n = x.size
+    edges = np.linspace(1, n - 1, budget // 2).astype(np.int64)
+    keep = {0, n - 1}
+    for lo, hi in zip(edges[:-1], edges[1:], strict=True):
+        part = x[lo:hi].astype(float)
+        if np.isnan(part).all():
+            keep.add(int(lo))
+            continue
+        keep.add(int(lo + np.nanargmin(part)))
+        keep.add(int(lo + np.nanargmax(part)))
+    return np.array(sorted(keep))
+
+
+@pytest.mark.parametrize("kind", ["noise", "ties", "integers", "nan", "mostly-nan"])
+@pytest.mark.parametrize(("n", "budget"), [(601, 600), (2401, 600), (10_001, 200)])
+def test_decimation_keeps_each_buckets_first_extremes(kind: str, n: int, budget: int):
+    rng = np.random.default_rng(n + budget)
+    x = {"noise": rng.normal(size=n), "ties": np.round(rng.normal(size=n)),
+         "integers": rng.integers(0, 3, size=n)}.get(kind, rng.normal(size=n))
+    if kind == "nan":
+        x[rng.random(n) < 0.2] = np.nan
+    if kind == "mostly-nan":
+        x[:] = np.nan
+        x[::97] = 1.0
+    np.testing.assert_array_equal(decimate_indices(x, budget), _by_bucket(x, budget))
 
 
 def test_short_series_are_kept_whole():

@@ -18,9 +18,9 @@ import plotly.graph_objects as go
 
 from .labels import SERIES, series_label, with_unit
 from .style import (
-    BASELINE_COLOR,
     LEGEND_BELOW,
     MARKER_COLOR,
+    REFERENCE_COLOR,
     TEMPLATE,
     color,
     new_figure,
@@ -76,7 +76,7 @@ def slider_acceleration_figure(
     fig.add_trace(line(series, "slider_acceleration", label="clearance joint"))
     if twin_series is not None and "slider_acceleration" in twin_series:
         twin = line(twin_series, "slider_acceleration", label="ideal joint")
-        twin.line.update(color=BASELINE_COLOR, dash="dash")
+        twin.line.update(color=REFERENCE_COLOR, dash="dash")
         fig.add_trace(twin)
     return fig
 
@@ -204,7 +204,7 @@ def energy_figure(series: Mapping[str, np.ndarray]) -> go.Figure:
             trace = line(series, name, index=index)
             if name == "energy_residual":
                 # dark grey, not the 7th line colour (yellow, unreadable dotted on white)
-                trace.update(line_dash="dot", line_color=BASELINE_COLOR)
+                trace.update(line_dash="dot", line_color=REFERENCE_COLOR)
             fig.add_trace(trace, row=row, col=1)
             index += 1
         # ticks at round values in plain SI prefixes (not the "−40µ, −190µ" of an axis

@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 
 from .case_views import TIME_TITLE, line
 from .labels import SERIES, level_name, series_label
-from .style import BASELINE_COLOR, new_figure
+from .style import REFERENCE_COLOR, new_figure
 
 # Overlaid lines: the later ones thinner and all translucent, so the last drawn does not hide
 # the others; the legend in rows under the plot, not a column eating half the width.
@@ -30,7 +30,7 @@ def compare_figure(
     """Series ``name`` of 1 to :data:`MAX_CASES` cases against time [s], one trace per case
     named ``labels[i]`` (widths :data:`LINE_WIDTHS`, opacity :data:`LINE_OPACITY`); the y
     axis in the series' unit; the legend in rows below the plot. ``twins``: {legend name:
-    the ideal twin's series}, each drawn dashed after the cases (the ideal baseline). A case
+    the ideal twin's series}, each drawn dashed after the cases (the twin's line). A case
     without the series is left out (its label is then missing from the legend).
 
     Raises ValueError for no case, more than :data:`MAX_CASES`, or unequal lengths.
@@ -49,7 +49,7 @@ def compare_figure(
     for label, series in (twins or {}).items():
         if name in series:
             trace = line(series, name, label=label)
-            trace.update(line={"color": BASELINE_COLOR, "dash": "dash", "width": 1.5})
+            trace.update(line={"color": REFERENCE_COLOR, "dash": "dash", "width": 1.5})
             fig.add_trace(trace)
     fig.update_layout(legend=LEGEND_BELOW, height=460, margin_b=40)
     return fig
@@ -103,7 +103,7 @@ def compare_figures(
 ) -> dict[str, go.Figure]:
     """One :func:`compare_figure` per series name of ``names`` that some case has, keyed by
     the name; ``series``: {case id: series}, ``details``: {case id: case dict} (labels);
-    ``twin_series``: {twin id: series} of the cases' ideal twins (dashed baselines)."""
+    ``twin_series``: {twin id: series} of the cases' ideal twins (dashed lines)."""
     ids = [cid for cid in series if series[cid]][:MAX_CASES]
     if not ids:
         return {}

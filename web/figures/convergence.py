@@ -16,7 +16,7 @@ from typing import Any
 import plotly.graph_objects as go
 
 from .labels import metric_label, metric_parts, metric_scale, parameter_label, phrase
-from .style import BASELINE_COLOR, color, fit_tick_labels, new_figure
+from .style import REFERENCE_COLOR, color, fit_tick_labels, new_figure
 
 RICHARDSON_NAME = "Richardson estimate"
 
@@ -85,7 +85,7 @@ def convergence_figure(
                 y=[estimate, estimate],
                 mode="lines",
                 name=RICHARDSON_NAME,
-                line={"color": BASELINE_COLOR, "dash": "dash"},
+                line={"color": REFERENCE_COLOR, "dash": "dash"},
             )
         )
     return fig

@@ -26,7 +26,7 @@ from gapsweep.core.metrics import joint_of, per_joint
 from .case_views import orbit_points, time_of
 from .labels import DIMENSIONLESS, SERIES, phrase, series_unit, with_unit
 from .spectra import FREQUENCY_TITLE, mark_harmonics, spectrum_arrays
-from .style import BASELINE_COLOR, MARKER_COLOR, SEQUENTIAL, color, new_figure
+from .style import MARKER_COLOR, REFERENCE_COLOR, SEQUENTIAL, color, new_figure
 
 SECTION_TIME = "poincare_time"
 SECTION_X = "poincare_eccentricity_x"
@@ -266,7 +266,7 @@ def orbit_in_time_figure(
     if settled.any():
         fig.add_trace(go.Scatter(
             x=x[settled], y=y[settled], mode="lines", name=SETTLED_NAME,
-            line={"color": BASELINE_COLOR, "width": 2}, customdata=t[settled],
+            line={"color": REFERENCE_COLOR, "width": 2}, customdata=t[settled],
             hovertemplate="t = %{customdata:.4g} s (settled)<extra></extra>"))
     if t.size:
         fig.add_trace(go.Scatter(

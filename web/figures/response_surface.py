@@ -12,7 +12,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from .labels import metric_label, metric_scale, parameter_label
-from .style import BASELINE_COLOR, SEQUENTIAL, color, new_figure
+from .style import REFERENCE_COLOR, SEQUENTIAL, color, new_figure
 
 
 def fit_subtitle(r2: float, r2_adjusted: float | None, r2_predicted: float | None) -> str:
@@ -33,7 +33,7 @@ def actual_vs_predicted(metric: str, actual: np.ndarray, predicted: np.ndarray,
                      subtitle=subtitle)
     lo, hi = float(min(a.min(), p.min())), float(max(a.max(), p.max()))
     fig.add_scatter(x=[lo, hi], y=[lo, hi], mode="lines", name="actual = predicted",
-                    line={"color": BASELINE_COLOR, "dash": "dot"}, hoverinfo="skip")
+                    line={"color": REFERENCE_COLOR, "dash": "dot"}, hoverinfo="skip")
     fig.add_scatter(x=p, y=a, mode="markers", name="run cases", marker_color=color(0),
                     customdata=list(case_ids),
                     hovertemplate="case %{customdata}: actual %{y:.4g}, predicted %{x:.4g}"

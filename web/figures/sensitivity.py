@@ -31,7 +31,7 @@ from .labels import (
     phrase,
     with_unit,
 )
-from .style import BASELINE_COLOR, TEMPLATE, color, new_figure, title_text, vertical_markers
+from .style import REFERENCE_COLOR, TEMPLATE, color, new_figure, title_text, vertical_markers
 
 
 def _factor_axis(fig: go.Figure, axes: Sequence[str], which: str = "y",
@@ -160,10 +160,10 @@ def tornado_figure(
     nominals = {r["nominal_metric"] * scale for r in rows if not math.isnan(r["nominal_metric"])}
     if len(nominals) == 1:
         (m0,) = nominals
-        vertical_markers(fig, [m0], dash="dash", color=BASELINE_COLOR)
+        vertical_markers(fig, [m0], dash="dash", color=REFERENCE_COLOR)
         fig.add_annotation(x=m0, y=1.0, xref="x", yref="paper", yanchor="bottom",
                            showarrow=False, text=f"nominal case: {quantity(m0, unit)}",
-                           font={"size": 11, "color": BASELINE_COLOR})
+                           font={"size": 11, "color": REFERENCE_COLOR})
     return fig
 
 
@@ -350,14 +350,14 @@ def main_effects_figure(anova: Mapping[str, Any], metric: str = "peak_slider_acc
             name=parameter_parts(str(factor))[0], marker_color=color(i - 1),
             showlegend=False), row=1, col=i)
         fig.add_hline(y=anova["grand_mean"] * scale, line={"dash": "dash", "width": 1,
-                                                           "color": BASELINE_COLOR},
+                                                           "color": REFERENCE_COLOR},
                       row=1, col=i)
         fig.update_xaxes(title_text=parameter_label(str(factor)), row=1, col=i)
         fig.update_yaxes(title_text=f"Mean {phrase(metric_label(metric))}", row=1, col=i)
     bars = [(parameter_parts(str(f))[0], shares.get(f)) for f in effects]
     bars.append(("interactions", anova.get("interactions")))
     fig.add_trace(go.Bar(x=[b[0] for b in bars], y=[_gap(_num(b[1])) for b in bars],
-                         marker_color=[*(color(i) for i in range(len(effects))), BASELINE_COLOR],
+                         marker_color=[*(color(i) for i in range(len(effects))), REFERENCE_COLOR],
                          showlegend=False, name="share"), row=1, col=len(effects) + 1)
     fig.update_yaxes(title_text=with_unit("Share", DIMENSIONLESS), range=[0, 1],
                      row=1, col=len(effects) + 1)

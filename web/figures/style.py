@@ -24,7 +24,7 @@ COLORS = (
     "#F0E442",
     "#000000",
 )
-BASELINE_COLOR = "#444444"  # the ideal joint, Richardson estimates: reference lines
+REFERENCE_COLOR = "#444444"  # reference lines: the ideal twin, Richardson estimates
 MARKER_COLOR = "#888888"  # crank-harmonic markers, the clearance circle
 FONT = {"family": "Inter, system-ui, -apple-system, Segoe UI, Roboto, sans-serif", "size": 13}
 MARGIN = {"l": 70, "r": 24, "t": 64, "b": 56}

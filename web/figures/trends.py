@@ -4,7 +4,7 @@
 - grid: :func:`trend_figure`, the metric against one axis, one line per level of a second
   (and per combination of any further axes), the ideal joint dashed;
 - one-at-a-time: :func:`one_at_a_time_figure`, one panel per factor against its own values
-  (the other factors at their nominal), the nominal case marked, the twins' baseline;
+  (the other factors at their nominal), the nominal case marked, the twins' line;
 - latin-hypercube, sobol, morris: :func:`scatter_figure`, every case against one factor,
   coloured by a second one (a colour bar).
 
@@ -35,11 +35,11 @@ from .labels import (
     parameter_parts,
     phrase,
 )
-from .style import BASELINE_COLOR, SEQUENTIAL, TEMPLATE, color, new_figure, title_text
+from .style import REFERENCE_COLOR, SEQUENTIAL, TEMPLATE, color, new_figure, title_text
 
 # The metrics the trends tab offers (each also as "<name>_steady", the last crank revolution).
 TREND_METRICS = metric_registry.trend_metrics()  # the metric registry's
-BASELINE_NAME = "ideal joint"
+TWIN_NAME = "ideal joint"
 NOMINAL_NAME = "nominal case"
 SAMPLING_DESIGNS = ("latin-hypercube", "sobol", "morris", "monte-carlo")  # scattered samples
 DASHES = ("solid", "dot", "dashdot", "longdash")  # further axes of a grid, by combination
@@ -125,7 +125,7 @@ def _line_cases(
     return out, skipped
 
 
-def twin_baseline(
+def twin_line(
     points: Sequence[tuple[Any, float, Mapping[str, Any]]],
     metric: str,
     twins: Mapping[int, Mapping[str, Any]],
@@ -142,9 +142,9 @@ def twin_baseline(
     return [_x(x) for x in xs], [by_x[x] for x in xs]
 
 
-def _baseline_trace(x: Sequence[Any], y: Sequence[float], **kwargs: Any) -> go.Scatter:
-    return go.Scatter(x=list(x), y=list(y), mode="lines", name=BASELINE_NAME,
-                      line={"color": BASELINE_COLOR, "dash": "dash"},
+def _twin_trace(x: Sequence[Any], y: Sequence[float], **kwargs: Any) -> go.Scatter:
+    return go.Scatter(x=list(x), y=list(y), mode="lines", name=TWIN_NAME,
+                      line={"color": REFERENCE_COLOR, "dash": "dash"},
                       hovertemplate="ideal joint: %{y:.4g}<extra></extra>", **kwargs)
 
 
@@ -208,10 +208,10 @@ def trend_figure(
             text=[point_text(p[2], key, p[1], shown) for p in pts],
             hovertemplate="%{text}<extra></extra>",
         ))
-    _add_baseline(fig, lines, key, twin_metrics, twins)
+    _add_twin_line(fig, lines, key, twin_metrics, twins)
     if limit is not None:
         add_limit(fig, limit, key)
-        for trace in [t for t in fig.data if t.name not in (BASELINE_NAME,)]:
+        for trace in [t for t in fig.data if t.name not in (TWIN_NAME,)]:
             xs = crossings(trace.x, trace.y, limit)
             if xs:
                 fig.add_trace(go.Scatter(
@@ -255,7 +255,7 @@ def crossings(x: Sequence[Any], y: Sequence[Any], limit: float) -> list[float]:
     return out
 
 
-def _add_baseline(
+def _add_twin_line(
     fig: go.Figure,
     lines: Mapping[Any, Sequence[tuple[Any, float, Mapping[str, Any]]]],
     key: str,
@@ -269,13 +269,13 @@ def _add_baseline(
     single = metric_value({"status": "done", "metrics": twin_metrics or {}}, key)
     if single is not None:
         xs = sorted({p[0] for p in points}, key=_sort_key)
-        fig.add_trace(_baseline_trace([_x(xs[0]), _x(xs[-1])], [single, single],
+        fig.add_trace(_twin_trace([_x(xs[0]), _x(xs[-1])], [single, single],
                                       **trace_kwargs))
         return
     by_id = _twins_by_id(twins)
     if not by_id:
         return
-    # one baseline only when the twin's value is a function of x (e.g. x = speed): a twin
+    # one twin line only when the twin's value is a function of x (e.g. x = speed): a twin
     # changing along the lines (a speed group) has no single line to draw
     values: dict[Any, set[float]] = {}
     for x, _, case in points:
@@ -285,10 +285,10 @@ def _add_baseline(
             values.setdefault(x, set()).add(value)
     if not values or any(len(v) > 1 for v in values.values()):
         return
-    x, y = twin_baseline(points, key, by_id)
+    x, y = twin_line(points, key, by_id)
     if len(x) == 1:
         x, y = [x[0], x[0]], [y[0], y[0]]
-    fig.add_trace(_baseline_trace(x, y, **trace_kwargs))
+    fig.add_trace(_twin_trace(x, y, **trace_kwargs))
 
 
 def nominal_of(cases: Sequence[Mapping[str, Any]], axes: Sequence[str]) -> dict[str, Any]:
@@ -377,10 +377,10 @@ def one_at_a_time_figure(
                 hovertemplate="%{text}<extra></extra>",
             ), row=row, col=col)
         before = len(fig.data)
-        _add_baseline(fig, {None: pts}, key, twin_metrics, twins,
-                      legendgroup=BASELINE_NAME, meta=axis)
+        _add_twin_line(fig, {None: pts}, key, twin_metrics, twins,
+                      legendgroup=TWIN_NAME, meta=axis)
         if len(fig.data) > before:
-            fig.data[-1].update(showlegend=all(t.name != BASELINE_NAME for t in fig.data[:-1]))
+            fig.data[-1].update(showlegend=all(t.name != TWIN_NAME for t in fig.data[:-1]))
             fig.data[-1].update(xaxis=fig.data[before - 1].xaxis,
                                 yaxis=fig.data[before - 1].yaxis)
         fig.update_xaxes(title_text=parameter_label(axis), row=row, col=col)
@@ -444,8 +444,8 @@ def scatter_figure(
         }, showlegend=False))
     else:
         fig.add_trace(trace(pts, "cases", {"color": color(0)}, showlegend=False))
-    _add_baseline(fig, {None: pts}, key, twin_metrics, None)
-    if len(fig.data) and fig.data[-1].name == BASELINE_NAME:
+    _add_twin_line(fig, {None: pts}, key, twin_metrics, None)
+    if len(fig.data) and fig.data[-1].name == TWIN_NAME:
         fig.update_layout(legend={"orientation": "h", "y": -0.2, "x": 0})
     if limit is not None:
         add_limit(fig, limit, key)

@@ -15,7 +15,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from .labels import metric_label, metric_scale, parameter_label
-from .style import BASELINE_COLOR, color, new_figure, vertical_markers
+from .style import REFERENCE_COLOR, color, new_figure, vertical_markers
 
 PERCENTILE_DASH = "dot"
 LIMIT_COLOR = "#D55E00"
@@ -38,7 +38,7 @@ def histogram_figure(metric: str, hist: Mapping[str, Sequence[float]],
                 hovertemplate="%{customdata[0]:.4g} – %{customdata[1]:.4g}: %{y} cases"
                               "<extra></extra>")
     marks = [stats[k] * s for k in ("p5", "p50", "p95") if stats.get(k) is not None]
-    vertical_markers(fig, marks, dash=PERCENTILE_DASH, color=BASELINE_COLOR)
+    vertical_markers(fig, marks, dash=PERCENTILE_DASH, color=REFERENCE_COLOR)
     if limit is not None:
         vertical_markers(fig, [limit * s], dash="solid", color=LIMIT_COLOR)
     fig.update_layout(showlegend=False, bargap=0)

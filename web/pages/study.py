@@ -518,7 +518,7 @@ def follow_x(x_axis, group_axis, shape):
     prevent_initial_call=True,
 )
 def open_case(click):
-    """A click on a case's point opens ``/cases/<id>`` (the baseline has no case)."""
+    """A click on a case's point opens ``/cases/<id>`` (the twin line has no case)."""
     case_id = view.clicked_case(click)
     return no_update if case_id is None else f"/cases/{case_id}"
 

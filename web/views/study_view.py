@@ -182,7 +182,7 @@ def owner_text(owner: str | None, accounts_on: bool) -> str:
 
 def single_twin_metrics(detail: Mapping[str, Any]) -> dict[str, Any] | None:
     """The ideal twin's metrics when the study has exactly one done twin (the trends
-    baseline); None otherwise (no twin, or one per setting: see each case's deviations)."""
+    line); None otherwise (no twin, or one per setting: see each case's deviations)."""
     twins = [t for t in detail.get("twins") or [] if t.get("status") == "done"]
     return dict(twins[0].get("metrics") or {}) if len(twins) == 1 else None
 
