@@ -200,12 +200,16 @@ def wait_worker_ready(proc: Proc, env: dict[str, str], concurrency: int = 2) -> 
     wait_for(f"worker {proc.name} ready", ready, 90.0)
 
 
-def gapsweep_cli(args: list[str], env: dict[str, str], timeout_s: float = 60.0) -> str:
-    """Run ``gapsweep ARGS`` to completion (own session, bounded); returns stdout."""
-    proc = subprocess.Popen(
+def _start_cli(args: list[str], env: dict[str, str]) -> subprocess.Popen:
+    return subprocess.Popen(
         [sys.executable, "-m", "gapsweep", *args], env=env, stdout=subprocess.PIPE,
         stderr=subprocess.PIPE, text=True, start_new_session=True,
     )
+
+
+def _finish_cli(proc: subprocess.Popen, args: list[str], timeout_s: float) -> str:
+    """Wait for a :func:`_start_cli` process (bounded: its group is killed at the timeout);
+    returns its stdout, asserting it succeeded."""
     try:
         out, err = proc.communicate(timeout=timeout_s)
     except subprocess.TimeoutExpired:
@@ -214,6 +218,11 @@ def gapsweep_cli(args: list[str], env: dict[str, str], timeout_s: float = 60.0) 
         raise
     assert proc.returncode == 0, f"gapsweep {args} -> {proc.returncode}\n{out}\n{err}"
     return out
+
+
+def gapsweep_cli(args: list[str], env: dict[str, str], timeout_s: float = 60.0) -> str:
+    """Run ``gapsweep ARGS`` to completion (own session, bounded); returns stdout."""
+    return _finish_cli(_start_cli(args, env), args, timeout_s)
 
 
 def submit(study_file: Path, env: dict[str, str]) -> int:
@@ -225,22 +234,9 @@ def submit_in_background(study_file: Path, env: dict[str, str],
                          timeout_s: float = 60.0) -> Callable[[], int]:
     """:func:`submit` started now (a process of its own, so that it overlaps a worker's
     start); call the result for the study id."""
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "gapsweep", "submit", str(study_file), "--json"], env=env,
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
-    )
-
-    def study_id() -> int:
-        try:
-            out, err = proc.communicate(timeout=timeout_s)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.communicate()
-            raise
-        assert proc.returncode == 0, f"gapsweep submit -> {proc.returncode}\n{out}\n{err}"
-        return int(json.loads(out)["study_id"])
-
-    return study_id
+    args = ["submit", str(study_file), "--json"]
+    proc = _start_cli(args, env)
+    return lambda: int(json.loads(_finish_cli(proc, args, timeout_s))["study_id"])
 
 
 def write_study(folder: Path, name: str, *, clearances: list[float], scales: list[float],
