@@ -22,7 +22,7 @@ import math
 
 import numpy as np
 
-from .assembly import ROWS
+from .assembly import ROWS, CaseModel
 from .dynamics import (
     AUX_ACCEL2,
     AUX_DAMPING,
@@ -235,7 +235,7 @@ def _section(row, ts, ystage, n, model, rot, probe):
     row[R_TIME] = ts
     row[R_ACCEL2] = ystage[2 * n + AUX_ACCEL2]
     row[R_PROBE] = ystage[probe] if probe >= 0 else 0.0
-    for j in range(model[4].shape[0]):
+    for j in range(model.clear_int.shape[0]):
         ex, ey = eccentricity_at(ystage, n, model, rot, j)
         row[R_SECTION + 2 * j] = ex
         row[R_SECTION + 2 * j + 1] = ey
@@ -282,17 +282,17 @@ def integrate_case(y0, model, opts, method_kind, tableau, order, metrics, series
     Returns a status code (``OK`` or one of the ``FAIL_*``). Allocates the case's buffers
     here, once, so that the stepping loop (:func:`_march`) can run without numba's runtime.
     """
-    n = 3 * model[6].shape[0]
+    n = 3 * model.mass.shape[0]
     ny = y0.shape[0]
     m = 0
-    for r in range(model[0].shape[0]):
-        m += ROWS[model[0][r, 0]]
-    n_clear = model[4].shape[0]
+    for r in range(model.joint_int.shape[0]):
+        m += ROWS[model.joint_int[r, 0]]
+    n_clear = model.clear_int.shape[0]
     atol = np.empty(ny)
     for i in range(ny):
         atol[i] = opts[OPT_ATOL_Q] if i < n else (opts[OPT_ATOL_V] if i < 2 * n else 1e-12)
     inv_mass = np.empty(n)
-    inverse_mass(model[6], model[7], model[9], inv_mass)
+    inverse_mass(model.mass, model.inertia, model.prescribed, inv_mass)
     buffers = (
         atol,
         inv_mass,
@@ -308,7 +308,11 @@ def integrate_case(y0, model, opts, method_kind, tableau, order, metrics, series
     )
     # copies: the topology and tableau are shared by the batch, and cases running on other
     # cores would otherwise share their cache lines
-    model = (model[0].copy(), *model[1:4], model[4].copy(), *model[5:9], model[9].copy())
+    model = CaseModel(
+        model.joint_int.copy(), model.joint_par, model.load_int, model.load_par,
+        model.clear_int.copy(), model.clear_par, model.mass, model.inertia, model.gravity,
+        model.prescribed.copy(),
+    )  # fmt: skip
     tableau = (tableau[0].copy(), tableau[1].copy(), tableau[2].copy(), tableau[3].copy(),
                tableau[4].copy())  # fmt: skip
     return _march(
@@ -320,7 +324,7 @@ def integrate_case(y0, model, opts, method_kind, tableau, order, metrics, series
 def _march(y0, model, opts, method_kind, tableau, order, metrics, series, revs, y_end, buffers):
     """The stepping loop of :func:`integrate_case`, on the buffers it allocated."""
     atol, inv_mass, ws, in_contact, approach, k, vec, peaks, wmat, piv, onset_t = buffers
-    clear_par = model[5]
+    clear_par = model.clear_par
     n = inv_mass.shape[0]
     ny = y0.shape[0]
     n_clear = in_contact.shape[0]
@@ -657,7 +661,7 @@ def integrate_batch(
     """
     joint_int, load_int, clear_int, prescribed = topo
     for i in range(lo, hi):
-        model = (
+        model = CaseModel(
             joint_int,
             joint_par[i],
             load_int,
