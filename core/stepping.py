@@ -19,6 +19,7 @@ Options (``opts[case, OPT_*]``), metrics (``metrics[case, M_*]``) and series col
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
@@ -39,6 +40,7 @@ from .events import EXIT, NONE, ONSET, eccentricity_at, find_event, locate_event
 from .forces import D_DELTA, D_EX, D_EY, D_FN, D_FT
 from .integrators import (
     KIND_EXPLICIT,
+    CaseContext,
     dense_output,
     erk_step,
     error_norm,
@@ -274,6 +276,23 @@ def _settled_period(revs, k, first, tol, n_clear):
     return 0
 
 
+class StepBuffers(NamedTuple):
+    """The arrays one case's stepping loop works in (:func:`integrate_case` allocates them,
+    :func:`_march` uses them); ``ny`` the state length, ``n`` the coordinates."""
+
+    atol: np.ndarray  # [ny] absolute tolerance per state component
+    inv_mass: np.ndarray  # [n] diagonal of M^-1, prescribed bodies zero
+    ws: tuple  # the RHS workspace (dynamics.make_workspace)
+    in_contact: np.ndarray  # int64 [n_clearance]: 0/1 per clearance joint
+    approach: np.ndarray  # [n_clearance] approach velocity of the current impact [m/s]
+    k: np.ndarray  # [max(stages, 7), ny] stage derivatives (+ scratch)
+    vec: np.ndarray  # [11, ny] state vectors: ystage, fst, err, y, y1, ... (see _march)
+    peaks: np.ndarray  # [3, 3] observed peak quantities at the last three step ends
+    wmat: np.ndarray  # [ny, ny] Rosenbrock matrix
+    piv: np.ndarray  # int64 [ny] its pivots
+    onset_t: np.ndarray  # [n_clearance] onset time of each joint's current contact [s]
+
+
 @kernel(inline="always")  # one site: compiled apart it re-optimised the whole loop (4 s)
 def integrate_case(y0, model, opts, method_kind, tableau, order, metrics, series, revs, y_end):
     """Integrate one case; fill ``metrics``, ``series`` ``[n_out, N_SER]``, ``revs``
@@ -293,7 +312,7 @@ def integrate_case(y0, model, opts, method_kind, tableau, order, metrics, series
         atol[i] = opts[OPT_ATOL_Q] if i < n else (opts[OPT_ATOL_V] if i < 2 * n else 1e-12)
     inv_mass = np.empty(n)
     inverse_mass(model.mass, model.inertia, model.prescribed, inv_mass)
-    buffers = (
+    buffers = StepBuffers(
         atol,
         inv_mass,
         make_workspace(n, m, n_clear),
@@ -323,7 +342,9 @@ def integrate_case(y0, model, opts, method_kind, tableau, order, metrics, series
 @kernel(runtime=False)
 def _march(y0, model, opts, method_kind, tableau, order, metrics, series, revs, y_end, buffers):
     """The stepping loop of :func:`integrate_case`, on the buffers it allocated."""
-    atol, inv_mass, ws, in_contact, approach, k, vec, peaks, wmat, piv, onset_t = buffers
+    atol, inv_mass, ws, in_contact = buffers.atol, buffers.inv_mass, buffers.ws, buffers.in_contact
+    approach, k, vec, peaks = buffers.approach, buffers.k, buffers.vec, buffers.peaks
+    wmat, piv, onset_t = buffers.wmat, buffers.piv, buffers.onset_t
     clear_par = model.clear_par
     n = inv_mass.shape[0]
     ny = y0.shape[0]
@@ -346,7 +367,9 @@ def _march(y0, model, opts, method_kind, tableau, order, metrics, series, revs, 
     n_head = int(opts[OPT_N_HEAD])
     metrics[:] = 0.0
     rot = ws[WS_ROT]
-    ctx = (model, in_contact, approach, opts[OPT_ALPHA], opts[OPT_BETA], probe, inv_mass, ws)
+    ctx = CaseContext(
+        model, in_contact, approach, opts[OPT_ALPHA], opts[OPT_BETA], probe, inv_mass, ws
+    )
     ystage, fst, err, y, y1, f0, f1 = vec[0], vec[1], vec[2], vec[3], vec[4], vec[5], vec[6]
     r5 = vec[7]  # dense-output term of the current step
     # for peak refinement, the step before this one: its start and its dense-output term

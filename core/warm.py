@@ -34,7 +34,7 @@ def _arguments() -> dict:
     from .cases import SliderCrankCase
     from .dynamics import N_AUX
     from .forces import N_DIAG
-    from .integrators import get_integrator
+    from .integrators import CaseContext, get_integrator
     from .kinematics import initial_guess
     from .simulation import build_mechanism
 
@@ -80,7 +80,7 @@ def _arguments() -> dict:
     in_contact = np.zeros(n_clear, dtype=np.int64)
     approach = np.zeros(n_clear)
     probe = int(topo.probe)
-    ctx = (model, in_contact, approach, 0.0, 0.0, probe, inv_mass, ws)
+    ctx = CaseContext(model, in_contact, approach, 0.0, 0.0, probe, inv_mass, ws)
     method = get_integrator("dopri5")
     tableau = (method.a.copy(), method.b.copy(), method.e.copy(), method.c.copy(),
                method.dense.copy())  # fmt: skip
