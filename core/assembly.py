@@ -35,6 +35,7 @@ last, three rows per prescribed body in the order of ``Topology.prescribed``;
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -141,13 +142,30 @@ class CaseArrays:
         )
 
 
+class CaseModel(NamedTuple):
+    """One case's arrays as the compiled kernels take them (``model``: a numba named tuple,
+    so a kernel reads ``model.mass``, not a position). Shapes as in :class:`Topology` and
+    :class:`CaseArrays` with the case axis dropped; SI units."""
+
+    joint_int: np.ndarray  # int64 [n_joints, 3] (shared by the batch)
+    joint_par: np.ndarray  # [n_joints, 8]
+    load_int: np.ndarray  # int64 [n_loads, 3] (shared)
+    load_par: np.ndarray  # [n_loads, 8]
+    clear_int: np.ndarray  # int64 [n_clearance, 2] (shared)
+    clear_par: np.ndarray  # [n_clearance, N_CLEAR_PAR]
+    mass: np.ndarray  # [n_bodies] kg
+    inertia: np.ndarray  # [n_bodies] kg m^2
+    gravity: np.ndarray  # [2] m/s^2
+    prescribed: np.ndarray  # int64 [n_prescribed]: bodies whose motion is prescribed (shared)
+
+
 def case_model(
     topo: Topology, arrays: CaseArrays, case: int = 0, *, contacts: bool = True
-) -> tuple:
-    """The ``model`` tuple the compiled kernels take (:func:`dynamics.derivative`) for one
-    case of ``arrays``; ``contacts=False`` leaves the clearance joints out."""
+) -> CaseModel:
+    """The ``model`` the compiled kernels take (:func:`dynamics.derivative`) for one case of
+    ``arrays``; ``contacts=False`` leaves the clearance joints out."""
     k = slice(None) if contacts else slice(0, 0)
-    return (
+    return CaseModel(
         topo.joint_int,
         arrays.joint_par[case],
         topo.load_int,

@@ -271,14 +271,15 @@ def inverse_mass(mass, inertia, prescribed, out):
 def derivative(t, y, model, in_contact, approach_velocity, alpha, beta, probe, inv_mass, ws, dydt):
     """Fill ``dydt`` with the time derivative of the state ``y`` at time ``t`` [s].
 
-    ``model`` is the case's tuple ``(joint_int, joint_par, load_int, load_par, clear_int,
-    clear_par, mass, inertia, gravity, prescribed)``; ``inv_mass`` the diagonal of M^-1 with
+    ``model`` is the case's :class:`~.assembly.CaseModel`; ``inv_mass`` the diagonal of M^-1 with
     prescribed bodies zero (:func:`inverse_mass`); ``alpha``, ``beta`` the Baumgarte gains
     [1/s] (0 for none). Returns False if the constraint equations are singular. The
     multipliers stay in ``ws[WS_LAMBDA]`` and the contact diagnostics in ``ws[WS_DIAG]``.
     """
-    joint_int, joint_par, load_int, load_par, clear_int, clear_par = model[:6]
-    mass, inertia, gravity, prescribed = model[6], model[7], model[8], model[9]
+    joint_int, joint_par = model.joint_int, model.joint_par
+    load_int, load_par = model.load_int, model.load_par
+    clear_int, clear_par = model.clear_int, model.clear_par
+    mass, inertia, gravity, prescribed = model.mass, model.inertia, model.gravity, model.prescribed
     row_body, row_coef, weighted, schur = ws[0], ws[1], ws[2], ws[3]
     phi, gamma, phi_t, lam, Q, diag, rot = ws[4], ws[5], ws[6], ws[7], ws[8], ws[9], ws[11]
     acc_p, pattern, count = ws[10], ws[12], ws[13]

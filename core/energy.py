@@ -18,14 +18,8 @@ def state_energy(y, n, model, in_contact, ws):
 
     The contact diagnostics in ``ws[WS_DIAG]`` must belong to ``y`` (its last evaluation).
     """
-    load_int, load_par, clear_par, mass, inertia, gravity = (
-        model[2],
-        model[3],
-        model[5],
-        model[6],
-        model[7],
-        model[8],
-    )
+    load_int, load_par, clear_par = model.load_int, model.load_par, model.clear_par
+    mass, inertia, gravity = model.mass, model.inertia, model.gravity
     kinetic = 0.0
     potential = 0.0
     for b in range(mass.shape[0]):

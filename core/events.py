@@ -23,7 +23,8 @@ def penetration(y, n, model, rot, k):
     """Penetration [m] and its rate [m/s] of clearance joint ``k`` in state ``y``."""
     q = y[:n]
     rotations(q, rot)
-    out = clearance_kinematics(q, y[n : 2 * n], rot, model[4][k, 0], model[4][k, 1], model[5], k)
+    bi, bj = model.clear_int[k, 0], model.clear_int[k, 1]
+    out = clearance_kinematics(q, y[n : 2 * n], rot, bi, bj, model.clear_par, k)
     return out[4], out[5]
 
 
@@ -43,7 +44,7 @@ def find_event(t0, y0, f0, t1, y1, f1, r5, n, model, in_contact, eps_onset, rot,
     leaves within one step is not missed.
     """
     best_joint, best_kind, best_lo, best_hi = -1, NONE, t0, t1
-    n_clear = model[4].shape[0]
+    n_clear = model.clear_int.shape[0]
     if n_clear == 0:
         return best_joint, best_kind, best_lo, best_hi
     best_t = t1
@@ -118,5 +119,6 @@ def eccentricity_at(y, n, model, rot, k):
     (the Poincare section's coordinates)."""
     q = y[:n]
     rotations(q, rot)
-    out = clearance_kinematics(q, y[n : 2 * n], rot, model[4][k, 0], model[4][k, 1], model[5], k)
+    bi, bj = model.clear_int[k, 0], model.clear_int[k, 1]
+    out = clearance_kinematics(q, y[n : 2 * n], rot, bi, bj, model.clear_par, k)
     return out[0], out[1]

@@ -14,9 +14,11 @@ stability-limited rather than accuracy-limited.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
+from .assembly import CaseModel
 from .dynamics import derivative
 from .errors import InputError
 from .jit import kernel
@@ -99,11 +101,28 @@ def get_integrator(name: str) -> Integrator:
         raise InputError("integrator", name, "one of " + ", ".join(INTEGRATORS)) from None
 
 
+class CaseContext(NamedTuple):
+    """What the right-hand side needs of a case besides ``(t, y)``: the arguments of
+    :func:`dynamics.derivative` after ``y`` (a numba named tuple)."""
+
+    model: CaseModel
+    in_contact: np.ndarray  # int64 [n_clearance]: 0/1 per clearance joint
+    approach: np.ndarray  # [n_clearance] approach velocity of the current impact [m/s]
+    alpha: float  # Baumgarte gains [1/s], 0 for none
+    beta: float
+    probe: int  # index into q of the output coordinate, -1 if none
+    inv_mass: np.ndarray  # [n] diagonal of M^-1, prescribed bodies zero
+    ws: tuple  # the workspace (dynamics.make_workspace)
+
+
 @kernel(inline="always")
 def rhs(t, y, ctx, out):
-    """``out = f(t, y)`` for the case context ``ctx``; False if the constraints are singular."""
-    model, in_contact, approach, alpha, beta, probe, inv_mass, ws = ctx
-    return derivative(t, y, model, in_contact, approach, alpha, beta, probe, inv_mass, ws, out)
+    """``out = f(t, y)`` for the case context ``ctx`` (:class:`CaseContext`); False if the
+    constraints are singular."""
+    return derivative(
+        t, y, ctx.model, ctx.in_contact, ctx.approach, ctx.alpha, ctx.beta, ctx.probe,
+        ctx.inv_mass, ctx.ws, out,
+    )  # fmt: skip
 
 
 @kernel(runtime=False)

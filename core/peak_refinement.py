@@ -36,7 +36,7 @@ def _value_at(x, steps, ctx, n, probe, quantity, ystage, fst):
     else:
         dense_output(tb, yb, fb, tc, yc, fc, rb, x, ystage)
     evaluate(x, ystage, ctx, fst)
-    return observe(fst, n, probe, ctx[7], quantity)
+    return observe(fst, n, probe, ctx.ws, quantity)
 
 
 @kernel(runtime=False)

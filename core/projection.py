@@ -38,9 +38,10 @@ from .jit import kernel
 def drift(y, t, n, model, ws):
     """Largest constraint violation |Phi| [m or rad] at ``(t, y)``."""
     phi, rot = ws[WS_PHI], ws[WS_ROT]
+    joint_int, joint_par = model.joint_int, model.joint_par
     q = y[:n]
     rotations(q, rot)
-    constraint_values_rot(q, rot, t, model[0], model[1], phi)
+    constraint_values_rot(q, rot, t, joint_int, joint_par, phi)
     worst = 0.0
     for i in range(phi.shape[0]):
         worst = max(worst, abs(phi[i]))
@@ -56,7 +57,7 @@ def project(y, t, n, model, inv_mass, ws, tol):
     prescribed bodies' correction (one Newton step of the block-triangular system).
     Returns the drift |Phi| found before the projection, or -1 if it did not converge.
     """
-    prescribed = model[9]
+    joint_int, joint_par, prescribed = model.joint_int, model.joint_par, model.prescribed
     row_body, row_coef, weighted = ws[WS_ROW_BODY], ws[WS_ROW_COEF], ws[WS_WEIGHTED]
     schur, phi, gamma, phi_t, lam, rot = (
         ws[WS_SCHUR],
@@ -75,7 +76,7 @@ def project(y, t, n, model, inv_mass, ws, tol):
     factored = False
     for _ in range(8):
         rotations(q, rot)
-        constraint_values_rot(q, rot, t, model[0], model[1], phi)
+        constraint_values_rot(q, rot, t, joint_int, joint_par, phi)
         worst = 0.0
         for i in range(phi.shape[0]):
             worst = max(worst, abs(phi[i]))
@@ -87,7 +88,7 @@ def project(y, t, n, model, inv_mass, ws, tol):
         if not factored:
             # Newton's chord: the Jacobian of the first iteration throughout. The drift is
             # ~1e-9 m, so each iteration still gains ~8 digits without a new factorisation.
-            constraint_rows(q, v, rot, model[0], model[1], row_body, row_coef, gamma, phi_t, t)
+            constraint_rows(q, v, rot, joint_int, joint_par, row_body, row_coef, gamma, phi_t, t)
             weigh_rows(row_body, row_coef, inv_mass, weighted, m_free)
             if not schur_factor(row_coef, weighted, schur, pattern, count, m_free):
                 return -1.0
@@ -97,7 +98,7 @@ def project(y, t, n, model, inv_mass, ws, tol):
         return -1.0
     # velocities: the residual with the exact Jacobian at the projected q, the correction
     # along the factored one (they differ by the ~1e-9 position correction)
-    constraint_rows(q, v, rot, model[0], model[1], row_body, row_coef, gamma, phi_t, t)
+    constraint_rows(q, v, rot, joint_int, joint_par, row_body, row_coef, gamma, phi_t, t)
     if not factored:
         weigh_rows(row_body, row_coef, inv_mass, weighted, m_free)
         if not schur_factor(row_coef, weighted, schur, pattern, count, m_free):

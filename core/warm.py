@@ -30,11 +30,11 @@ def _arguments() -> dict:
     """The stepping loop's arguments for a tiny case, with the loop's own types. Built with
     numpy alone (the state from the template's poses, at rest): the kernels only need the
     types here, and any compiled helper called on the way would compile in both processes."""
-    from .assembly import ROWS, assemble
+    from .assembly import ROWS, CaseModel, assemble
     from .cases import SliderCrankCase
     from .dynamics import N_AUX
     from .forces import N_DIAG
-    from .integrators import get_integrator
+    from .integrators import CaseContext, get_integrator
     from .kinematics import initial_guess
     from .simulation import build_mechanism
 
@@ -43,7 +43,7 @@ def _arguments() -> dict:
     n = topo.n_coordinates
     y0 = np.zeros(2 * n + N_AUX)
     y0[:n] = initial_guess(mech)
-    model = (
+    model = CaseModel(
         topo.joint_int.copy(),
         np.ascontiguousarray(arrays.joint_par[0]),
         topo.load_int,
@@ -57,9 +57,9 @@ def _arguments() -> dict:
     )
     m = sum(ROWS[int(k)] for k in topo.joint_int[:, 0])
     n_clear = topo.clear_int.shape[0]
-    inv_mass = 1.0 / np.repeat(model[6], 3)
-    inv_mass[2::3] = 1.0 / model[7]
-    for b in model[9]:
+    inv_mass = 1.0 / np.repeat(model.mass, 3)
+    inv_mass[2::3] = 1.0 / model.inertia
+    for b in model.prescribed:
         inv_mass[3 * b : 3 * b + 3] = 0.0
     ws = (  # as dynamics.make_workspace builds it
         np.zeros((m, 2), dtype=np.int64),
@@ -80,7 +80,7 @@ def _arguments() -> dict:
     in_contact = np.zeros(n_clear, dtype=np.int64)
     approach = np.zeros(n_clear)
     probe = int(topo.probe)
-    ctx = (model, in_contact, approach, 0.0, 0.0, probe, inv_mass, ws)
+    ctx = CaseContext(model, in_contact, approach, 0.0, 0.0, probe, inv_mass, ws)
     method = get_integrator("dopri5")
     tableau = (method.a.copy(), method.b.copy(), method.e.copy(), method.c.copy(),
                method.dense.copy())  # fmt: skip

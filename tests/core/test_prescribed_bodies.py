@@ -25,7 +25,7 @@ def _evaluate(topo, arr, y, prescribed):
     inverse_mass(arr.mass[0], arr.inertia[0], prescribed, inv)
     ws = make_workspace(n, topo.n_constraints, topo.clear_int.shape[0])
     dydt = np.zeros_like(y)
-    model = (*case_model(topo, arr)[:9], prescribed)
+    model = case_model(topo, arr)._replace(prescribed=prescribed)
     contact, approach = np.ones(1, np.int64), np.full(1, 0.3)
     assert derivative(0.0, y, model, contact, approach, 0.0, 0.0, topo.probe, inv, ws, dydt)
     return dydt, ws[WS_LAMBDA].copy()
