@@ -285,6 +285,10 @@ def test_case_grid_sorts_on_the_server_and_compares_ticked_cases(server, browser
     page.goto(f"{server['base']}/studies/{study['id']}")
     grid = "#study-case-grid"
     page.wait_for_selector(f"{grid} .ag-row[row-index='8'] a[href^='/cases/']")
+    # the ideal twin pinned under the cases (through the grid's API), linked to its page
+    (twin_id,) = {c["twin_id"] for c in study["cases"]}
+    page.wait_for_selector(f"{grid} .ag-floating-bottom .ag-row "
+                           f"a[href='/cases/{twin_id}']:has-text('ideal twin')")
     header = page.locator(f"{grid} .ag-header-cell[col-id='peak_slider_accel_settled'] "
                           ".ag-header-cell-label")
     header.click()  # ascending

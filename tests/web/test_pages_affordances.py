@@ -331,11 +331,9 @@ def test_the_case_grid_pins_the_ideal_twin_marked_and_hides_the_run_columns(arch
         layout = page("study").layout(study_id=str(study_id))
         archive.run(archive.case_ids(study_id))
         kinds = find(layout, ids.STUDY_CASE_GRID_KINDS).data
-        patch = case_grid.pinned_twins(1, study_id, kinds)
+        pinned = case_grid.pinned_twins(1, study_id, kinds)
     (twin_id,) = archive.case_ids(study_id, "twin")
-    (op,) = patch.to_plotly_json()["operations"]
-    assert op["location"] == ["pinnedBottomRowData"]
-    (row,) = op["params"]["value"]
+    (row,) = pinned
     assert row["case"] == f"[{twin_id} (ideal twin)](/cases/{twin_id})"
     assert row["peak_slider_accel_settled"] == pytest.approx(
         fake_metrics({"ideal": True})["peak_slider_accel_settled"])

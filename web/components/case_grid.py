@@ -155,17 +155,17 @@ def compare_link(selected):
 
 
 def pinned_twins(_version: Any, study_id: Any, kinds: Any) -> Any:
-    """The ideal twins pinned under the cases (marked "ideal twin" in the case column),
-    refreshed as the study moves: a Patch of the grid's options."""
-    from dash import Patch
+    """The rows of the ideal twins pinned under the cases (marked "ideal twin" in the case
+    column), refreshed as the study moves; the browser pins them through the grid's API.
 
+    Not a ``Patch`` of the grid's options: one that arrives after the user left the page
+    (Clone pressed while a refresh was in flight) has no options to patch, and the renderer
+    throws "Cannot patch undefined" (seen in a CI run of the clone test)."""
     try:
         rows = data.twin_rows(int(study_id), dict(kinds) if isinstance(kinds, Mapping) else {})
     except (TypeError, ValueError):
         return no_update
-    patch = Patch()
-    patch["pinnedBottomRowData"] = [shown_row(r) for r in rows]
-    return patch
+    return [shown_row(r) for r in rows]
 
 
 def more_columns(shown: Any, kinds: Any) -> list[dict[str, Any]]:
@@ -176,7 +176,9 @@ def more_columns(shown: Any, kinds: Any) -> list[dict[str, Any]]:
 def stores(detail: Mapping[str, Any]) -> list[Any]:
     """What the grid's callbacks read: the axes' kinds, and where the refresh reports."""
     return [dcc.Store(id=ids.STUDY_CASE_GRID_KINDS, data=axis_kinds(detail)),
-            dcc.Store(id=ids.STUDY_CASE_GRID_REFRESHED)]
+            dcc.Store(id=ids.STUDY_CASE_GRID_REFRESHED),
+            dcc.Store(id=ids.STUDY_CASE_GRID_PINNED),
+            dcc.Store(id=ids.STUDY_CASE_GRID_PINNED_SHOWN)]
 
 
 def register_callbacks() -> None:
@@ -189,11 +191,25 @@ def register_callbacks() -> None:
         prevent_initial_call=True,
     )(get_rows)
     callback(
-        Output(ids.STUDY_CASE_GRID, "dashGridOptions"),
+        Output(ids.STUDY_CASE_GRID_PINNED, "data"),
         Input(ids.STUDY_VERSION, "data"),
         State(ids.STUDY_ID_STORE, "data"),
         State(ids.STUDY_CASE_GRID_KINDS, "data"),
     )(pinned_twins)
+    # a grid that is gone (the page left) has no API: nothing is written
+    clientside_callback(
+        """async function(rows, gridId) {
+            try {
+                const api = await dash_ag_grid.getApiAsync(gridId);
+                api.setGridOption('pinnedBottomRowData', rows || []);
+            } catch (e) { return window.dash_clientside.no_update; }
+            return (rows || []).length;
+        }""",
+        Output(ids.STUDY_CASE_GRID_PINNED_SHOWN, "data"),
+        Input(ids.STUDY_CASE_GRID_PINNED, "data"),
+        State(ids.STUDY_CASE_GRID, "id"),
+        prevent_initial_call=True,
+    )
     callback(
         Output(ids.STUDY_CASE_GRID, "columnDefs"),
         Input(ids.STUDY_CASE_GRID_MORE, "value"),
