@@ -70,7 +70,8 @@ def refresh_study_status(session: Session, study_id: int, *, now: datetime | Non
     if status == "queued":
         started = session.execute(
             update(Study)
-            .where(Study.id == study_id, _cases_in(study_id, "running", "done", "failed"))
+            .where(Study.id == study_id, Study.status == "queued",
+                   _cases_in(study_id, "running", "done", "failed"))
             .values(status="running", started=func.coalesce(Study.started, now))
         ).rowcount
         status = "running" if started else status
@@ -78,7 +79,10 @@ def refresh_study_status(session: Session, study_id: int, *, now: datetime | Non
     if status in ("queued", "running") and (row.search is None or search_settled(row.search)):
         finished = session.execute(
             update(Study)
-            .where(Study.id == study_id, idle)
+            # the status read above may be stale on SQLite (pysqlite runs that SELECT
+            # outside the write transaction): a cancel committed since must not turn into
+            # "done", so the UPDATE itself checks the status it replaces
+            .where(Study.id == study_id, Study.status.in_(("queued", "running")), idle)
             .values(status="done", finished=now, started=func.coalesce(Study.started, now))
         ).rowcount
         status = "done" if finished else status

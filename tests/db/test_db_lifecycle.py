@@ -120,3 +120,41 @@ def test_set_analysis_and_unknown_ids(session_factory, study):
                 call(s, study_id=999999)
         with pytest.raises(StudyNotFoundError):
             refresh_study_status(s, 999999)
+
+
+def test_a_cancel_between_a_refreshs_read_and_its_update_stays_cancelled(tmp_path):
+    """SQLite (pysqlite) runs the refresh's SELECT of the status outside the write
+    transaction, so a cancel can commit between that read ("running") and the refresh's
+    UPDATE to "done". The UPDATE must not replace the cancel (seen in CI: a study cancelled
+    from the browser read "done" a minute later)."""
+    from gapsweep.db.engine import open_database
+    from sqlalchemy import event
+
+    sessions = open_database(f"sqlite:///{tmp_path / 'race.db'}")
+    engine = sessions.kw["bind"]
+    with sessions.begin() as s:
+        sid = make_study(s).id
+    with sessions() as s:
+        ids = queued_case_ids(s, study_id=sid)
+    with sessions.begin() as s:  # all but the last case done: the study is running
+        claim_cases(s, case_ids=ids[:-1], holder="w", lease_s=60)
+        for cid in ids[:-1]:
+            assert complete_case(s, case_id=cid, holder="w", result=fake_result({}))
+    cancelled = []
+
+    @event.listens_for(engine, "before_cursor_execute")
+    def cancel_first(conn, cursor, statement, parameters, context, executemany):
+        if not cancelled and statement.lstrip().upper().startswith("UPDATE STUDIES") \
+                and "done" in (parameters if isinstance(parameters, tuple) else ()):
+            with sessions.begin() as other:  # the user's cancel, committed in between
+                cancelled.append(cancel_study(other, study_id=sid))
+
+    try:
+        with sessions.begin() as s:
+            refresh_study_status(s, sid)
+    finally:
+        event.remove(engine, "before_cursor_execute", cancel_first)
+        engine.dispose()
+    assert cancelled == [1]  # the race happened: the last queued case was cancelled
+    with sessions() as s:
+        assert s.get(Study, sid).status == "cancelled"
