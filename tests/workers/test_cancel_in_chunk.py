@@ -42,12 +42,18 @@ def rows(sessions, study_id: int) -> list:
                          .order_by(Case.index)).all()
 
 
-def test_cancel_between_two_cases_of_a_chunk(sessions, tmp_path, monkeypatch):
-    monkeypatch.setattr(case_runner, "CANCEL_CHECK_S", 0.0)  # these cases take ~ms
+def queued_study(sessions, tmp_path) -> tuple:
+    """The settings of a data folder in ``tmp_path``, and SPEC's study created: (settings,
+    study id, its queued case ids)."""
     settings = get_settings({"GAPSWEEP_DATA": str(tmp_path)})
     study_id = create_study_rows(parse_spec(SPEC), sessions=sessions)
     with sessions() as s:
-        ids = leases.queued_case_ids(s, study_id=study_id)
+        return settings, study_id, leases.queued_case_ids(s, study_id=study_id)
+
+
+def test_cancel_between_two_cases_of_a_chunk(sessions, tmp_path, monkeypatch):
+    monkeypatch.setattr(case_runner, "CANCEL_CHECK_S", 0.0)  # these cases take ~ms
+    settings, study_id, ids = queued_study(sessions, tmp_path)
     calls: list[int] = []
     solve = case_runner.run_cases
 
@@ -85,10 +91,7 @@ def test_a_live_study_runs_its_whole_chunk_in_pieces(sessions, tmp_path, monkeyp
     """One case first, then pieces of the cases that fit in CANCEL_CHECK_S (at least one),
     a read between two pieces (none before the first: the claim checked)."""
     monkeypatch.setattr(case_runner, "CANCEL_CHECK_S", interval_s)
-    settings = get_settings({"GAPSWEEP_DATA": str(tmp_path)})
-    study_id = create_study_rows(parse_spec(SPEC), sessions=sessions)
-    with sessions() as s:
-        ids = leases.queued_case_ids(s, study_id=study_id)
+    settings, study_id, ids = queued_study(sessions, tmp_path)
     checks: list[list[int]] = []
     solved: list[int] = []
     check, solve = leases.stopped_studies, case_runner.run_cases
@@ -115,10 +118,7 @@ def test_pieces_are_sized_on_cpu_not_on_a_loaded_machines_wall_time(sessions, tm
     """A case that waits (a loaded machine: 0.3 s of wall time, its few ms of CPU) does not
     shrink the pieces to one case each: 0.15 s of solving CPU holds the other five."""
     monkeypatch.setattr(case_runner, "CANCEL_CHECK_S", 0.15)
-    settings = get_settings({"GAPSWEEP_DATA": str(tmp_path)})
-    study_id = create_study_rows(parse_spec(SPEC), sessions=sessions)
-    with sessions() as s:
-        ids = leases.queued_case_ids(s, study_id=study_id)
+    settings, study_id, ids = queued_study(sessions, tmp_path)
     solved: list[int] = []
     solve = case_runner.run_cases
 
