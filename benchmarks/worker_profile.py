@@ -78,6 +78,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--t-end", type=float, default=OLD_T_END)
     parser.add_argument("--top", type=int, default=0, help="also print the top N functions")
+    parser.add_argument("--dump", default=None, help="write the cProfile stats to this file")
     args = parser.parse_args(argv)
 
     with tempfile.TemporaryDirectory(prefix="gapsweep-prof-") as tmp:
@@ -131,6 +132,8 @@ def main(argv: list[str] | None = None) -> None:
           f"({1e3 * system / n:.2f} ms a case, +{1e3 * (system - ref) / n:.2f} ms; "
           f"{system / ref:.2f}x)")
     stats = pstats.Stats(profile)
+    if args.dump:
+        stats.dump_stats(args.dump)
     total = {}
     for (path, _, name), (_, calls, _, cum, _) in stats.stats.items():
         for suffix, func, label in PIECES:

@@ -15,7 +15,7 @@ variable, the value and what is allowed, before anything is opened.
 | ``GAPSWEEP_RECONCILE_S`` | ``reconcile_interval_s`` | 15 s between reconciler passes |
 | ``GAPSWEEP_MAX_CASES`` | ``max_cases`` | 100 000 cases per study |
 | ``GAPSWEEP_REQUEUE_AFTER_S`` | ``requeue_after_s`` | 60 s: queued, queue empty = lost |
-| ``GAPSWEEP_CHUNK_SIZE`` | ``chunk_size`` | 8 case ids per task message |
+| ``GAPSWEEP_CHUNK_SIZE`` | ``chunk_size`` | ``None`` = by the cases' cost, 1-32 ids a message |
 | ``GAPSWEEP_CONCURRENCY`` | ``concurrency`` | usable cores: worker processes |
 | ``GAPSWEEP_POLLING_INTERVAL_S`` | ``polling_interval_s`` | 0.05 s, the embedded broker's poll |
 | ``GAPSWEEP_VISIBILITY_TIMEOUT_S`` | ``visibility_timeout_s`` | 3600 s (> the hard time limit) |
@@ -62,7 +62,7 @@ class Settings:
     reconcile_interval_s: float
     max_cases: int
     requeue_after_s: float = 60.0
-    chunk_size: int = 8
+    chunk_size: int | None = None  # case ids per message; None: workers/dispatch.chunking
     concurrency: int = 1
     polling_interval_s: float = 0.05
     visibility_timeout_s: float = 3600.0
@@ -143,7 +143,7 @@ def get_settings(env: Mapping[str, str] | None = None) -> Settings:
             env, "GAPSWEEP_MAX_CASES", _positive_int, 100_000, "an integer >= 1 (cases per study)"
         ),
         requeue_after_s=_seconds(env, "GAPSWEEP_REQUEUE_AFTER_S", 60.0),
-        chunk_size=_read(env, "GAPSWEEP_CHUNK_SIZE", _positive_int, 8, "an integer >= 1"),
+        chunk_size=_read(env, "GAPSWEEP_CHUNK_SIZE", _positive_int, None, "an integer >= 1"),
         concurrency=_read(
             env, "GAPSWEEP_CONCURRENCY", _positive_int, _usable_cores(), "an integer >= 1"
         ),

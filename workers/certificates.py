@@ -59,7 +59,10 @@ def start_certificates(
             certificates=[(c.source_index, c.slot, c.params) for c in plan],
         )
     if ids and dispatcher is not None:
-        enqueue(ids, sessions=sessions, dispatcher=dispatcher, chunk_size=settings.chunk_size)
+        # a certificate re-runs a case at rtol/10 or K x4 (several times the case's cost):
+        # each its own message, so the processes share them
+        enqueue(ids, sessions=sessions, dispatcher=dispatcher,
+                chunk_size=settings.chunk_size or 1)
     if ids:
         log.info("study %d: %d convergence certificate case(s) queued", study_id, len(ids))
     return ids

@@ -21,13 +21,14 @@ from typing import Any
 
 from gapsweep.db import search as search_rows
 from gapsweep.db.models import Study
+from gapsweep.study.designs import estimate_seconds
 from gapsweep.study.schema import ADAPTIVE_DESIGNS
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from gapsweep.settings import Settings
 
-from .dispatch import Dispatcher, enqueue
+from .dispatch import Dispatcher, chunking, enqueue
 
 log = logging.getLogger(__name__)
 
@@ -83,8 +84,9 @@ def advance_search(
             log.info("study %d: generation %d, %d case(s) queued", study_id,
                      step.state.get("generation", 0), len(ids))
             if dispatcher is not None:
-                enqueue(ids, sessions=sessions, dispatcher=dispatcher,
-                        chunk_size=settings.chunk_size)
+                size, at_least = chunking(settings, estimate_seconds(spec, 1), len(ids))
+                enqueue(ids, sessions=sessions, dispatcher=dispatcher, chunk_size=size,
+                        at_least=at_least)
         return ids
     return []
 

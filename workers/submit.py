@@ -8,14 +8,14 @@ committed, so a worker never receives an id it cannot find.
 from __future__ import annotations
 
 from gapsweep.db import leases, studies
-from gapsweep.study.designs import StudyPlan, plan_study
+from gapsweep.study.designs import StudyPlan, estimate_seconds, plan_study
 from gapsweep.study.schema import ADAPTIVE_DESIGNS
 from gapsweep.study.spec import StudySpec
 from sqlalchemy.orm import Session, sessionmaker
 
 from gapsweep.settings import Settings
 
-from .dispatch import Dispatcher, enqueue
+from .dispatch import Dispatcher, chunking, enqueue
 from .provenance import collect
 from .search import start_search
 
@@ -43,12 +43,20 @@ def create_study_rows(
 
 
 def enqueue_study(
-    study_id: int, *, sessions: sessionmaker[Session], settings: Settings, dispatcher: Dispatcher
+    study_id: int,
+    spec: StudySpec,
+    *,
+    sessions: sessionmaker[Session],
+    settings: Settings,
+    dispatcher: Dispatcher,
 ) -> int:
-    """Send the study's queued cases (ideal twins first); returns the number of messages."""
+    """Send the study's queued cases (ideal twins first) in messages sized by what a case of
+    ``spec`` costs (:func:`~.dispatch.chunking`); returns the number of messages."""
     with sessions() as session:
         ids = leases.queued_case_ids(session, study_id=study_id)
-    return enqueue(ids, sessions=sessions, dispatcher=dispatcher, chunk_size=settings.chunk_size)
+    size, at_least = chunking(settings, estimate_seconds(spec, 1), len(ids))
+    return enqueue(ids, sessions=sessions, dispatcher=dispatcher, chunk_size=size,
+                   at_least=at_least)
 
 
 def default_dispatcher() -> Dispatcher:
@@ -73,6 +81,7 @@ def submit_study(
     study_id = create_study_rows(spec, sessions=sessions, owner=owner, plan=plan)
     enqueue_study(
         study_id,
+        spec,
         sessions=sessions,
         settings=settings,
         dispatcher=dispatcher or default_dispatcher(),

@@ -275,10 +275,12 @@ def test_cases_are_stamped_enqueued_before_their_message_goes_out(database_url, 
 
     try:
         study_id = create_study_rows(load_spec_file(EXAMPLE), sessions=sessions)
-        n = enqueue_study(study_id, sessions=sessions, settings=settings,
+        spec = load_spec_file(EXAMPLE)
+        n = enqueue_study(study_id, spec, sessions=sessions, settings=settings,
                           dispatcher=Watching(sessions, settings))
-        # 1 twin + 15 cases, chunks of 8; then the finished study's 8 certificates
-        assert n == 2 and seen == [(8, 8), (8, 8), (8, 8)]
+        # 1 twin + 15 cases run until settled (~0.16 s each, estimated): one a message;
+        # then the finished study's 8 certificates, one a message
+        assert n == 16 and seen == [(1, 1)] * (16 + 8)
         with sessions() as session:
             assert studies.study_progress(session, study_id)["done"] == 15
     finally:
