@@ -137,22 +137,27 @@ class Kernel:
         return f"<kernel {self.__module__}.{self.__qualname__}>"
 
 
-def kernel(func: Callable[..., Any] | None = None, *, runtime: bool = True, **options: Any) -> Any:
+def kernel(
+    func: Callable[..., Any] | None = None, *, runtime: bool | None = None, **options: Any
+) -> Any:
     """Decorate a numeric function as a compiled, cached kernel (or leave it as Python).
 
     ``runtime=False`` compiles it without numba's runtime: it may not allocate (numba
     refuses to compile it if it does), and in exchange the arrays it touches are not
     reference-counted. Those atomic increments made the stepping loop 1.65x slower (15-case
     study, one thread: 309 ms with them, 187 ms without), so every kernel of the loop works
-    on buffers its caller allocated. The dispatcher is made on first use (:class:`Kernel`).
+    on buffers its caller allocated. Unset, a kernel has the runtime when it is compiled
+    for Python, but one compiled for a runtime-free caller takes the caller's setting
+    (numba hands it on): a kernel that allocates and is called from a runtime-free one
+    says ``runtime=True``. The dispatcher is made on first use (:class:`Kernel`).
     """
 
     def wrap(f: Callable[..., Any]) -> Any:
         if JIT_DISABLED:
             return f
         opts = {"cache": True, "nogil": True}
-        if not runtime:
-            opts["_nrt"] = False
+        if runtime is not None:
+            opts["_nrt"] = runtime
         opts.update(options)
         return Kernel(f, opts)
 

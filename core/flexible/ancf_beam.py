@@ -109,7 +109,7 @@ def element_force(
     return ua, ub
 
 
-@kernel
+@kernel(runtime=True)  # element_force allocates, and the runtime-free crank loop calls this
 def internal_forces(
     q: np.ndarray,
     v: np.ndarray,
