@@ -59,6 +59,21 @@ of CPU) after, 2.6-3.0x (2.4-2.6x) before: the 1.8x is reached in one run of two
 run had (c) too: Redis + PostgreSQL at 3.84x wall, 2.73x CPU on 2 processes (2.27x, 2.02x on
 1); its pool processes still slow each other (2 vs 1: 0.59x), left for another session.
 
+Measured 2026-12-03 evening, 1,000 cases of 0.024 s, on a quiet machine (load 0.9-1.3):
+before (messages of 8) and after (messages sized by a case's estimated cost,
+workers/dispatch.chunking: 32 two-revolution cases, or one case run until settled):
+
+| x (a) on 2 threads | (b) embedded, 2 proc.: wall; CPU | (c) Redis + PG, 2 proc. | 40 settled, (b) |
+|---|---|---|---|
+| before (8 a message) | 2.09; 1.85 | 2.20; 2.05 | 1.60 |
+| after | 1.55, 1.47; 1.60, 1.52 | 2.79 (a compile beside it), 1.80; 1.54, 1.83 | 1.32, 1.47 |
+
+A message costs a pool process a fixed ~10-40 ms (the store, claim and status refresh of a
+chunk, the broker's hand-over), so the chunk size was the lever: at chunk sizes 8 / 16 / 32
+(``GAPSWEEP_CHUNK_SIZE``, two runs each) the ratio read 1.83, 1.67 / 1.55, 1.52 / 1.47, 1.59.
+Redis + PostgreSQL's "two processes slower than one" (3.84x above) did not recur on a quiet
+machine (2 vs 1 process: 1.50x before, 1.63x after): it was the load.
+
 Where the time went (``worker_profile.py``, cProfile, per case at load ~9, solver ~19 ms):
 the preview decimation 33 ms (two lexsorts per series; now one O(n) pass for all of a case's
 series, 4.5 ms), the cancel checks 5 ms (the pieces were sized on wall time, which the load
