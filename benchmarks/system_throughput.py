@@ -63,7 +63,7 @@ Measured 2026-12-03 evening, 1,000 cases of 0.024 s, on a quiet machine (load 0.
 before (messages of 8) and after (messages sized by a case's estimated cost,
 workers/dispatch.chunking: 32 two-revolution cases, or one case run until settled):
 
-| x (a) on 2 threads | (b) embedded, 2 proc.: wall; CPU | (c) Redis + PG, 2 proc. | 40 settled, (b) |
+| x (a), 2 threads | (b) embedded, 2 proc.: wall; CPU | (c) Redis + PG, 2 proc. | 40 settled |
 |---|---|---|---|
 | before (8 a message) | 2.09; 1.85 | 2.20; 2.05 | 1.60 |
 | after | 1.55, 1.47; 1.60, 1.52 | 2.79 (a compile beside it), 1.80; 1.54, 1.83 | 1.32, 1.47 |
