@@ -274,8 +274,8 @@ def test_cases_are_stamped_enqueued_before_their_message_goes_out(database_url, 
             super().send(chunk)
 
     try:
-        study_id = create_study_rows(load_spec_file(EXAMPLE), sessions=sessions)
         spec = load_spec_file(EXAMPLE)
+        study_id = create_study_rows(spec, sessions=sessions)
         n = enqueue_study(study_id, spec, sessions=sessions, settings=settings,
                           dispatcher=Watching(sessions, settings))
         # 1 twin + 15 cases run until settled (~0.16 s each, estimated): one a message;
