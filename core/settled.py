@@ -72,9 +72,10 @@ def contact_mode(impacts: int, share_contact: float, share_free: float) -> str:
     """``impacting`` when the settled window has an impact (the journal rattles), else the
     mode it spends most of the window in: ``continuous contact`` (riding, sliding along the
     wall) or ``free flight``."""
+    impacting, riding, flying = CONTACT_MODES
     if impacts > 0:
-        return "impacting"
-    return "continuous contact" if share_contact >= share_free else "free flight"
+        return impacting
+    return riding if share_contact >= share_free else flying
 
 
 @dataclass(frozen=True)

@@ -303,3 +303,13 @@ def test_low_speed_chaos_is_sliding_on_the_wall_not_rattling() -> None:
     d = np.hypot(*(sa - sb).T)
     assert d[4] < 1e-3
     assert d[5:13].max() > 100 * d[4] and d[5:13].max() > 0.05
+
+
+def test_contact_mode_names_the_settled_window_in_the_vocabulary():
+    """An impact anywhere in the window makes it rattle; otherwise the larger share wins
+    (a tie reads as contact: the journal never left the wall for longer)."""
+    from gapsweep.core.settled import CONTACT_MODES, contact_mode
+
+    modes = [contact_mode(1, 0.99, 0.01), contact_mode(0, 0.5, 0.5), contact_mode(0, 0.2, 0.8)]
+    assert modes == ["impacting", "continuous contact", "free flight"]
+    assert tuple(modes) == CONTACT_MODES
