@@ -19,6 +19,31 @@ from .spec import loads_spec, parse_spec, tomllib
 MAX_UPLOAD_BYTES = 256 * 1024  # a study file is a few KB
 
 
+def decode_data_url(contents: Any, name: str, *, max_bytes: int, what: str,
+                    readable: str) -> bytes:
+    """The bytes of a browser upload's data URL (``data:<type>;base64,<payload>``), at most
+    ``max_bytes`` of them. SpecError naming field ``file`` = ``name``: allowed ``readable``
+    when it is not a data URL of base64, "a ``what`` of at most N KB" when too big. The size is
+    checked before anything is decoded: a hand-made request is refused as cheaply as a
+    browser's (dcc.Upload's ``max_size`` is only the browser's own check)."""
+    unreadable = SpecError([FieldError("file", name, readable)])
+    if not isinstance(contents, str):
+        raise unreadable
+    _, comma, payload = contents.partition(",")
+    if not comma:
+        raise unreadable
+    too_big = SpecError([FieldError("file", name, f"a {what} of at most {max_bytes // 1024} KB")])
+    if len(payload) > 4 * -(-max_bytes // 3):  # base64 holds 3 bytes in every 4 characters
+        raise too_big
+    try:
+        raw = base64.b64decode(payload, validate=True)
+    except ValueError:
+        raise unreadable from None
+    if len(raw) > max_bytes:
+        raise too_big
+    return raw
+
+
 def read_upload(contents: str, filename: str | None) -> tuple[dict[str, Any] | None, list]:
     """An uploaded study file's mapping (even if it does not validate: the form shows why),
     or None and the errors when it cannot be read at all. ``contents``: a data URL
@@ -26,23 +51,13 @@ def read_upload(contents: str, filename: str | None) -> tuple[dict[str, Any] | N
 
     name = str(filename or "study.toml")
     fmt = "json" if name.lower().endswith(".json") else "toml"
-    unreadable = [FieldError("file", name, "a UTF-8 .toml or .json study file")]
-    if not isinstance(contents, str):
-        return None, unreadable
-    # dcc.Upload's max_size is only the browser's check: a hand-made request is refused here,
-    # before anything is decoded (base64 holds 3 bytes in every 4 characters)
-    too_big = [FieldError("file", name, f"a study file of at most {MAX_UPLOAD_BYTES // 1024} KB")]
-    _, comma, payload = contents.partition(",")
-    if not comma:
-        return None, unreadable
-    if len(payload) > 4 * -(-MAX_UPLOAD_BYTES // 3):
-        return None, too_big
+    readable = "a UTF-8 .toml or .json study file"
+    unreadable = [FieldError("file", name, readable)]
     try:
-        raw = base64.b64decode(payload, validate=True)
-    except ValueError:
-        return None, unreadable
-    if len(raw) > MAX_UPLOAD_BYTES:
-        return None, too_big
+        raw = decode_data_url(contents, name, max_bytes=MAX_UPLOAD_BYTES, what="study file",
+                              readable=readable)
+    except SpecError as exc:
+        return None, exc.errors
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:

@@ -22,7 +22,7 @@ from gapsweep.archive.local import LocalArchive
 
 from . import context
 
-__all__ = ["ForbiddenError", "UnknownIdError", "add_user", "archive", "cancel",
+__all__ = ["ForbiddenError", "UnknownIdError", "add_measurement", "add_user", "archive", "cancel",
            "create_token", "delete", "exists", "list_tokens", "list_users", "retry",
            "revoke_token", "set_disabled", "set_notes", "set_role", "submit"]
 
@@ -90,6 +90,13 @@ def set_notes(study_id: int, *, description: str, tags: list[str], who: Principa
 
     Raises ValueError (field, value, allowed) over the spec's limits, nothing written."""
     return archive(who).set_notes(study_id, description=description, tags=tags)
+
+
+def add_measurement(study_id: int, csv: str | bytes, *, name: str, who: Principal
+                    ) -> dict[str, Any]:
+    """Attach a rig's CSV record to the study (its owner or an admin); its entry. Raises
+    :class:`SpecError` naming the file's column or row when the record is refused."""
+    return archive(who).add_measurement(study_id, csv, name=name)
 
 
 # --- users (admins only; the same rules as ``gapsweep user``) ------------------------------

@@ -210,3 +210,35 @@ def sections(case_ids: list[int]) -> dict[int, dict[str, np.ndarray]]:
             if section:
                 out[case_id] = section
     return out
+
+
+def case_series(case_id: int) -> dict[str, np.ndarray]:
+    """The case's stored series by name ({} when it has none, or no such case)."""
+    from gapsweep.db.studies import case_series as read
+
+    if not _known(case_id):
+        return {}
+    with context.session() as s:
+        try:
+            return read(s, case_id)
+        except KeyError:
+            return {}
+
+
+# --- measured records (design.md 4.9) ----------------------------------------------------------
+
+def measured_records(study_id: int, case_id: int | None = None) -> list[dict[str, Any]]:
+    """The study's measured records with their samples (``"data"``), oldest first; with
+    ``case_id``, those of the whole study and of that case only. [] for an unknown study."""
+    from gapsweep.db.lifecycle import StudyNotFoundError
+    from gapsweep.db.measurements import get_measurement, study_measurements
+
+    if not _known(study_id):
+        return []
+    with context.session() as s:
+        try:
+            items = study_measurements(s, study_id)
+        except StudyNotFoundError:
+            return []
+        return [get_measurement(s, m["id"]) for m in items
+                if case_id is None or m["case_id"] in (None, case_id)]

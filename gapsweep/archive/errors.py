@@ -20,14 +20,19 @@ class ForbiddenError(ArchiveError, PermissionError):
 
 
 class UnknownIdError(ArchiveError):
-    """An id that names no (undeleted) study: ``args[0]`` is the id (the CLI exits 2)."""
+    """An id that names no (undeleted) study - or, with ``what``, no measurement of a live
+    study: ``args[0]`` is the id (the CLI exits 2)."""
+
+    def __init__(self, key: int, what: str = "study") -> None:
+        super().__init__(key)
+        self.what = what
 
     @property
     def study_id(self) -> int:
         return self.args[0]
 
     def __str__(self) -> str:
-        return f"no study with id {self.args[0]}"
+        return f"no {self.what} with id {self.args[0]}"
 
 
 class UnavailableError(ArchiveError):

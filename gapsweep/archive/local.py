@@ -21,6 +21,7 @@ from gapsweep.accounts.roles import Action, Principal, may
 
 from .accounts import AccountOperations
 from .errors import ForbiddenError, RefusedError, UnknownIdError
+from .measured import MeasurementOperations
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -33,7 +34,7 @@ RETRY_CHUNK = 1  # a retried case goes out alone (workers/dispatch.py says why)
 Progress = Callable[[dict[str, int]], None]
 
 
-class LocalArchive(AccountOperations):
+class LocalArchive(AccountOperations, MeasurementOperations):
     """The archive behind ``sessions`` (a SQLAlchemy session factory), acting for ``who``."""
 
     def __init__(self, sessions: Any, settings: Settings, who: Principal) -> None:

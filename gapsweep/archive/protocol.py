@@ -60,3 +60,13 @@ class Archive(Protocol):
 
     def purge(self) -> dict[str, int]:
         """Remove the soft-deleted studies for good."""
+
+    def add_measurement(self, study_id: int, csv: str | bytes, *, name: str = "",
+                        case_id: int | None = None, where: str = "file") -> dict[str, Any]:
+        """Attach a rig's CSV record to the study (or its case); its entry without samples."""
+
+    def measurements(self, study_id: int) -> list[dict[str, Any]]:
+        """The study's measured records, oldest first, without their samples."""
+
+    def measurement(self, measurement_id: int) -> dict[str, Any]:
+        """One measured record with its samples (``"data"``)."""

@@ -6,12 +6,13 @@ with ``GAPSWEEP_URL`` set, and ``gapsweep.open("https://host:8050", token=...)``
 :class:`ApiClient` is the one place HTTP happens (``urllib`` from the standard library, JSON
 in and out, ``Authorization: Bearer $GAPSWEEP_TOKEN`` when the token is set, no redirects
 followed, so the token never travels to another address). :class:`RemoteArchive` offers the
-operations of :class:`~.local.LocalArchive` the API has; the others (delete, purge, export,
-users, tokens, the audit log) raise :class:`~.errors.RefusedError` naming ``GAPSWEEP_URL``.
-The server's answers become the errors the local archive raises, so the command line's
-output and exit codes are the same (design.md 4.5): 404 -> unknown id (exit 2), 422 -> the
-spec's errors (exit 2), 401/403 -> refused credentials (exit 2, naming ``GAPSWEEP_TOKEN``),
-an unreachable server -> :class:`~.errors.UnavailableError` (exit 1) naming ``GAPSWEEP_URL``.
+operations of :class:`~.local.LocalArchive` the API has (measured records included); the
+others (delete, purge, export, users, tokens, the audit log) raise
+:class:`~.errors.RefusedError` naming ``GAPSWEEP_URL``. The server's answers become the
+errors the local archive raises, so the command line's output and exit codes are the same
+(design.md 4.5): 404 -> unknown id (exit 2), 422 -> the spec's errors (exit 2), 401/403 ->
+refused credentials (exit 2, naming ``GAPSWEEP_TOKEN``), an unreachable server ->
+:class:`~.errors.UnavailableError` (exit 1) naming ``GAPSWEEP_URL``.
 """
 
 from __future__ import annotations
@@ -269,3 +270,32 @@ class RemoteArchive:
 
     def purge(self) -> dict[str, int]:
         raise self.database_only("purge")
+
+    # --- measured records (design.md 4.9) --------------------------------------------------
+
+    def add_measurement(self, study_id: int, csv: str | bytes, *, name: str = "",
+                        case_id: int | None = None, where: str = "file") -> dict[str, Any]:
+        """Post the record; the server parses it (its errors name the body's ``csv``, not
+        ``where``) and checks the role."""
+        if isinstance(csv, bytes):
+            try:
+                csv = csv.decode("utf-8-sig")
+            except UnicodeDecodeError as exc:
+                from gapsweep.study.errors import FieldError, SpecError
+
+                raise SpecError([FieldError(where, "not UTF-8",
+                                            f"a UTF-8 CSV file ({exc})")]) from None
+        body = {"csv": csv, "name": name, "case_id": case_id}
+        try:
+            return self.client.post(f"/api/studies/{study_id}/measurements", body)
+        except NotFoundError:
+            raise UnknownIdError(study_id) from None
+
+    def measurements(self, study_id: int) -> list[dict[str, Any]]:
+        return self._with_id(study_id, "GET", f"/api/studies/{study_id}/measurements")["items"]
+
+    def measurement(self, measurement_id: int) -> dict[str, Any]:
+        try:
+            return self.client.get(f"/api/measurements/{measurement_id}")
+        except NotFoundError:
+            raise UnknownIdError(measurement_id, "measurement") from None

@@ -4,8 +4,8 @@
     gapsweep measured list ID [--json]
 
 A bad file is refused (exit 2) with the field, the value and what is allowed, and nothing
-is stored. Works on the configured database (``GAPSWEEP_URL``: refused, use the API's
-``POST /api/studies/<id>/measurements``).
+is stored. Through the archive (:func:`.studies.archive`): the configured database, or a
+server's API with ``GAPSWEEP_URL`` set.
 """
 
 from __future__ import annotations
@@ -13,35 +13,15 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from gapsweep.settings import get_settings
-
-from .exit_codes import EXIT_BAD_INPUT, EXIT_OK, CommandError
+from .exit_codes import EXIT_BAD_INPUT, EXIT_OK
 from .output import print_errors, print_json
-
-
-def _sessions():
-    from gapsweep.db.engine import open_database
-
-    return open_database(get_settings().database_url)
-
-
-def _not_remote() -> None:
-    # imported here: the remote client's http.client, ssl and email cost every command
-    # ~25 ms at import (issue 28: the whole-process simulate)
-    from gapsweep.archive import remote
-
-    if remote.configured():
-        raise CommandError("measured works on a database; with GAPSWEEP_URL set use "
-                           "POST /api/studies/<id>/measurements")
+from .studies import archive
 
 
 def cmd_add(args: argparse.Namespace) -> int:
-    from gapsweep.db import measurements
-    from gapsweep.db.lifecycle import live_study
     from gapsweep.study.errors import FieldError, SpecError
-    from gapsweep.study.measurements import MAX_BYTES, parse_measurement
+    from gapsweep.study.measurements import MAX_BYTES
 
-    _not_remote()
     path = Path(args.file)
     try:
         if path.stat().st_size > MAX_BYTES:
@@ -52,35 +32,17 @@ def cmd_add(args: argparse.Namespace) -> int:
         print_errors([FieldError("file", str(path), f"a readable CSV file ({exc.strerror})")],
                      as_json=args.json)
         return EXIT_BAD_INPUT
-    sessions = _sessions()
-    with sessions() as session:
-        study = live_study(session, args.id)  # unknown id: exit 2
-        model = study.model
-    measurement = parse_measurement(raw, model=model, name=path.name, where="file")
-    with sessions.begin() as session:
-        try:
-            mid = measurements.add_measurement(session, study_id=args.id,
-                                               measurement=measurement, case_id=args.case)
-        except measurements.CaseNotInStudyError as exc:
-            print_errors([FieldError("--case", args.case, str(exc))], as_json=args.json)
-            return EXIT_BAD_INPUT
-    with sessions() as session:
-        entry = measurements.get_measurement(session, mid)
-    entry.pop("data")
+    entry = archive().add_measurement(args.id, raw, name=path.name, case_id=args.case)
     if args.json:
         print_json(entry)
     else:
-        print(f"measurement {mid} added to study {args.id}: {entry['n_samples']} samples of "
-              f"{', '.join(entry['series'])} on {entry['time_base']}")
+        print(f"measurement {entry['id']} added to study {args.id}: {entry['n_samples']} "
+              f"samples of {', '.join(entry['series'])} on {entry['time_base']}")
     return EXIT_OK
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    from gapsweep.db import measurements
-
-    _not_remote()
-    with _sessions()() as session:
-        items = measurements.study_measurements(session, args.id)
+    items = archive().measurements(args.id)
     if args.json:
         print_json({"items": items})
     else:

@@ -25,7 +25,7 @@ def read_table(path: str) -> dict[str, Any]:
     try:
         text = p.read_text(encoding="utf-8")
         if fmt == "toml":
-            import tomllib
+            from gapsweep.study.spec import tomllib  # the Python 3.10 shim
 
             data = tomllib.loads(text)
         else:

@@ -307,10 +307,10 @@ def handle_errors(args: argparse.Namespace, exc: Exception) -> int | None:
     lifecycle = sys.modules.get("gapsweep.db.lifecycle")
     not_found = (UnknownIdError,) + ((lifecycle.StudyNotFoundError,) if lifecycle else ())
     if isinstance(exc, not_found):
-        study_id = exc.study_id
-        print(f"error: no study with id {study_id}", file=sys.stderr)
+        key, what = exc.study_id, getattr(exc, "what", "study")
+        print(f"error: no {what} with id {key}", file=sys.stderr)
         if getattr(args, "json", False):
-            print(json.dumps({"errors": [{"field": "id", "value": study_id,
-                                          "allowed": "the id of an existing study"}]}))
+            print(json.dumps({"errors": [{"field": "id", "value": key,
+                                          "allowed": f"the id of an existing {what}"}]}))
         return EXIT_BAD_INPUT
     return None

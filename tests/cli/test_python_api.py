@@ -100,3 +100,42 @@ def test_unknown_ids_and_what_a_server_does_not_offer(served):
             archive.cases(987654)
     with pytest.raises(RefusedError, match="GAPSWEEP_URL is set"):
         gapsweep.open(serve.url).delete(1)
+
+
+def test_measured_records_through_either_archive_and_the_command_with_a_server(served, tmp_path):
+    """One archive operation: a record attached through the server reads back the same from
+    the data folder; ``gapsweep measured add`` with GAPSWEEP_URL posts it (it was refused)."""
+    from gapsweep.study.errors import SpecError
+
+    serve, data, env = served
+    remote, local = gapsweep.open(serve.url), gapsweep.open(data)
+    study_id = remote.submit({**SPEC, "name": "With a rig"})
+    csv = "time_s,slider_acceleration\n0,1.5\n0.001,-2.25\n0.002,4\n"
+    entry = remote.add_measurement(study_id, csv.encode(), name="rig.csv")
+    assert (entry["n_samples"], entry["series"], entry["name"]) == (
+        3, ["slider_acceleration"], "rig.csv")
+    assert local.measurements(study_id) == remote.measurements(study_id) == [entry]
+    record = local.measurement(entry["id"])
+    assert record == remote.measurement(entry["id"])
+    assert record["data"]["series"]["slider_acceleration"] == [1.5, -2.25, 4.0]
+    for archive in (remote, local):
+        with pytest.raises(SpecError) as bad:
+            archive.add_measurement(study_id, "time_s,slider_acceleration\n0,1\n0,2\n")
+        assert any(e.field.endswith("time_s[2]") for e in bad.value.errors)
+        with pytest.raises(UnknownIdError, match="no measurement with id 987654"):
+            archive.measurement(987654)
+        with pytest.raises(UnknownIdError, match="no study with id 987654"):
+            archive.measurements(987654)
+
+    rig = tmp_path / "rig2.csv"
+    rig.write_text("crank_deg,slider_acceleration\n0,10.5\n1,-3.25\n")
+    remote_env = {**env, "GAPSWEEP_URL": serve.url}
+    out = subprocess.run([sys.executable, "-m", "gapsweep", "measured", "add", str(study_id),
+                          str(rig), "--json"], env=remote_env, capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["time_base"] == "crank_deg"
+    out = subprocess.run([sys.executable, "-m", "gapsweep", "measured", "list", str(study_id),
+                          "--json"], env=env, capture_output=True, text=True, timeout=120)
+    assert [m["name"] for m in json.loads(out.stdout)["items"]] == ["rig.csv", "rig2.csv"]
+    remote.cancel(study_id)

@@ -156,6 +156,26 @@ def test_create_study_role_matrix(archive, accounts, who):
         assert archive.sent == []
 
 
+@pytest.mark.parametrize("who", CREDENTIALS)
+def test_attach_a_measurement_role_matrix(archive, accounts, who):
+    """Attaching a rig's record edits the study: its owner or an admin, audited."""
+    study_id = owned_study(archive, "eve", failed=False)
+    client, headers = client_for(accounts, who)
+    before, audit_before = snapshot(archive), audit_rows(archive)
+    r = client.post(f"/api/studies/{study_id}/measurements?name=rig.csv", headers=headers,
+                    data="time_s,slider_acceleration\n0,1.5\n0.001,-2\n", content_type="text/csv")
+    expected = 401 if who in UNAUTHENTICATED else {**MAY_CHANGE_OWN, "owner": 201,
+                                                   "admin": 201}[who]
+    assert r.status_code == expected, r.get_data(as_text=True)
+    after = snapshot(archive)
+    if expected != 201:
+        assert after == before
+        return
+    assert after["counts"]["measurements"] == before["counts"]["measurements"] + 1
+    assert audit_rows(archive) == [*audit_before,
+                                   (BY_TOKEN[who], "study.measure", f"study:{study_id}")]
+
+
 @pytest.mark.parametrize("verb", ["cancel", "retry"])
 @pytest.mark.parametrize("who", CREDENTIALS)
 def test_cancel_and_retry_role_matrix(archive, accounts, who, verb):

@@ -16,20 +16,11 @@ import json
 from typing import Any
 
 from flask import jsonify, request
-from gapsweep.accounts.roles import Action
 from gapsweep.study.errors import FieldError, SpecError
 
-from .. import actions, context
+from .. import actions
 from ..auth import principal
 from .routes import _error, _not_found, api
-
-
-def editable_model(study_id: int) -> str:
-    """The model of a study the request's principal may edit (UnknownIdError,
-    ForbiddenError otherwise)."""
-    archive = actions.archive(principal())
-    with context.session() as s:
-        return archive._owned_study(s, Action.TAG, study_id).model
 
 
 def _payload() -> tuple[bytes | str, str, int | None]:
@@ -62,50 +53,33 @@ def _case_id(value: Any) -> int | None:
 
 @api.post("/studies/<id:study_id>/measurements")
 def add_measurement(study_id: int) -> Any:
-    from gapsweep.db import measurements
-    from gapsweep.study.measurements import parse_measurement
-
+    archive = actions.archive(principal())
     try:
-        model = editable_model(study_id)
         text, name, case_id = _payload()
-        record = parse_measurement(text, model=model, name=name[:200])
-        with context.session() as s:
-            try:
-                mid = measurements.add_measurement(s, study_id=study_id, measurement=record,
-                                                   case_id=case_id)
-            except measurements.CaseNotInStudyError as exc:
-                raise SpecError([FieldError("case_id", case_id, str(exc))]) from None
-            entry = measurements.get_measurement(s, mid)
+        entry = archive.add_measurement(study_id, text, name=name, case_id=case_id,
+                                        where="measurement")
     except actions.UnknownIdError:
         return _not_found("study", study_id)
     except actions.ForbiddenError as exc:
         return _error(403, str(exc))
     except SpecError as exc:
         return jsonify(exc.to_dict()), 422
-    entry.pop("data")
     response = jsonify(entry)
-    response.headers["Location"] = f"/api/measurements/{mid}"
+    response.headers["Location"] = f"/api/measurements/{entry['id']}"
     return response, 201
 
 
 @api.get("/studies/<id:study_id>/measurements")
 def list_measurements(study_id: int) -> Any:
-    from gapsweep.db import measurements
-    from gapsweep.db.lifecycle import StudyNotFoundError
-
     try:
-        with context.session() as s:
-            return jsonify({"items": measurements.study_measurements(s, study_id)})
-    except StudyNotFoundError:
+        return jsonify({"items": actions.archive(principal()).measurements(study_id)})
+    except actions.UnknownIdError:
         return _not_found("study", study_id)
 
 
 @api.get("/measurements/<id:measurement_id>")
 def show_measurement(measurement_id: int) -> Any:
-    from gapsweep.db import measurements
-
     try:
-        with context.session() as s:
-            return jsonify(measurements.get_measurement(s, measurement_id))
-    except measurements.MeasurementNotFoundError:
+        return jsonify(actions.archive(principal()).measurement(measurement_id))
+    except actions.UnknownIdError:
         return _not_found("measurement", measurement_id)

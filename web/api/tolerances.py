@@ -22,16 +22,9 @@ from gapsweep.study.factors import factor_data, metric_choices
 from gapsweep.study.response_surface import DEFAULT_ORDER, ORDERS, SurfaceError, fit_surface
 from gapsweep.study.variation import variation_report
 
-from .. import context
+from .. import data
 
 tolerances_api = Blueprint("tolerances_api", __name__, url_prefix="/api")
-
-
-def _detail(study_id: int) -> dict[str, Any] | None:
-    from gapsweep.db.studies import study_detail
-
-    with context.session() as s:
-        return study_detail(s, study_id)
 
 
 def _refuse(field: str, value: Any, allowed: str) -> Any:
@@ -64,7 +57,7 @@ def _metric(detail: dict[str, Any]) -> tuple[str | None, Any]:
 
 @tolerances_api.get("/studies/<id:study_id>/variation")
 def variation(study_id: int) -> Any:
-    detail = _detail(study_id)
+    detail = data.study_detail(study_id)
     if detail is None:
         return jsonify({"error": f"no study with id {study_id}"}), 404
     metric, refusal = _metric(detail)
@@ -73,14 +66,14 @@ def variation(study_id: int) -> Any:
     limit = _number_arg("limit")
     if isinstance(limit, str):
         return _refuse("limit", limit, "a finite number in the metric's unit")
-    data = factor_data(detail, metric)
-    report = variation_report(metric, data.x, data.y, data.names, limit)
+    factors = factor_data(detail, metric)
+    report = variation_report(metric, factors.x, factors.y, factors.names, limit)
     return jsonify({k: _finite(v) for k, v in report.items()})
 
 
 @tolerances_api.get("/studies/<id:study_id>/predict")
 def predict(study_id: int) -> Any:
-    detail = _detail(study_id)
+    detail = data.study_detail(study_id)
     if detail is None:
         return jsonify({"error": f"no study with id {study_id}"}), 404
     metric, refusal = _metric(detail)
@@ -91,9 +84,9 @@ def predict(study_id: int) -> Any:
         order = DEFAULT_ORDER
     if order not in ORDERS:
         return _refuse("order", request.args.get("order"), "1, 2 or 3")
-    data = factor_data(detail, metric)
+    factors = factor_data(detail, metric)
     try:
-        surface = fit_surface(data.x, data.y, data.names, int(order))
+        surface = fit_surface(factors.x, factors.y, factors.names, int(order))
     except SurfaceError as exc:
         return _refuse("metric", metric, f"a response surface: {exc}")
     values = {}

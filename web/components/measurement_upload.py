@@ -4,14 +4,14 @@ with its field errors, nothing stored); for a viewer who may edit the study."""
 
 from __future__ import annotations
 
-import base64
 from typing import Any
 
 import dash_bootstrap_components as dbc
 from dash import Input, Output, State, callback, dcc, html, no_update
 from gapsweep.study.errors import SpecError
 
-from .. import actions, context, ids
+from .. import actions, ids
+from ..auth import principal
 from .study_notes import may_edit
 
 
@@ -30,25 +30,20 @@ def uploader(owner: str | None) -> html.Div:
 
 def store(study_id: int, contents: str, filename: str) -> tuple[str, str]:
     """(message, Bootstrap colour) after parsing and storing an uploaded file."""
-    from gapsweep.db import measurements
-    from gapsweep.study.measurements import parse_measurement
+    from gapsweep.study.measurements import MAX_BYTES
+    from gapsweep.study.upload import decode_data_url
 
-    from ..api.measurements import editable_model
-
+    name = (filename or "")[:200]
     try:
-        raw = base64.b64decode(contents.split(",", 1)[1])
-        model = editable_model(study_id)
-        record = parse_measurement(raw, model=model, name=(filename or "")[:200], where="file")
-        with context.session() as s:
-            mid = measurements.add_measurement(s, study_id=study_id, measurement=record)
+        raw = decode_data_url(contents, name or "upload", max_bytes=MAX_BYTES,
+                              what="CSV file", readable="a UTF-8 CSV file")
+        entry = actions.add_measurement(study_id, raw, name=name, who=principal())
     except SpecError as exc:
         return "Not stored: " + "; ".join(str(e) for e in exc.errors), "danger"
     except (actions.ForbiddenError, actions.UnknownIdError) as exc:
         return str(exc), "danger"
-    except (ValueError, IndexError):
-        return "Not stored: the upload could not be read", "danger"
-    return (f"Measurement {mid} stored: {len(record.time)} samples of "
-            f"{', '.join(record.series)} on {record.time_base}"), "success"
+    return (f"Measurement {entry['id']} stored: {entry['n_samples']} samples of "
+            f"{', '.join(entry['series'])} on {entry['time_base']}"), "success"
 
 
 @callback(

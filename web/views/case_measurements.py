@@ -9,22 +9,19 @@ from typing import Any
 import numpy as np
 from dash import dcc, html
 
-from .. import context, ids
+from .. import data as archive_data
+from .. import ids
 from ..figures import search as figures
 
 
 def overlays(detail: dict[str, Any], series: dict[str, Any]) -> list[Any]:
     """One time and one spectrum overlay per measured series the case also has."""
     from gapsweep.core.api import get_model
-    from gapsweep.db.measurements import get_measurement, study_measurements
     from gapsweep.study.signal_match import align, crank_deg_to_time, match_errors
 
     if not series:
         return []
-    with context.session() as s:
-        items = [m for m in study_measurements(s, detail["study_id"])
-                 if m["case_id"] in (None, detail["id"])]
-        records = [get_measurement(s, m["id"]) for m in items]
+    records = archive_data.measured_records(detail["study_id"], detail["id"])
     out: list[Any] = []
     for rec in records:
         data = rec["data"]

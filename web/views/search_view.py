@@ -11,7 +11,7 @@ from typing import Any
 import dash_bootstrap_components as dbc
 from dash import dcc, html
 
-from .. import context, ids
+from .. import data, ids
 from ..figures import search as figures
 from ..figures.labels import format_value, parameter_label
 
@@ -48,18 +48,11 @@ def best_table(best: dict[str, Any] | None, axes: list[str]) -> Any:
 
 
 def _measurement_and_series(detail: dict[str, Any], best: dict[str, Any], series: str):
-    from gapsweep.db.measurements import get_measurement, study_measurements
-    from gapsweep.db.studies import case_series
-
-    with context.session() as s:
-        items = study_measurements(s, detail["id"])
-        if not items:
-            return None
-        record = get_measurement(s, items[0]["id"])["data"]
-        try:
-            stored = case_series(s, best["id"])
-        except KeyError:
-            stored = {}
+    records = data.measured_records(detail["id"])
+    if not records:
+        return None
+    record = records[0]["data"]
+    stored = data.case_series(best["id"])
     y = stored.get(series)
     t = stored.get(f"t:{series}", stored.get("t"))
     if y is None or t is None or series not in record["series"]:
