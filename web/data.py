@@ -3,8 +3,9 @@ session, each answering with plain data (dicts, lists, numpy arrays) - never an 
 no page holds a row past its session or builds a query of its own. Ids come from the
 browser (anything): one out of the databases' range is an unknown one here.
 
-The changes go through :mod:`.actions` (the application layer); the JSON API reads the same
-repository functions for its own shapes (:mod:`.api`).
+The changes go through :mod:`.actions` (the application layer); the JSON API reads here too
+(:mod:`.api`), or through the archive where the read has a role or an id to check (the
+export rows, the audit log, the measured records).
 """
 
 from __future__ import annotations
@@ -212,17 +213,26 @@ def sections(case_ids: list[int]) -> dict[int, dict[str, np.ndarray]]:
     return out
 
 
-def case_series(case_id: int) -> dict[str, np.ndarray]:
-    """The case's stored series by name ({} when it has none, or no such case)."""
+def case_series(case_id: int, names: list[str] | None = None) -> dict[str, np.ndarray]:
+    """The case's stored series by name ({} when it has none, or no such case); only
+    ``names`` if given, an unknown one raising KeyError naming it."""
     from gapsweep.db.studies import case_series as read
 
     if not _known(case_id):
         return {}
     with context.session() as s:
-        try:
-            return read(s, case_id)
-        except KeyError:
-            return {}
+        return read(s, case_id, names or None)
+
+
+def study_progress_report(study_id: int) -> dict[str, Any] | None:
+    """``{"id", "status", "counts", "started", "finished"}`` of a live study: a few bytes
+    whatever its size (what ``wait`` polls); None if unknown."""
+    from gapsweep.db.studies import study_progress_report as read
+
+    if not _known(study_id):
+        return None
+    with context.session() as s:
+        return read(s, study_id)
 
 
 # --- measured records (design.md 4.9) ----------------------------------------------------------

@@ -34,7 +34,7 @@ from gapsweep.study.errors import SpecError
 from werkzeug.exceptions import HTTPException
 from werkzeug.routing import IntegerConverter
 
-from .. import actions, context
+from .. import actions, context, data
 from ..auth import principal
 from .kernels import local_workers, workers_ready
 
@@ -145,13 +145,10 @@ def _broker_state(settings: Any) -> str:
 
 @api.get("/studies")
 def list_studies() -> Any:
-    from gapsweep.db.studies import list_studies as query
-
     limit = _int_arg("limit", 50, 1, MAX_LIMIT)
     offset = _int_arg("offset", 0, 0, 10**12)
     filters = {k: request.args.get(k) or None for k in ("search", "tag", "status", "model")}
-    with context.session() as s:
-        total, items = query(s, limit=limit, offset=offset, **filters)
+    total, items = data.list_studies(limit=limit, offset=offset, **filters)
     return jsonify(_json_ready({"total": total, "items": items}))
 
 
@@ -179,10 +176,7 @@ def create_study() -> Any:
 
 @api.get("/studies/<id:study_id>")
 def show_study(study_id: int) -> Any:
-    from gapsweep.db.studies import study_detail
-
-    with context.session() as s:
-        detail = study_detail(s, study_id)
+    detail = data.study_detail(study_id)
     if detail is None:
         return _not_found("study", study_id)
     return jsonify(_json_ready(detail))
@@ -190,10 +184,7 @@ def show_study(study_id: int) -> Any:
 
 @api.get("/studies/<id:study_id>/progress")
 def study_progress(study_id: int) -> Any:
-    from gapsweep.db.studies import study_progress_report
-
-    with context.session() as s:
-        report = study_progress_report(s, study_id)
+    report = data.study_progress_report(study_id)
     if report is None:
         return _not_found("study", study_id)
     return jsonify(report)
@@ -202,25 +193,22 @@ def study_progress(study_id: int) -> Any:
 @api.get("/studies/<id:study_id>/cases.units.csv")
 def study_csv_units(study_id: int) -> Any:
     """The unit of each column of ``cases.csv`` (parameters in their own unit, metrics SI)."""
-    from gapsweep.db.studies import export_rows
     from gapsweep.study.export_units import units_csv
 
-    if not actions.exists(study_id):
+    try:
+        columns, _ = actions.archive(principal()).export_rows(study_id)
+    except actions.UnknownIdError:
         return _not_found("study", study_id)
-    with context.session() as s:
-        columns, _ = export_rows(s, study_id)
     return Response(units_csv(columns), mimetype="text/csv", headers={
         "Content-Disposition": f'attachment; filename="study-{study_id}-cases.units.csv"'})
 
 
 @api.get("/studies/<id:study_id>/cases.csv")
 def study_csv(study_id: int) -> Any:
-    from gapsweep.db.studies import export_rows
-
-    if not actions.exists(study_id):
+    try:
+        columns, rows = actions.archive(principal()).export_rows(study_id)
+    except actions.UnknownIdError:
         return _not_found("study", study_id)
-    with context.session() as s:
-        columns, rows = export_rows(s, study_id)
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=columns, extrasaction="ignore", lineterminator="\n")
     writer.writeheader()
@@ -251,22 +239,16 @@ def me() -> Any:
 
 @api.get("/audit")
 def audit_log() -> Any:
-    from gapsweep.accounts.roles import Action, may
-    from gapsweep.db.audit import recent
-
-    who = principal()
-    if not may(who, Action.MANAGE_USERS):
-        return _error(403, f"{who.role} {who.name!r} may not read the audit log")
-    with context.session() as s:
-        return jsonify({"items": recent(s, limit=_int_arg("limit", 100, 1, MAX_LIMIT))})
+    limit = _int_arg("limit", 100, 1, MAX_LIMIT)
+    try:
+        return jsonify({"items": actions.archive(principal()).audit_log(limit)})
+    except actions.ForbiddenError as exc:
+        return _error(403, str(exc))
 
 
 @api.get("/cases/<id:case_id>")
 def show_case(case_id: int) -> Any:
-    from gapsweep.db.studies import case_detail
-
-    with context.session() as s:
-        detail = case_detail(s, case_id)
+    detail = data.case_detail(case_id)
     if detail is None:
         return _not_found("case", case_id)
     return jsonify(_json_ready(detail))
@@ -274,19 +256,15 @@ def show_case(case_id: int) -> Any:
 
 @api.get("/cases/<id:case_id>/series")
 def case_series(case_id: int) -> Any:
-    from gapsweep.db.studies import case_detail
-    from gapsweep.db.studies import case_series as query
-
     names = [n.strip() for n in request.args.get("names", "").split(",") if n.strip()]
-    with context.session() as s:
-        detail = case_detail(s, case_id)
-        if detail is None:
-            return _not_found("case", case_id)
-        try:
-            series = query(s, case_id, names or None)
-        except KeyError as exc:
-            return _error(404, f"case {case_id} has no series {exc.args[0]!r}",
-                          available=detail["series"])
+    detail = data.case_detail(case_id)
+    if detail is None:
+        return _not_found("case", case_id)
+    try:
+        series = data.case_series(case_id, names)
+    except KeyError as exc:
+        return _error(404, f"case {case_id} has no series {exc.args[0]!r}",
+                      available=detail["series"])
     return jsonify(_json_ready(series))
 
 
