@@ -12,8 +12,7 @@ happen inside the methods: ``gapsweep --help`` and ``submit`` stay light
 from __future__ import annotations
 
 import contextlib
-import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +20,7 @@ from gapsweep.accounts.roles import Action, Principal, may
 
 from .accounts import AccountOperations
 from .errors import ForbiddenError, RefusedError, UnknownIdError
+from .following import Progress, follow_counts
 from .measured import MeasurementOperations
 
 if TYPE_CHECKING:
@@ -30,9 +30,6 @@ if TYPE_CHECKING:
 
 POLL_S = 0.1  # how often `wait` reads the study's progress on the database
 RETRY_CHUNK = 1  # a retried case goes out alone (workers/dispatch.py says why)
-
-Progress = Callable[[dict[str, int]], None]
-
 
 class LocalArchive(AccountOperations, MeasurementOperations):
     """The archive behind ``sessions`` (a SQLAlchemy session factory), acting for ``who``."""
@@ -229,19 +226,13 @@ class LocalArchive(AccountOperations, MeasurementOperations):
         from gapsweep.db import studies
         from gapsweep.workers.reconciler import start_reconciler
 
+        def counts() -> dict[str, int]:
+            with self.sessions() as session:
+                return studies.study_progress(session, study_id)
+
         stop = start_reconciler(self.settings, self.sessions, self.dispatcher())
-        deadline = None if timeout_s is None else time.monotonic() + timeout_s
         try:
-            while True:
-                with self.sessions() as session:
-                    counts = studies.study_progress(session, study_id)
-                if progress is not None:
-                    progress(counts)
-                if counts["queued"] == 0 and counts["running"] == 0:
-                    return True
-                if deadline is not None and time.monotonic() > deadline:
-                    return False
-                time.sleep(POLL_S)
+            return follow_counts(counts, poll_s=POLL_S, timeout_s=timeout_s, progress=progress)
         finally:
             stop.set()
 

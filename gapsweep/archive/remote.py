@@ -20,7 +20,6 @@ from __future__ import annotations
 import http.client
 import json
 import os
-import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -243,16 +242,10 @@ class RemoteArchive:
              progress: Callable[[dict[str, int]], None] | None = None) -> bool:
         """Follow the study's progress until nothing is queued or running (True); False on
         timeout. The server's workers (and its reconciler) do the work."""
-        deadline = None if timeout_s is None else time.monotonic() + timeout_s
-        while True:
-            counts = self.progress(study_id)
-            if progress is not None:
-                progress(counts)
-            if counts["queued"] == 0 and counts["running"] == 0:
-                return True
-            if deadline is not None and time.monotonic() > deadline:
-                return False
-            time.sleep(POLL_S)
+        from .following import follow_counts
+
+        return follow_counts(lambda: self.progress(study_id), poll_s=POLL_S,
+                             timeout_s=timeout_s, progress=progress)
 
     # --- changing --------------------------------------------------------------------------
 

@@ -46,21 +46,23 @@ def _finite(x: Any) -> Any:
     return x if not isinstance(x, float) or math.isfinite(x) else None
 
 
-def _metric(detail: dict[str, Any]) -> tuple[str | None, Any]:
+def _study_metric(study_id: int) -> tuple[dict[str, Any] | None, str | None, Any]:
+    """(the study's detail, the ``metric`` asked for, None) - or (None, None, the answer
+    refusing it: 404 for an unknown study, 422 for a metric its done cases do not have)."""
+    detail = data.study_detail(study_id)
+    if detail is None:
+        return None, None, (jsonify({"error": f"no study with id {study_id}"}), 404)
     metric = request.args.get("metric", "")
     choices = metric_choices(detail)
     if metric not in choices:
-        return None, _refuse("metric", metric, "a metric of the study's done cases: "
-                             + ", ".join(choices[:40]))
-    return metric, None
+        return None, None, _refuse("metric", metric, "a metric of the study's done cases: "
+                                   + ", ".join(choices[:40]))
+    return detail, metric, None
 
 
 @tolerances_api.get("/studies/<id:study_id>/variation")
 def variation(study_id: int) -> Any:
-    detail = data.study_detail(study_id)
-    if detail is None:
-        return jsonify({"error": f"no study with id {study_id}"}), 404
-    metric, refusal = _metric(detail)
+    detail, metric, refusal = _study_metric(study_id)
     if refusal:
         return refusal
     limit = _number_arg("limit")
@@ -73,10 +75,7 @@ def variation(study_id: int) -> Any:
 
 @tolerances_api.get("/studies/<id:study_id>/predict")
 def predict(study_id: int) -> Any:
-    detail = data.study_detail(study_id)
-    if detail is None:
-        return jsonify({"error": f"no study with id {study_id}"}), 404
-    metric, refusal = _metric(detail)
+    detail, metric, refusal = _study_metric(study_id)
     if refusal:
         return refusal
     order = _number_arg("order")
