@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from ..cases import _coerce
+from ..cases import _coerce, fields_dict
 from ..errors import InputError
 from ..metrics import per_joint
 from ..model import Probe
@@ -181,11 +181,7 @@ class MechanismCase:
         )
 
     def to_dict(self) -> dict[str, Any]:
-        out = {f.name: getattr(self, f.name) for f in fields(self)}
-        for name in ("max_step", "contact_max_step"):
-            if math.isinf(out[name]):
-                out[name] = None
-        return out
+        return fields_dict(self)
 
     def overrides(self) -> dict[str, Any]:
         base = dataclasses.asdict(MechanismCase())
