@@ -12,8 +12,8 @@ table): ``erk_step`` and ``evaluate`` hold the two copies of the RHS, about 15 %
 each, so they compile in different processes; the stepping loop itself (``_march``,
 ``integrate_batch``: a quarter) can only follow them.
 
-    python -m gapsweep.core.warm PART|MODEL ...   # PART: "stages" or "calls"; MODEL: a
-                                                  # model whose tiny case to run
+    python -m gapsweep.core.warm PART|MODEL ...   # PART: "stages", "calls" or "reactions";
+                                                  # MODEL: a model whose tiny case to run
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import time
 
 import numpy as np
 
-PARTS = ("stages", "calls")
+PARTS = ("stages", "calls", "reactions")
 
 
 def _arguments() -> dict:
@@ -164,10 +164,21 @@ def _calls(a: dict) -> None:
             0.0, ctx)  # fmt: skip
 
 
+def _reactions(a: dict) -> None:
+    """The ideal joints' reactions, which place the journal of a wall or run-up start: a
+    kernel called from Python before the loop, compiled apart from it (``derivative``)."""
+    from .assembly import assemble
+    from .cases import SliderCrankCase
+    from .simulation import build_mechanism, joint_reactions
+
+    topo, arrays = assemble(build_mechanism(SliderCrankCase(t_end=0.001)))
+    joint_reactions(topo, arrays, a["y0"])
+
+
 def compile_part(part: str) -> float:
     """Compile (or load) one part's kernels; returns the seconds it took."""
     t0 = time.perf_counter()
-    {"stages": _stages, "calls": _calls}[part](_arguments())
+    {"stages": _stages, "calls": _calls, "reactions": _reactions}[part](_arguments())
     return time.perf_counter() - t0
 
 
