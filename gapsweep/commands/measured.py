@@ -32,7 +32,12 @@ def cmd_add(args: argparse.Namespace) -> int:
         print_errors([FieldError("file", str(path), f"a readable CSV file ({exc.strerror})")],
                      as_json=args.json)
         return EXIT_BAD_INPUT
-    entry = archive().add_measurement(args.id, raw, name=path.name, case_id=args.case)
+    try:
+        entry = archive().add_measurement(args.id, raw, name=path.name, case_id=args.case)
+    except SpecError as exc:  # the case as the command line names it: --case
+        print_errors([FieldError("--case", e.value, e.allowed) if e.field == "case_id" else e
+                      for e in exc.errors], as_json=args.json)
+        return EXIT_BAD_INPUT
     if args.json:
         print_json(entry)
     else:

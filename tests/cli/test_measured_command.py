@@ -38,3 +38,8 @@ def test_add_list_and_refuse(tmp_path):
     out = gapsweep(data, "measured", "list", study_id, "--json")
     assert [m["id"] for m in json.loads(out.stdout)["items"]] == [added["id"]]
     assert gapsweep(data, "measured", "add", 987654, good).returncode == 2
+    out = gapsweep(data, "measured", "add", study_id, good, "--case", 987654, "--json")
+    assert out.returncode == 2
+    assert [e["field"] for e in json.loads(out.stdout)["errors"]] == ["--case"]
+    out = gapsweep(data, "measured", "list", study_id, "--json")
+    assert len(json.loads(out.stdout)["items"]) == 1  # nothing stored by the refusals
