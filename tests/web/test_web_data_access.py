@@ -18,13 +18,15 @@ def opens_a_session(path: Path) -> list[int]:
     """The lines of ``path`` that call ``context.session()`` or a ``.sessions.begin()``."""
     lines = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            f = node.func
-            if f.attr == "session" and isinstance(f.value, ast.Name) and f.value.id == "context":
-                lines.append(node.lineno)
-            elif f.attr == "begin" and isinstance(f.value, ast.Attribute) and \
-                    f.value.attr == "sessions":
-                lines.append(node.lineno)
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+            continue
+        f = node.func
+        by_context = f.attr == "session" and isinstance(f.value, ast.Name) \
+            and f.value.id == "context"
+        by_factory = f.attr == "begin" and isinstance(f.value, ast.Attribute) \
+            and f.value.attr == "sessions"
+        if by_context or by_factory:
+            lines.append(node.lineno)
     return lines
 
 
