@@ -18,6 +18,14 @@ Printed per install: the submit time, the broker's queued messages just after th
 worked through one by one for 3 min 52 s), the cancel -> first-case and -> next-study-done
 times, the cancelled study's counts, and the ratio baseline / this tree. The database is read
 with the standard library's sqlite3, so any install's archive can be read.
+
+Measured 2026-12-04, idle machine (load 0.8), ``--cases 100000`` (a 316 x 316 grid: 99,856
+cases), baseline = d0543f7 (the code when issue 28 was filed):
+
+| install | submit | messages after the cancel | cancel -> next study's first case |
+|---|---|---|---|
+| d0543f7 | 11.0 s | 12,222 | 126.2 s |
+| this tree | 8.1 s | 0 | 1.02 s (123x sooner) |
 """
 
 from __future__ import annotations
