@@ -105,7 +105,8 @@ class Serve:
             if up and marks.is_dir() and any(marks.glob("*.json")):
                 return time.perf_counter() - t0
             time.sleep(0.2)
-        raise RuntimeError("serve not ready in time")
+        tail = (self.data / "serve.log").read_text(errors="replace")[-2000:]
+        raise RuntimeError(f"serve not ready in {timeout_s:.0f} s; its log ends:\n{tail}")
 
     def stop(self) -> None:
         with contextlib.suppress(ProcessLookupError):
