@@ -114,3 +114,29 @@ def test_section_drift_reads_a_slow_slide() -> None:
     # while the chaotic maps' sections are scattered, not drifting
     assert not drifting(logistic(4.0, 60)[:, None])
     assert not drifting(henon(60))
+
+
+def test_a_cycle_whose_points_coincide_within_the_tolerance_is_the_shorter_cycle() -> None:
+    # a fixed point jittering at the tolerance (the journal riding the wall at c = 0.02 mm:
+    # ~1e-3 c of integration error, the settling tolerance): an alternation of 0.45 tol and
+    # +-0.2 tol of jitter fails N = 1 (diameter 1.3 tol) and passes N = 2, whose two
+    # points (0.9 tol apart) are one point within the tolerance: periodic-1
+    rng = np.random.default_rng(3)
+    k = np.arange(24)
+    jitter = rng.uniform(-0.2, 0.2, len(k))
+    jitter[:2] = (0.2, -0.2)  # the extremes, so N = 1 fails for sure
+    x = 0.45 * (-1.0) ** k + jitter
+    pts = np.column_stack([x, np.zeros_like(x)])
+    assert np.ptp(x) > 1.0  # N = 1 fails on the points themselves
+    assert section_period(pts, 1.0) == 1
+    assert classify(pts, 1.0).name == "periodic-1"
+    # the same alternation 3 tol wide is a true 2-cycle
+    assert section_period(np.column_stack([1.5 * (-1.0) ** k + jitter, 0 * x]), 1.0) == 2
+    # a 4-cycle (two distinct points 5 tol apart, each alternating 0.9 tol with jitter)
+    # fails N = 2 (a phase spreads 1.3 tol) and passes N = 4, whose phases 0, 2 and 1, 3
+    # coincide within the tolerance: a 2-cycle; 3 tol apart they stay a 4-cycle
+    jitter[2] = -0.2  # k = 0 and k = 2: the same phase of N = 2, opposite extremes
+    x4 = 5.0 * (k % 2) + 0.45 * (-1.0) ** (k // 2) + jitter
+    assert section_period(np.column_stack([x4, 0 * x]), 1.0) == 2
+    x4 = 5.0 * (k % 2) + 1.5 * (-1.0) ** (k // 2) + jitter
+    assert section_period(np.column_stack([x4, 0 * x]), 1.0) == 4

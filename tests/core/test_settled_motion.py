@@ -59,31 +59,38 @@ def test_small_clearance_settles_to_periodic_1_within_20_revolutions(results) ->
 
 
 def test_large_clearance_is_chaotic(results) -> None:
-    # c = 0.1 mm from the wall start: it rattles chaotically to the cap
+    # c = 0.1 mm from the wall start: chaotic to the cap. Whether the journal keeps rattling
+    # (90 impacts here, 77 in the settled window; the reference: 141 irregular impacts in
+    # 80) or is caught by the wall and rides it chaotically is itself decided by round-off:
+    # a 1e-13 to 1e-11 change of K gave 1 to 120 impacts, always chaotic (K > 0.99) - so
+    # the class is asserted, the impact count only where it follows from it
     m = results["c10"].metrics
     assert m["motion"] == "chaotic"
     assert m["settled"] == 0
     assert m["revolutions"] == SliderCrankCase().max_revolutions  # ran to the cap
     assert m["chaos_indicator"] > 0.8
-    assert m["impacts"] > 40  # the reference: 141 irregular impacts in 80 revolutions
-    assert m["impacts_settled"] > 20  # still impacting in the settled window
-    assert m["contact_mode"] == "impacting"
+    assert m["impacts"] >= 1
+    assert m["contact_mode"] == ("impacting" if m["impacts_settled"] else "continuous contact")
 
 
 def test_large_clearance_from_the_centred_start_is_transient_chaos(results) -> None:
     # the same c = 0.1 mm from the centred start: chaotic impacts (the 0-1 test on their
-    # sections), then the journal is captured by the wall and rides it without an impact.
-    # A chaotic transient, not a numerical artefact: the capture comes at every tolerance
-    # and start, after a number of revolutions that itself is chaotic (README: 31 at rtol
-    # 1e-6, 111 at 1e-7, 27 at 1e-8, 31 at K x (1 + 1e-6), 94 from the run-up; the wall
-    # start still rattles at 120)
+    # sections), then - at a revolution that is itself chaotic, or not within the cap - the
+    # journal is captured by the wall and rides it without an impact. Not a numerical
+    # artefact: the capture comes at every tolerance and start tried (README: 31 at rtol
+    # 1e-6, 111 at 1e-7, 27 at 1e-8, 31 at K x (1 + 1e-6), 94 from the run-up), and a 1e-13
+    # change of K moves it from revolution 38 to 61 or past the cap of 80
     r = results["c10_centred"]
     m = r.metrics
     c = 0.1e-3
+    assert m["impacts"] > 40  # 49-137 over seven round-off changes of K
+    if not m["settled"]:
+        assert m["motion"] == "chaotic" and m["chaos_indicator"] > 0.8
+        assert m["revolutions"] == SliderCrankCase().max_revolutions
+        return
     capture = m["settled_after_revolutions"]
-    assert m["settled"] == 1 and m["motion"].startswith("periodic-")
+    assert m["motion"].startswith("periodic-")
     assert m["impacts_settled"] == 0 and m["contact_mode"] == "continuous contact"
-    assert m["impacts"] > 40  # all of them before the capture
     assert capture >= 20
     points = np.column_stack([r.series["poincare_eccentricity_x"],
                               r.series["poincare_eccentricity_y"]])[1 : capture + 1] / c
@@ -129,11 +136,14 @@ def test_mode_shares_sum_to_one(results) -> None:
         shares = [m["share_free_flight"], m["share_impact"], m["share_contact"]]
         assert all(0.0 <= s <= 1.0 for s in shares), key
         assert sum(shares) == pytest.approx(1.0, abs=1e-12), key
-    # settled in continuous contact at 0.02 mm; chaotic rattling at 0.1 mm has free flight
+    # settled in continuous contact at 0.02 mm; where impacts remain in the settled window
+    # (c = 0.1 mm rattling, as round-off decides: above) each follows a free flight
     assert results["c02"].metrics["share_contact"] > 0.9
     assert results["c02"].metrics["share_free_flight"] == 0.0
-    assert results["c10"].metrics["share_free_flight"] > 0.0
-    assert results["c10"].metrics["share_impact"] > 0.0
+    for key in ("c10", "c10_centred"):
+        m = results[key].metrics
+        if m["impacts_settled"] > 0:
+            assert m["share_free_flight"] > 0.0 and m["share_impact"] > 0.0, key
 
 
 def test_large_clearance_is_sensitive_to_a_1e_6_change_of_stiffness() -> None:

@@ -132,17 +132,20 @@ def test_certificates_run_once_and_stay_out_of_counts_and_exports(env):
     for source in report["sources"]:
         ladders = {lad["ladder"]: lad for lad in source["ladders"]}
         tolerance = ladders["tolerance"]
-        # the verdict's metric, the settled peak, moves under 1 % (7.7e-4 measured: a
+        # the verdict's metric - the settled peak where the runs settle to one motion, else
+        # the whole-run peak (c = 0.1 mm is chaotic: whether the journal is captured is
+        # decided by round-off) - moves under 1 % (7.7e-4 measured on the settled peak: a
         # window of several revolutions is less robust than the first impact); the
         # whole-run peak, reported beside it, far less
         assert tolerance["change"] < 1e-2
         assert tolerance["steps"][-1]["changes"]["peak_slider_accel"] < 1e-4
         assert ladders["output step"]["change"] == 0.0  # metrics are taken at every step
         # the settled peak moves with K less than an impact's Hertzian K^0.4 (measured
-        # K^0.09 and K^-0.10 for the two sources): a sensitivity to a modelling input,
-        # judged against seed 002's 5 %
+        # K^0.09 and K^-0.10 for the two sources), the whole-run peak (the first impact)
+        # about as K^0.4: a sensitivity to a modelling input, judged against seed 002's 5 %
         stiff = ladders["contact stiffness"]
-        assert abs(stiff["stiffness_exponent"]) < 0.4
+        settled = stiff["metric"] == "peak_slider_accel_settled"
+        assert abs(stiff["stiffness_exponent"]) < (0.4 if settled else 0.5), stiff["verdict"]
         assert stiff["converged"] is (stiff["change"] < 0.05)
 
 
