@@ -27,7 +27,7 @@ def open_archive(where: str | os.PathLike[str] | None = None, *,
     from gapsweep.settings import get_settings
 
     if where is None:
-        from .remote import URL_VARIABLE, configured
+        from .endpoint import URL_VARIABLE, configured
 
         if configured():
             return _server(os.environ[URL_VARIABLE], token)
@@ -46,7 +46,8 @@ def open_archive(where: str | os.PathLike[str] | None = None, *,
 
 
 def _server(url: str, token: str | None) -> Archive:
-    from .remote import TOKEN_VARIABLE, ApiClient, RemoteArchive
+    from .endpoint import TOKEN_VARIABLE
+    from .remote import ApiClient, RemoteArchive
 
     token = token if token is not None else os.environ.get(TOKEN_VARIABLE, "").strip() or None
     return RemoteArchive(ApiClient(url, token))

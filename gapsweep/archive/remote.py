@@ -27,24 +27,18 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .endpoint import TOKEN_VARIABLE, URL_VARIABLE, configured  # noqa: F401 - re-exported
 from .errors import ForbiddenError, RefusedError, UnavailableError, UnknownIdError
 
 if TYPE_CHECKING:
     import pandas as pd
 
-URL_VARIABLE, TOKEN_VARIABLE = "GAPSWEEP_URL", "GAPSWEEP_TOKEN"
 REQUEST_TIMEOUT_S = 30.0
 POLL_S = 0.5  # how often `wait` asks the server for the study's progress
 
 
 class NotFoundError(Exception):
     """The server answered 404 (an unknown id)."""
-
-
-def configured(env: Mapping[str, str] | None = None) -> bool:
-    """Whether ``GAPSWEEP_URL`` is set (to anything but blanks)."""
-    env = os.environ if env is None else env
-    return bool(env.get(URL_VARIABLE, "").strip())
 
 
 class _NoRedirects(urllib.request.HTTPRedirectHandler):

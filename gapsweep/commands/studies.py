@@ -25,7 +25,6 @@ from typing import Any
 
 from gapsweep.archive.errors import UnknownIdError
 from gapsweep.core import metrics as metric_registry
-from gapsweep.settings import get_settings
 
 from .examples import example_file
 from .exit_codes import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, EXIT_TIMEOUT, CommandError
@@ -94,18 +93,15 @@ def archive():
     """The one place local or remote is decided: a server's API when ``GAPSWEEP_URL`` is
     set, else the configured database, where the command line acts as the local admin
     (:func:`gapsweep.archive.actor.cli_principal`)."""
-    from gapsweep.archive import remote
-    from gapsweep.archive.local import LocalArchive
+    from gapsweep.archive.opening import open_archive
 
-    if remote.configured():
-        return remote.RemoteArchive.from_env()
-    return LocalArchive.open(get_settings())
+    return open_archive()
 
 
 def _is_remote(arch: Any) -> bool:
-    from gapsweep.archive.remote import RemoteArchive
+    from gapsweep.archive.local import LocalArchive
 
-    return isinstance(arch, RemoteArchive)
+    return not isinstance(arch, LocalArchive)
 
 
 def cmd_run(args: argparse.Namespace) -> int:

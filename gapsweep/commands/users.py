@@ -31,14 +31,14 @@ from .output import print_json
 
 def _archive():
     """The configured database's archive, acting as the local admin (the command line)."""
-    from gapsweep.archive import remote
+    from gapsweep.archive.endpoint import URL_VARIABLE, configured
     from gapsweep.archive.local import LocalArchive
     from gapsweep.settings import get_settings
 
-    if remote.configured():
+    if configured():
         raise CommandError(
-            f"the user and audit commands work on a database, and {remote.URL_VARIABLE} is set: "
-            f"run them where the server's database is, without {remote.URL_VARIABLE}")
+            f"the user and audit commands work on a database, and {URL_VARIABLE} is set: "
+            f"run them where the server's database is, without {URL_VARIABLE}")
     return LocalArchive.open(get_settings())
 
 
