@@ -84,6 +84,12 @@ for the broker's next 50 ms poll (now woken by the ack). The previous study's ce
 runs were counted in the next timed study; the script now waits for an idle queue. Cases run
 until settled (the default since issue 23) cost the system ~1.0-1.1x the solver: the per-
 case overhead is fixed, their solve is ~10x longer.
+
+Measured 2026-12-05, idle machine (load 1.0-1.2), ``--cases 1000 --settled-cases 40
+--skip-cluster``: (a) 5.01 s on 2 threads; (b) embedded, 2 processes 7.98 s = 1.59x (CPU
+1.62x), 1 process 15.68 s (CPU 1.60x of the 1-thread solver), 2 vs 1 process 1.97x; 40
+settled cases 1.44x (CPU 1.42x); the 15-case study submit-to-done 0.165 s best, 0.191 s
+median of 5. Issue 28's target (1.8x or less) holds; its starting point was 2.11-2.16x.
 """
 
 from __future__ import annotations
