@@ -14,6 +14,14 @@ message the moment a chunk's ack frees a slot. kombu's transport instead found t
 taken, slept a whole polling interval (50 ms) and looked again: each pool process idled
 25 ms a chunk on average, about a fifth of a chunk of 8 two-revolution cases (issue 28,
 benchmarks/system_throughput.py). An empty queue is still polled at the interval.
+
+A worker told to stop takes no new message. Celery's blocking consumer loop (the one a
+transport without an event loop gets, ``celery.worker.loops.synloop``) drains once more
+after the warm-shutdown flag is set; that drain waited for the running chunks' acks and then
+took the next message, so a warm shutdown started a chunk it would not finish with the
+worker (seen in a CI run: two cases claimed while the worker stopped, run again when their
+lease expired). The drain now gives up, as on a timeout, once the worker is stopping; the
+message stays in the folder for the next worker.
 """
 
 from __future__ import annotations
@@ -24,6 +32,7 @@ import uuid
 from queue import Empty
 from time import monotonic, sleep
 
+from celery.worker import state as worker_state
 from kombu.transport import TRANSPORT_ALIASES, filesystem, virtual
 from kombu.utils.encoding import str_to_bytes
 from kombu.utils.json import dumps
@@ -81,6 +90,8 @@ class Transport(filesystem.Transport):
         if timeout and interval and interval > timeout:
             interval = timeout
         while True:
+            if stopping():
+                raise TimeoutError()  # what a drain with nothing to deliver raises
             self.slot_freed.clear()  # before the look: an ack after it is not missed
             try:
                 self.cycle.get(self._deliver, timeout=timeout)
@@ -93,6 +104,13 @@ class Transport(filesystem.Transport):
                 self.slot_freed.wait(interval if interval is not None else timeout)
             elif interval is not None:
                 sleep(interval)
+
+
+def stopping() -> bool:
+    """Whether this process's Celery worker was told to stop (warm or cold shutdown): the
+    flags ``celery.worker.state.maybe_shutdown`` reads, set to an exit code (0 included)."""
+    flags = (worker_state.should_stop, worker_state.should_terminate)
+    return any(flag is not None and flag is not False for flag in flags)
 
 
 TRANSPORT_ALIASES[SCHEME] = f"{__name__}:Transport"
