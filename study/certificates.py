@@ -316,15 +316,12 @@ def _ladder_report(
     out: dict[str, Any] = {"ladder": ladder, "level_name": what, "tolerance": tolerance,
                            "steps": steps, "metric": first, "metric_reason": None,
                            "converged": None, "change": None, "verdict": None}
-    if any(s["status"] != "done" for s in steps):
-        failed = [s["label"] for s in steps if s["status"] in ("failed", "cancelled")]
-        out["verdict"] = (f"no verdict: {', '.join(failed)} {'has' if len(failed) == 1 else 'have'}"
-                          " not run to the end" if failed else "waiting for the refined runs")
-        return out
-    first, why = judged_metric(first, [src_metrics] + [c.get("metrics") or {} for _, c in runs])
-    out["metric"], out["metric_reason"] = first, why
+    if all(s["status"] == "done" for s in steps):
+        first, out["metric_reason"] = judged_metric(
+            first, [src_metrics] + [c.get("metrics") or {} for _, c in runs])
+        out["metric"] = first
     values = [s["metrics"][first] for s in steps]
-    if any(v is None for v in values):
+    if any(s["status"] != "done" for s in steps) or any(v is None for v in values):
         failed = [s["label"] for s in steps if s["status"] in ("failed", "cancelled")]
         out["verdict"] = (f"no verdict: {', '.join(failed)} {'has' if len(failed) == 1 else 'have'}"
                           " not run to the end" if failed else "waiting for the refined runs")
@@ -352,8 +349,8 @@ def _ladder_report(
             exponent = math.log(values[-1] / values[-2]) / math.log(ratio)
             out["stiffness_exponent"] = exponent
             text += f"; peak ∝ K^{exponent:.2f}"
-    if why:
-        text += f" ({why})"
+    if out["metric_reason"]:
+        text += f" ({out['metric_reason']})"
     out["verdict"] = text
     return out
 
