@@ -149,7 +149,8 @@ def test_mode_shares_sum_to_one(results) -> None:
 def test_large_clearance_is_sensitive_to_a_1e_6_change_of_stiffness() -> None:
     # design.md 4.10: at c = 0.1 mm a 1e-6 change of K moves the section by 0.6 c within 10
     # revolutions (the reference; here 0.94 c by revolution 4); at c = 0.02 mm (periodic-1)
-    # it moves it by nothing
+    # by no more than the section's own jitter, the integration error of the journal riding
+    # the wall (~1e-3 c at rtol 1e-6: 1.2e-3 c with K x (1 - 1e-12), a processor's rounding)
     moved = {}
     for c in (0.1, 0.02):
         runs = simulate_batch(
@@ -159,7 +160,7 @@ def test_large_clearance_is_sensitive_to_a_1e_6_change_of_stiffness() -> None:
                                  r.series["poincare_eccentricity_y"]]) for r in runs)
         moved[c] = np.max(np.hypot(*(a - b).T)) / (c * 1e-3)
     assert moved[0.1] > 0.3
-    assert moved[0.02] < 1e-3
+    assert moved[0.02] < 1e-2
 
 
 def test_settled_statistics_are_ordered(results) -> None:
