@@ -3,6 +3,8 @@
     .venv/bin/python benchmarks/motion_checks.py clearance   # c = 0.1 mm, 5000 rpm
     .venv/bin/python benchmarks/motion_checks.py low-speed   # c = 0.02 mm, 1000-3000 rpm
     .venv/bin/python benchmarks/motion_checks.py spectrum    # the settled spectra's f1/N
+    .venv/bin/python benchmarks/motion_checks.py jitter      # c = 0.02 mm's section vs rtol
+    .venv/bin/python benchmarks/motion_checks.py round-off   # classes under 1e-13 changes of K
 
 ``clearance``: the reference mechanism at c = 0.1 mm from the centred start at rtol 1e-6,
 1e-7 and 1e-8, with a 1e-6 change of the contact stiffness, and from the wall and the run-up
@@ -18,6 +20,15 @@ revolution. Exponential growth in continuous contact is chaos of the model.
 
 ``spectrum``: the settled c = 0.02 mm case and the chaotic c = 0.1 mm wall-start case: the
 revolutions the spectra span and their bin width against f1.
+
+``jitter``: c = 0.02 mm riding the wall, 30 revolutions at rtol 1e-6, 1e-7 and 1e-8: the
+section's step from one revolution to the next (revolutions 10-30, in c). It falls with the
+tolerance: the integration error, against which the settling tolerance (1e-3 c) is read.
+
+``round-off``: the settled-motion tests' cases with the contact stiffness changed by 0,
++-1e-13, +-1e-12, 1e-11 and 3e-12 (what another processor's rounding does to a run): the
+class, revolutions, impacts (all and settled) and contact mode of each (the README's
+"c = 0.02 mm periodic-1 under such changes", "c = 0.1 mm: 1 to 120 impacts").
 
 The machine may be shared: the load average is printed with the figures.
 """
@@ -128,7 +139,37 @@ def spectrum() -> None:
               f" (f1 = {f1:.2f} Hz); series rows {len(r.series['t'])}")
 
 
-CHECKS = {"clearance": clearance, "low-speed": low_speed, "spectrum": spectrum}
+def jitter() -> None:
+    c = 0.02
+    runs = _run({f"rtol {rtol:g}": {"clearance_mm": c, "rtol": rtol, "t_end": 30 * T}
+                 for rtol in (1e-6, 1e-7, 1e-8)})
+    for name, r in runs.items():
+        step = np.hypot(*np.diff(_section(r, c * 1e-3)[10:], axis=0).T)
+        print(f"{name}: section step over revolutions 10-30 median {np.median(step):.2e} c, "
+              f"max {step.max():.2e} c")
+
+
+ROUND_OFF_CASES = {
+    "0.02 centred": {"clearance_mm": 0.02},
+    "0.1 wall": {"clearance_mm": 0.1, "initial": "wall"},
+    "0.1 centred": {"clearance_mm": 0.1},
+    "0.05 centred": {"clearance_mm": 0.05},
+}
+
+
+def round_off() -> None:
+    changes = (0.0, 1e-13, -1e-13, 1e-12, -1e-12, 1e-11, 3e-12)
+    runs = _run({f"K x (1 {e:+g}), {name}": {**case, "stiffness_scale": 1.0 + e}
+                 for e in changes for name, case in ROUND_OFF_CASES.items()})
+    for label, r in runs.items():
+        m = r.metrics
+        print(f"{label:30s} {m['motion']:11s} {m['revolutions']:3d} rev  impacts "
+              f"{m['impacts']:4d} (settled {m['impacts_settled']:3d})  {m.get('contact_mode', '')}")
+
+
+T = SliderCrankCase().period
+CHECKS = {"clearance": clearance, "low-speed": low_speed, "spectrum": spectrum,
+          "jitter": jitter, "round-off": round_off}
 
 if __name__ == "__main__":
     if len(sys.argv) != 2 or sys.argv[1] not in CHECKS:
