@@ -144,8 +144,7 @@ def drifting(points: np.ndarray) -> bool:
     pts = np.asarray(points, dtype=float).reshape(len(points), -1)
     if len(pts) < 3:
         return False
-    diff = pts[:, None, :] - pts[None, :, :]
-    diameter = math.sqrt(float(np.max(np.sum(diff * diff, axis=-1))))
+    diameter = _diameter(pts)
     if diameter == 0.0:
         return False
     for period in range(1, min(MAX_PERIOD, len(pts) - 2) + 1):

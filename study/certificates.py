@@ -15,7 +15,7 @@ The verdict (:func:`certificate_report`) is read per ladder on the headline, the
 peak slider acceleration** (design.md 4.10), when the source and its refined runs all
 settled to the same motion. At c >= 0.08 mm the motion is chaotic (design.md 1.3): a
 round-off change decides whether and when the journal is captured by the wall (measured: a
-1e-13 change of K turns the reference case's capture at revolution 38 into rattling to the
+1e-13 change of K turns the reference case's capture at revolution 38 into chaos to the
 cap), so a settled window of one run and another's are different motions. Such a ladder is
 read on the **whole-run peak**, set by the first impact, which stays put under refinement
 (5e-6 % measured), and says so (:func:`judged_metric`); the report carries the maximum
@@ -36,6 +36,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from gapsweep.core import metrics as metric_registry
 from gapsweep.core.api import get_model
 from gapsweep.core.convergence import refinement_study
 from gapsweep.core.errors import InputError
@@ -406,13 +407,12 @@ def _overall(sources: list[dict[str, Any]], numerics: bool | None) -> str:
         return "No convergence certificate for this study (yet)."
     if numerics is None:
         return "Certificates are running; the verdict follows when they are done."
-    worst = max((lad["change"] for s in sources for lad in s["ladders"]
-                 if lad["ladder"] != "contact stiffness" and lad["change"] is not None),
-                default=0.0)
-    judged = {lad.get("metric") for s in sources for lad in s["ladders"]
-              if lad["ladder"] != "contact stiffness" and lad["change"] is not None}
+    judged = [lad for s in sources for lad in s["ladders"]
+              if lad["ladder"] != "contact stiffness" and lad["change"] is not None]
+    worst = max((lad["change"] for lad in judged), default=0.0)
     head = (f"Numerics {'converged' if numerics else 'NOT converged'} within "
-            f"{100 * NUMERIC_TOLERANCE:.3g} % on the {_judged_phrase(judged)} "
+            f"{100 * NUMERIC_TOLERANCE:.3g} % on the "
+            f"{_judged_phrase({lad['metric'] for lad in judged})} "
             f"(largest change under rtol ÷ 10 and output step ÷ 2: {100 * worst:.2g} %).")
     stiff = [lad for s in sources for lad in s["ladders"]
              if lad["ladder"] == "contact stiffness" and lad["change"] is not None]
@@ -427,14 +427,19 @@ def _overall(sources: list[dict[str, Any]], numerics: bool | None) -> str:
     return head
 
 
-def _judged_phrase(metrics: set[str | None]) -> str:
-    """What the numeric ladders were read on, in words (:func:`judged_metric`)."""
-    words = {HEADLINE: "settled peak slider acceleration",
-             FALLBACK: "whole-run peak slider acceleration"}
-    if metrics == {HEADLINE, FALLBACK}:
-        return (f"{words[HEADLINE]} (the {words[FALLBACK]} where the refined runs settle to "
-                "different motions)")
-    if len(metrics) == 1:
-        (only,) = metrics
-        return words.get(only, f"whole-run {only}")
-    return "whole-run peak"
+def _judged_phrase(metrics: set[str]) -> str:
+    """What the numeric ladders were read on (:func:`judged_metric`), in words: the settled
+    peak, a whole-run metric (the registry's label), or the one with the others where the
+    refined runs settle to different motions."""
+    settled = "settled peak slider acceleration"
+    whole = ", ".join(f"whole-run {_in_sentence(metric_registry.lookup(m).label)}"
+                      for m in sorted(metrics - {HEADLINE}))
+    if HEADLINE not in metrics:
+        return whole
+    if not whole:
+        return settled
+    return f"{settled} (the {whole} where the refined runs settle to different motions)"
+
+
+def _in_sentence(label: str) -> str:
+    return label[:1].lower() + label[1:]

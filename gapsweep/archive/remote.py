@@ -27,7 +27,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .endpoint import TOKEN_VARIABLE, URL_VARIABLE, configured  # noqa: F401 - re-exported
+from .endpoint import TOKEN_VARIABLE, URL_VARIABLE
 from .errors import ForbiddenError, RefusedError, UnavailableError, UnknownIdError
 
 if TYPE_CHECKING:

@@ -136,7 +136,7 @@ def test_finished_study_certificates_spectra_and_buttons(server, page):
     fig = plot(page, "#spectra-graph", "el._fullLayout.xaxis.type == 'log'")
     # the whole spectra: from the finest first bin (f1/N over the N revolutions a case's
     # spectrum covers - the settled window's, issue 23; c = 0.1 mm's N is 6 when captured,
-    # 32 when it rattles to the cap, as round-off decides) to the Nyquist frequency, as the
+    # 32 when it stays chaotic to the cap, as round-off decides) to the Nyquist frequency, as the
     # API stores them
     freqs = [_get(f"{server['base']}/api/cases/{c['id']}/series"
                   "?names=spectrum_freq_hz")[1]["spectrum_freq_hz"] for c in detail["cases"]]

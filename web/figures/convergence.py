@@ -118,9 +118,8 @@ def certificate_figure(
     {source case id: legend name} (default ``"case <id>"``, prefixed with its roles).
     """
     metric = report.get("metric") or "peak_slider_accel"
-    label = metric_parts(metric)[0]
-    span = "" if "settled" in label.lower() else " (whole run)"
-    fig = new_figure(f"{CERTIFICATE_TITLE}: {phrase(label)}{span}",
+    span = "" if metric.endswith("_settled") else " (whole run)"
+    fig = new_figure(f"{CERTIFICATE_TITLE}: {phrase(metric_parts(metric)[0])}{span}",
                      "Refinement", metric_label(metric),
                      subtitle=_certificate_subtitle(report))
     steps = certificate_steps(report)
