@@ -222,7 +222,8 @@ _SLIDER_CRANK = {p.name: p for p in REGISTRY["slider-crank"]}
 REGISTRY["mechanism"] = (
     Parameter("mechanism", MODEL, "Mechanism", symbol="mechanism"),
     *(_SLIDER_CRANK[n] for n in (
-        "t_end", "ideal", "initial", "run_up_revolutions", "integrator", "rtol", "atol",
+        "t_end", "ideal", "initial", "run_up_revolutions", "max_revolutions",
+        "transient_revolutions", "settle_tolerance", "starts", "integrator", "rtol", "atol",
         "max_step",
         "contact_max_step", "initial_step", "event_location", "stabilization",
         "baumgarte_alpha", "baumgarte_beta", "n_output", "refine_peaks")),

@@ -215,14 +215,18 @@ def simulate_batch(
 
 
 def start_dependence(
-    initial: str, main: CaseResult, others: Mapping[str, CaseResult]
+    initial: str,
+    main: CaseResult,
+    others: Mapping[str, CaseResult],
+    *,
+    key: str = "peak_slider_accel_settled",
 ) -> dict[str, float | int | str]:
     """How the settled motion depends on the start (issue 23): per other start its
     ``peak_slider_accel_settled.<start>`` and ``motion.<start>``; ``start_spread`` = (max -
     min) / mean of ``peak_slider_accel_settled`` over all starts (this case's included);
     ``start_dependent`` = 1 when that spread exceeds :data:`START_SPREAD_TOLERANCE` or the
-    motion's class differs between starts (a failed start counts as dependent)."""
-    key = "peak_slider_accel_settled"
+    motion's class differs between starts (a failed start counts as dependent). ``key``:
+    the settled peak compared (a mechanism's: its first measure's)."""
     runs = {initial: main, **others}
     out: dict[str, float | int | str] = {}
     peaks, motions = [], set()

@@ -24,9 +24,19 @@ from .dynamics import AUX_ACCEL2, N_AUX
 from .errors import CompileError, InputError, require_finite
 from .integrators import get_integrator
 from .jit import is_compile_failure
+from .metrics import per_joint
 from .model import Mechanism
+from .motion import classify
+from .peak_refinement import COMPONENTS, PROBE_FIELDS, QUANTITIES
 from .result import CaseResult
-from .settled import Revolutions, analyse, last_revolution, poincare_series
+from .settled import (
+    Revolutions,
+    analyse,
+    last_revolution,
+    poincare_series,
+    settle_window_length,
+    settled_window,
+)
 from .stepping import (
     M_A2_AT_TS,
     M_CONTACT_TIME,
@@ -54,10 +64,25 @@ from .stepping import (
     M_SETTLED_AT,
     M_SETTLED_N,
     M_T_REACHED,
+    MJ_IMPACTS,
+    MJ_IMPACTS_S,
+    MJ_MAX_PEN,
+    MJ_MAX_PEN_S,
+    MJ_PEAK_FN,
+    MJ_PEAK_FN_S,
+    MP_PEAK,
+    MP_PEAK_S,
+    MP_SQ,
+    MP_SQ_S,
     N_MET,
+    N_MJ,
+    N_MP,
     N_OPT,
     N_REV,
+    N_RJ,
+    N_RP,
     N_SER,
+    N_SJ,
     OK,
     OPT_ALPHA,
     OPT_ATOL_Q,
@@ -75,7 +100,9 @@ from .stepping import (
     OPT_IMPACT_TIME,
     OPT_MAX_STEPS,
     OPT_N_HEAD,
+    OPT_N_JOINTS,
     OPT_N_OUT,
+    OPT_N_PROBES,
     OPT_PEN_BOUND,
     OPT_PERIOD,
     OPT_PROBE,
@@ -86,6 +113,12 @@ from .stepping import (
     OPT_SETTLE_TOL,
     OPT_T_END,
     OPT_T_STEADY,
+    R_TIME,
+    RJ_IMPACTS,
+    RJ_MAX_PEN,
+    RJ_PEAK_FN,
+    RP_PEAK,
+    RP_SQ,
     STATUS_TEXT,
     integrate_batch,
 )
@@ -112,6 +145,11 @@ SERIES_NAMES = (
     "constraint_drift",
 )
 assert len(SERIES_NAMES) == N_SER
+# an observed joint's series (design.md 4.7: named ``<name>.<joint>``, core.metrics.per_joint),
+# in the order of the loop's SJ_* columns; ``impact_count`` its impacts up to each sample
+JOINT_SERIES = ("contact_normal_force", "penetration", "eccentricity_x", "eccentricity_y",
+                "contact_state", "impact_count")
+assert len(JOINT_SERIES) == N_SJ
 
 ONSET_THRESHOLD = 1e-12  # [m] penetration that starts a contact (design.md 1.4)
 EVENT_BAND = 1e-9  # [m] accepted overshoot of the seed-003 step-halving event scheme
@@ -136,6 +174,25 @@ STABILIZATION = ("projection", "baumgarte", "none")
 EVENTS = ("root", "bisect")
 
 Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class Probe:
+    """A quantity the loop observes (a mechanism's measure): ``coordinate`` the index of its
+    body's x in q (3 x the body's index), ``point`` [m] in the body's frame (0, 0: the centre
+    of mass), ``component`` one of x, y, angle, magnitude, ``quantity`` one of position,
+    velocity, acceleration; its metrics and series are named ``name``."""
+
+    name: str
+    coordinate: int
+    point: tuple[float, float] = (0.0, 0.0)
+    component: str = "x"
+    quantity: str = "acceleration"
+
+    def fields(self) -> tuple[float, ...]:
+        """The ``PROBE_FIELDS`` numbers the loop reads (:mod:`peak_refinement`)."""
+        return (float(self.coordinate), float(self.point[0]), float(self.point[1]),
+                float(COMPONENTS.index(self.component)), float(QUANTITIES.index(self.quantity)))
 
 
 @dataclass(frozen=True)
@@ -165,6 +222,12 @@ class SolverOptions:
     the output grid's step (else ``t_end / (n_output - 1)``); ``output_head`` > 0 keeps that
     many rows from the start and the rest of the ``n_output`` rows as a ring of the latest
     samples (memory bounded for any length).
+
+    Vector probes (design.md 4.14): each of ``probes`` (:class:`Probe`) is observed at every
+    accepted step of the run - peaks refined between steps, RMS, steady, per-revolution and
+    settled peaks, a series - as ``peak_<name>`` ...; with ``observe_joints`` every clearance
+    joint's contact force, penetration and impacts likewise (``peak_contact_force.<joint>``
+    ...), beside their extremes over the joints.
     """
 
     t_end: float
@@ -190,6 +253,8 @@ class SolverOptions:
     impact_time: float = IMPACT_TIME
     output_step: float = 0.0
     output_head: int = 0
+    probes: tuple[Probe, ...] = ()
+    observe_joints: bool = False
 
     def validate(self) -> None:
         """Raise :class:`InputError` naming the first option outside its range."""
@@ -221,8 +286,8 @@ class SolverOptions:
             raise InputError("output_head", self.output_head, f"in [0, {self.n_output})")
 
     def as_array(self, topo: Topology) -> np.ndarray:
-        """The ``OPT_*`` row the compiled loop reads."""
-        opts = np.zeros(N_OPT)
+        """The ``OPT_*`` row the compiled loop reads, then the probes' fields."""
+        opts = np.zeros(N_OPT + PROBE_FIELDS * len(self.probes))
         opts[OPT_T_END] = self.t_end
         opts[OPT_T_STEADY] = self.t_steady
         opts[OPT_RTOL] = self.rtol
@@ -254,6 +319,10 @@ class SolverOptions:
         opts[OPT_IMPACT_TIME] = self.impact_time
         opts[OPT_DT_OUT] = self.output_step
         opts[OPT_N_HEAD] = self.output_head if self.output_head > 0 else self.n_output
+        opts[OPT_N_PROBES] = len(self.probes)
+        opts[OPT_N_JOINTS] = topo.clear_int.shape[0] if self.observe_joints else 0
+        for p, probe in enumerate(self.probes):
+            opts[N_OPT + PROBE_FIELDS * p : N_OPT + PROBE_FIELDS * (p + 1)] = probe.fields()
         return opts
 
     @property
@@ -345,14 +414,21 @@ def _run_group(part, integrator: str, n_threads: int, results: list) -> None:
         if y.shape not in ((2 * n,), (ny,)):
             raise InputError("y0", f"shape {y.shape}", f"({2 * n},) = [q, v] for this mechanism")
         y0[k, : y.shape[0]] = y
-    opts = np.stack([job.options.as_array(topo) for _, job, _, _ in part])
+    rows = [job.options.as_array(topo) for _, job, _, _ in part]
+    opts = np.zeros((len(rows), max(len(r) for r in rows)))  # cases may differ in probes
+    for k, row in enumerate(rows):
+        opts[k, : len(row)] = row
     for k, (_, job, _, _) in enumerate(part):
         opts[k, OPT_SETTLE_TOL] *= section_length(job.options, arrays.clear_par[k])
     n_out = int(opts[:, OPT_N_OUT].max())
-    metrics = np.zeros((len(part), N_MET))
-    series = np.zeros((len(part), n_out, N_SER))
+    n_probe = int(opts[:, OPT_N_PROBES].max())
+    n_joint = int(opts[:, OPT_N_JOINTS].max())
+    n_clear = topo.clear_int.shape[0]
+    metrics = np.zeros((len(part), N_MET + N_MP * n_probe + N_MJ * n_joint))
+    series = np.zeros((len(part), n_out, N_SER + n_probe + N_SJ * n_joint))
     n_rev = max(job.options.revolutions for _, job, _, _ in part)
-    revs = np.zeros((len(part), n_rev + 1, N_REV + 2 * topo.clear_int.shape[0]))
+    revs = np.zeros((len(part), n_rev + 1,
+                     N_REV + 2 * n_clear + N_RP * n_probe + N_RJ * n_joint))
     y_end = np.zeros_like(y0)
     status = np.zeros(len(part), dtype=np.int64)
     try:
@@ -376,12 +452,138 @@ def _run_group(part, integrator: str, n_threads: int, results: list) -> None:
             series={name: rows[:, j] for j, name in enumerate(SERIES_NAMES)},
         )
         result.series["final_state"] = y_end[k].copy()
+        observed = _Observed(job, n_probe, n_clear, int(opts[k, OPT_N_JOINTS]))
+        observed.add_run(result, metrics[k], rows)
         if record is not None and status[k] == OK:
             _add_settled(result, job, record.copy(), metrics[k], arrays.clear_par[k])
+            observed.add_settled(result, record, metrics[k], arrays.clear_par[k])
         if status[k] != OK:
             result.status = "failed"
             result.reason = f"{STATUS_TEXT[status[k]]} at t = {metrics[k, M_T_REACHED]:.6g} s"
         results[i] = result
+
+
+@dataclass(frozen=True)
+class _Observed:
+    """Names the vector probes' columns of one case's rows (``n_probe`` the batch's probe
+    columns, ``n_joint`` the joints this case observed) and turns them into metrics."""
+
+    job: Job
+    n_probe: int
+    n_clear: int
+    n_joint: int
+
+    @property
+    def joint_names(self) -> list[str]:
+        return [cj.name for cj in self.job.mechanism.clearance_joints if not cj.ideal]
+
+    def _metric(self, j: int, key: int) -> int:
+        return N_MET + N_MP * self.n_probe + N_MJ * j + key
+
+    def add_run(self, result: CaseResult, m: np.ndarray, rows: np.ndarray) -> None:
+        """Whole-run and steady metrics and the series of every probe and observed joint."""
+        options = self.job.options
+        metrics, series = result.metrics, result.series
+        t_end, t_s = options.t_end, options.t_steady
+        if options.stop_when_settled and m[M_T_REACHED] > t_s:
+            t_end = float(m[M_T_REACHED])
+        for p, probe in enumerate(options.probes):
+            col = N_MET + N_MP * p
+            metrics[f"peak_{probe.name}"] = float(m[col + MP_PEAK])
+            metrics[f"peak_{probe.name}_steady"] = float(m[col + MP_PEAK_S])
+            metrics[f"rms_{probe.name}"] = math.sqrt(max(m[col + MP_SQ], 0.0) / t_end)
+            metrics[f"rms_{probe.name}_steady"] = math.sqrt(
+                max(m[col + MP_SQ_S], 0.0) / (t_end - t_s))
+            series[probe.name] = rows[:, N_SER + p]
+        keys = {"peak_contact_force": (MJ_PEAK_FN, float), "max_penetration": (MJ_MAX_PEN, float),
+                "impacts": (MJ_IMPACTS, int), "peak_contact_force_steady": (MJ_PEAK_FN_S, float),
+                "max_penetration_steady": (MJ_MAX_PEN_S, float),
+                "impacts_steady": (MJ_IMPACTS_S, int)}
+        for j, name in enumerate(self.joint_names[: self.n_joint]):
+            for key, (col, kind) in keys.items():
+                metrics[per_joint(key, name)] = kind(m[self._metric(j, col)])
+            base = N_SER + self.n_probe + N_SJ * j
+            for c, key in enumerate(JOINT_SERIES):
+                series[per_joint(key, name)] = rows[:, base + c]
+
+    def add_settled(self, result: CaseResult, record: np.ndarray, m: np.ndarray,
+                    clear_par: np.ndarray) -> None:
+        """Per probe the settled metrics (``peak_<name>_settled``, p95, mean, RMS, the
+        start-up peak) over the settled window of :func:`settled.settled_window`; per observed
+        joint its settled contact figures and ``motion.<joint>``, and, with several joints,
+        ``motion`` the worst joint's class (design.md 4.15: chaotic > irregular > periodic-N
+        with the largest N) and ``settled`` only when every joint's section has."""
+        options = self.job.options
+        rec = record
+        k = rec.shape[0] - 1
+        out = result.metrics
+        if k < 1:  # shorter than a revolution: no settled window, the run is all there is
+            for probe in options.probes:
+                whole = out[f"peak_{probe.name}"]
+                for stat in ("peak", "p95", "mean"):
+                    out[f"{stat}_{probe.name}_settled"] = whole
+                out[f"rms_{probe.name}_settled"] = out[f"rms_{probe.name}"]
+                out[f"peak_{probe.name}_startup"] = whole
+            for name in self.joint_names[: self.n_joint]:
+                for key in ("peak_contact_force", "max_penetration", "impacts"):
+                    out[per_joint(f"{key}_settled", name)] = out[per_joint(key, name)]
+                out[per_joint("motion", name)] = "irregular"
+                out[per_joint("motion_period", name)] = 0
+            return
+        rev = Revolutions(rec, self.n_clear, int(m[M_SETTLED_N]), int(m[M_SETTLED_AT]))
+        first = settled_window(rev, options.transient_revolutions, settle_window_length)
+        window = rec[first + 1 : k + 1]
+        if len(window) == 0:
+            window = rec[k : k + 1]
+        before = rec[1 : first + 1] if first >= 1 else rec[1:2]
+        span = rec[k, R_TIME] - rec[first, R_TIME]
+        rbase = N_REV + 2 * self.n_clear
+        for p, probe in enumerate(options.probes):
+            peak, sq = rbase + N_RP * p + RP_PEAK, rbase + N_RP * p + RP_SQ
+            peaks = window[:, peak]
+            out[f"peak_{probe.name}_settled"] = float(np.max(peaks))
+            out[f"p95_{probe.name}_settled"] = float(np.percentile(peaks, 95))
+            out[f"mean_{probe.name}_settled"] = float(np.mean(peaks))
+            total = float(rec[first + 1 : k + 1, sq].sum())
+            out[f"rms_{probe.name}_settled"] = math.sqrt(total / span) if span > 0 else math.nan
+            out[f"peak_{probe.name}_startup"] = float(np.max(before[:, peak]))
+            if options.stop_when_settled:  # the last revolution is the steady window
+                out[f"peak_{probe.name}_steady"] = float(rec[k, peak])
+                last = rec[k, R_TIME] - rec[k - 1, R_TIME]
+                out[f"rms_{probe.name}_steady"] = (math.sqrt(rec[k, sq] / last) if last > 0
+                                                   else 0.0)
+        jbase = rbase + N_RP * self.n_probe
+        length = section_length(options, clear_par)
+        classes = []
+        for j, name in enumerate(self.joint_names[: self.n_joint]):
+            col = jbase + N_RJ * j
+            out[per_joint("peak_contact_force_settled", name)] = float(
+                np.max(window[:, col + RJ_PEAK_FN]))
+            out[per_joint("max_penetration_settled", name)] = float(
+                np.max(window[:, col + RJ_MAX_PEN]))
+            out[per_joint("impacts_settled", name)] = int(window[:, col + RJ_IMPACTS].sum())
+            if options.stop_when_settled:
+                out[per_joint("peak_contact_force_steady", name)] = float(rec[k, col + RJ_PEAK_FN])
+                out[per_joint("max_penetration_steady", name)] = float(rec[k, col + RJ_MAX_PEN])
+                out[per_joint("impacts_steady", name)] = int(rec[k, col + RJ_IMPACTS])
+            section = rev.sections(j)[first:] / length
+            motion = classify(section, options.settle_tolerance)
+            out[per_joint("motion", name)] = motion.name
+            out[per_joint("motion_period", name)] = motion.period
+            classes.append(motion)
+        if len(classes) > 1:
+            worst = max(classes, key=_severity)
+            out["motion"] = worst.name
+            out["motion_period"] = worst.period
+            out["settled"] = 1 if all(c.period > 0 for c in classes) else 0
+            if not out["settled"]:
+                out["settled_after_revolutions"] = -1
+
+
+def _severity(motion) -> tuple[int, int]:
+    """Order of the classes, worst last (design.md 4.15)."""
+    rank = {"chaotic": 3, "irregular": 2}.get(motion.name, 1)
+    return rank, motion.period
 
 
 def section_length(options: SolverOptions, clear_par: np.ndarray) -> float:

@@ -48,7 +48,14 @@ from .integrators import (
     rosenbrock23_step,
 )
 from .jit import kernel
-from .peak_refinement import observe, refine_peak
+from .peak_refinement import (
+    PROBE_FIELDS,
+    measure_value,
+    observation,
+    observe,
+    refine_observation,
+    refine_peak,
+)
 from .projection import drift, project
 
 # options
@@ -80,8 +87,13 @@ from .projection import drift, project
     OPT_IMPACT_TIME,
     OPT_DT_OUT,
     OPT_N_HEAD,
-) = range(27)
-N_OPT = 27
+    OPT_N_PROBES,
+    OPT_N_JOINTS,
+) = range(29)
+N_OPT = 29
+# From ``opts[N_OPT]`` on: ``OPT_N_PROBES`` measures (vector probes), ``PROBE_FIELDS`` numbers
+# each (:mod:`peak_refinement`). ``OPT_N_JOINTS``: the clearance joints observed one by one
+# (0: none - the contact metrics above are then the joints' extreme, as with one joint).
 
 # metrics
 (
@@ -114,6 +126,13 @@ N_OPT = 27
     M_SECTIONS,
 ) = range(27)
 N_MET = 27
+# then per measure p, at N_MET + N_MP p: its peak, steady peak, the integral of its square
+# over the run and over the steady window [unit^2 s]
+(MP_PEAK, MP_PEAK_S, MP_SQ, MP_SQ_S) = range(4)
+N_MP = 4
+# then per observed joint j, at N_MET + N_MP n_probes + N_MJ j
+(MJ_PEAK_FN, MJ_PEAK_FN_S, MJ_MAX_PEN, MJ_MAX_PEN_S, MJ_IMPACTS, MJ_IMPACTS_S) = range(6)
+N_MJ = 6
 
 # per-revolution record ``revs[case, k, R_*]``: row k >= 1 holds revolution k, the interval
 # ((k-1) T, k T], and the Poincare section at t = k T; row 0 the section at t = 0
@@ -132,6 +151,13 @@ N_MET = 27
     R_SECTION,
 ) = range(12)
 N_REV = 12  # + 2 per clearance joint: its eccentricity (x, y) at the section, from R_SECTION
+# then, from N_REV + 2 n_clear: per measure (N_RP: its peak, the integral of its square over
+# the revolution), then per observed joint (N_RJ: peak contact force, largest penetration,
+# impacts)
+(RP_PEAK, RP_SQ) = range(2)
+N_RP = 2
+(RJ_PEAK_FN, RJ_MAX_PEN, RJ_IMPACTS) = range(3)
+N_RJ = 3
 MAX_PERIOD = 8  # the longest period the settling test and the classifier look for
 
 # series columns (clearance joint 0 for the contact columns)
@@ -157,6 +183,9 @@ MAX_PERIOD = 8  # the longest period the settling test and the classifier look f
     S_DRIFT,
 ) = range(19)
 N_SER = 19
+# then one column per measure (its signed value), then per observed joint N_SJ columns
+(SJ_FN, SJ_DELTA, SJ_EX, SJ_EY, SJ_CONTACT, SJ_IMPACTS) = range(6)
+N_SJ = 6
 
 # case status
 OK, FAIL_NONFINITE, FAIL_PENETRATION, FAIL_STEP, FAIL_MAX_STEPS, FAIL_SINGULAR = range(6)
@@ -195,8 +224,11 @@ def _step(kind, t, y, f0, h, tableau, ctx, n, k, ystage, y1, err, r5, f1, wmat, 
 
 
 @kernel(runtime=False)
-def _sample(row, tk, ystage, fst, n, probe, driver_row, in_contact, model, ws, e0, ctx):
-    """One row of the uniform output grid from the state ``ystage`` at time ``tk``."""
+def _sample(row, tk, ystage, fst, n, probe, driver_row, in_contact, model, ws, e0, ctx, opts,
+            metrics):
+    """One row of the uniform output grid from the state ``ystage`` at time ``tk``: the
+    columns ``S_*``, each measure's value and each observed joint's ``SJ_*`` (its impacts so
+    far from ``metrics``)."""
     # a call, not the inlined rhs: one more inlined copy of the RHS was 18 % of the cold
     # compile, for a call overhead of a few ns per sample
     evaluate(tk, ystage, ctx, fst)
@@ -218,6 +250,16 @@ def _sample(row, tk, ystage, fst, n, probe, driver_row, in_contact, model, ws, e
     row[S_DRIVER_WORK] = ystage[2 * n + AUX_DRIVER_WORK]
     row[S_RESIDUAL] = balance_residual(ystage, n, kin, pot, ucon, e0)
     row[S_DRIFT] = drift(ystage, tk, n, model, ws)
+    n_probe, n_joint = int(opts[OPT_N_PROBES]), int(opts[OPT_N_JOINTS])
+    for p in range(n_probe):
+        row[N_SER + p] = measure_value(ystage, fst, n, opts, N_OPT + PROBE_FIELDS * p)
+    dg = ws[WS_DIAG]
+    for j in range(n_joint):
+        c = N_SER + n_probe + N_SJ * j
+        row[c + SJ_FN], row[c + SJ_DELTA] = dg[j, D_FN], dg[j, D_DELTA]
+        row[c + SJ_EX], row[c + SJ_EY] = dg[j, D_EX], dg[j, D_EY]
+        row[c + SJ_CONTACT] = in_contact[j]
+        row[c + SJ_IMPACTS] = metrics[N_MET + N_MP * n_probe + N_MJ * j + MJ_IMPACTS]
 
 
 @kernel(inline="always")
@@ -402,7 +444,7 @@ def _step_end_peaks(
 @kernel(inline="always")
 def _sample_grid(
     k_out, dt_out, t_end, n_out, n_head, t, y, f0, t1, y1, f1, r5, series, ystage, fst, n,
-    probe, driver_row, in_contact, model, ws, e0, ctx,
+    probe, driver_row, in_contact, model, ws, e0, ctx, opts, metrics,
 ):  # fmt: skip
     """Output sampling: the uniform grid's rows inside ``(t, t1]`` from the step's dense
     output, with the contact state of this step. Past ``n_out`` rows the rows from
@@ -418,7 +460,7 @@ def _sample_grid(
         tk = min(k_out * dt_out, t1)
         dense_output(t, y, f0, t1, y1, f1, r5, tk, ystage)
         _sample(series[row], tk, ystage, fst, n, probe, driver_row, in_contact, model, ws, e0,
-                ctx)  # fmt: skip
+                ctx, opts, metrics)  # fmt: skip
         samples += 1
         k_out += 1
     return k_out, samples
@@ -483,6 +525,123 @@ def _refine_peaks(
     return nfev
 
 
+# --------------------------------------------------------------------------------------
+# the vector probes (design.md 4.14, 4.16): every measure and every clearance joint observed
+# at every accepted step of the one run, peaks refined on the dense output as the single
+# probe's are. Observation w (:func:`peak_refinement.observation`): the measures, then each
+# joint's contact force, then each joint's penetration.
+
+
+@kernel(inline="always")
+def _observed_slots(w, n_probe, n_joint, rbase):
+    """Observation ``w``'s whole-run peak column in ``metrics`` (its steady peak the next
+    column) and its per-revolution peak column in ``revs`` (which starts at ``rbase``)."""
+    if w < n_probe:
+        return N_MET + N_MP * w + MP_PEAK, rbase + N_RP * w + RP_PEAK
+    j = w - n_probe
+    col, rcol = MJ_PEAK_FN, RJ_PEAK_FN
+    if j >= n_joint:
+        j -= n_joint
+        col, rcol = MJ_MAX_PEN, RJ_MAX_PEN
+    return N_MET + N_MP * n_probe + N_MJ * j + col, rbase + N_RP * n_probe + N_RJ * j + rcol
+
+
+@kernel(inline="always")
+def _observe_step(
+    t, t1, t_s, kr, kind, joint, f1, y1, n, ws, in_contact, opts, period, n_rev, xpv, xcv,
+    metrics, revs,
+):  # fmt: skip
+    """Metric accumulation of the vector probes at an accepted step end: each observation's
+    value ``xcv`` at ``t1`` into its whole-run, steady and revolution peaks (a joint's
+    penetration counts while it is in contact, as :func:`_step_end_peaks` counts the
+    extreme's), and each measure's square integrated over the step (trapezoid from its value
+    at ``t``, ``xpv``), split between the revolutions at a section inside the step."""
+    n_probe, n_joint = int(opts[OPT_N_PROBES]), int(opts[OPT_N_JOINTS])
+    rbase = N_REV + 2 * in_contact.shape[0]
+    steady = t1 >= t_s - 1e-15
+    for w in range(n_probe + 2 * n_joint):
+        x = observation(w, y1, f1, n, ws, opts, N_OPT, n_probe, n_joint)
+        j = w - n_probe - n_joint
+        if j >= 0 and not (in_contact[j] or (kind == ONSET and joint == j)):
+            x = 0.0
+        xcv[w] = x
+        mi, ri = _observed_slots(w, n_probe, n_joint, rbase)
+        metrics[mi] = max(metrics[mi], x)
+        if steady:
+            metrics[mi + 1] = max(metrics[mi + 1], x)
+        if kr > 0:
+            revs[kr, ri] = max(revs[kr, ri], x)
+    in_steady = t >= t_s - 1e-14 * max(1.0, t_s)
+    split = 1.0
+    if kr > 1 and t < (kr - 1) * period:
+        split = ((kr - 1) * period - t) / (t1 - t)  # the share before the section
+    for p in range(n_probe):
+        sq = 0.5 * (t1 - t) * (xpv[p] * xpv[p] + xcv[p] * xcv[p])
+        mi = N_MET + N_MP * p
+        metrics[mi + MP_SQ] += sq
+        if in_steady:
+            metrics[mi + MP_SQ_S] += sq
+        if kr > 0:
+            ri = rbase + N_RP * p + RP_SQ
+            if split < 1.0:
+                revs[kr - 1, ri] += split * sq
+                revs[kr, ri] += (1.0 - split) * sq
+            else:
+                revs[kr, ri] += sq
+
+
+@kernel(inline="always")
+def _count_onsets(t1, t_s, kr, was, in_contact, opts, metrics, revs):
+    """Each observed joint's impacts: a joint that was free at the step's start (``was``)
+    and is in contact after the step's bookkeeping had its onset in this step."""
+    n_probe, n_joint = int(opts[OPT_N_PROBES]), int(opts[OPT_N_JOINTS])
+    rbase = N_REV + 2 * in_contact.shape[0] + N_RP * n_probe
+    for j in range(n_joint):
+        if in_contact[j] and not was[j]:
+            mi = N_MET + N_MP * n_probe + N_MJ * j
+            metrics[mi + MJ_IMPACTS] += 1
+            if t1 >= t_s:
+                metrics[mi + MJ_IMPACTS_S] += 1
+            if kr > 0:
+                revs[kr, rbase + N_RJ * j + RJ_IMPACTS] += 1
+
+
+@kernel(runtime=False)  # a call, as _refine_peaks
+def _refine_observations(
+    tp2, yp2, fp2, rp, t, y, f0, r5, t1, y1, f1, xp2v, xp1v, xcv, t_s, period, n_rev, ctx, n,
+    opts, ystage, fst, metrics, revs,
+):  # fmt: skip
+    """:func:`_refine_peaks` for every observation of the vector probes: a local maximum at
+    the previous step end refined on the dense output of the two steps around it when it
+    could be a whole-run, steady-window or revolution peak. Returns the evaluations spent."""
+    nfev = 0
+    n_probe, n_joint = int(opts[OPT_N_PROBES]), int(opts[OPT_N_JOINTS])
+    rbase = N_REV + 2 * ctx.in_contact.shape[0]
+    steps3 = ((tp2, yp2, fp2, rp), (t, y, f0, r5), (t1, y1, f1))
+    for w in range(n_probe + 2 * n_joint):
+        if xp1v[w] >= xp2v[w] and xp1v[w] >= xcv[w] and xp1v[w] > 0.0:
+            mi, ri = _observed_slots(w, n_probe, n_joint, rbase)
+            whole = xp1v[w] > 0.98 * metrics[mi]
+            st = t >= t_s and xp1v[w] > 0.98 * metrics[mi + 1]
+            kp = _revolution(t, period, n_rev)
+            rv = kp > 0 and xp1v[w] > 0.98 * revs[kp, ri]
+            if whole or st or rv:
+                lo_t = 0.0
+                if not whole:
+                    lo_t = t_s if st else (kp - 1) * period
+                lo_t = min(lo_t, t)
+                peak, ev = refine_observation(steps3, lo_t, w, ctx, n, opts, N_OPT, n_probe,
+                                              n_joint, ystage, fst)  # fmt: skip
+                nfev += ev
+                metrics[M_NREFINE] += 1
+                metrics[mi] = max(metrics[mi], peak)
+                if t >= t_s:
+                    metrics[mi + 1] = max(metrics[mi + 1], peak)
+                if kp > 0:
+                    revs[kp, ri] = max(revs[kp, ri], peak)
+    return nfev
+
+
 @kernel(inline="always")
 def _contact_bookkeeping(
     t, t1, t_s, kr, kind, joint, y1, n, model, rot, eps_on, impact_time, in_contact,
@@ -540,6 +699,8 @@ class StepBuffers(NamedTuple):
     wmat: np.ndarray  # [ny, ny] Rosenbrock matrix
     piv: np.ndarray  # int64 [ny] its pivots
     onset_t: np.ndarray  # [n_clearance] onset time of each joint's current contact [s]
+    vpeaks: np.ndarray  # [3, n_observed] the vector probes' values at the last three step ends
+    was: np.ndarray  # int64 [n_clearance]: the contact state at the step's start
 
 
 @kernel(inline="always")  # one site: compiled apart it re-optimised the whole loop (4 s)
@@ -573,6 +734,9 @@ def integrate_case(y0, model, opts, method_kind, tableau, order, metrics, series
         np.zeros((ny, ny)),  # Rosenbrock matrix
         np.zeros(ny, dtype=np.int64),  # its pivots
         np.full(n_clear, -1e300),  # onset time of each joint's current contact [s]
+        # the vector probes' values at the last three step ends
+        np.zeros((3, int(opts[OPT_N_PROBES]) + 2 * int(opts[OPT_N_JOINTS]))),
+        np.zeros(n_clear, dtype=np.int64),  # the contact state at the step's start
     )
     # copies: the topology and tableau are shared by the batch, and cases running on other
     # cores would otherwise share their cache lines
@@ -594,6 +758,7 @@ def _march(y0, model, opts, method_kind, tableau, order, metrics, series, revs, 
     atol, inv_mass, ws, in_contact = buffers.atol, buffers.inv_mass, buffers.ws, buffers.in_contact
     approach, k, vec, peaks = buffers.approach, buffers.k, buffers.vec, buffers.peaks
     wmat, piv, onset_t = buffers.wmat, buffers.piv, buffers.onset_t
+    vpeaks, was = buffers.vpeaks, buffers.was
     n = inv_mass.shape[0]
     ny = y0.shape[0]
     n_clear = in_contact.shape[0]
@@ -624,6 +789,9 @@ def _march(y0, model, opts, method_kind, tableau, order, metrics, series, revs, 
     # (its end is this step's start y, f0)
     yp2, fp2, rp = vec[8], vec[9], vec[10]
     xp2, xp1, xc = peaks[0], peaks[1], peaks[2]
+    xp2v, xp1v, xcv = vpeaks[0], vpeaks[1], vpeaks[2]
+    n_probe = int(opts[OPT_N_PROBES])
+    observing = vpeaks.shape[1] > 0
     _copy(y, y0)
     tp2 = 0.0
     ev_p1 = True  # an event at the previous step end (no refinement across it)
@@ -642,7 +810,14 @@ def _march(y0, model, opts, method_kind, tableau, order, metrics, series, revs, 
     kin, pot, ucon = state_energy(y, n, model, in_contact, ws)
     e0 = kin + pot + ucon
     metrics[M_PEAK_KE] = kin
-    _sample(series[0], 0.0, y, fst, n, probe, driver_row, in_contact, model, ws, e0, ctx)
+    for p in range(n_probe):  # the measures at t = 0 (the trapezoid's first end, a peak)
+        xp1v[p] = observation(p, y, f0, n, ws, opts, N_OPT, n_probe, 0)
+        mi = N_MET + N_MP * p
+        metrics[mi + MP_PEAK] = xp1v[p]
+        if t_s <= 0.0:
+            metrics[mi + MP_PEAK_S] = xp1v[p]
+    _sample(series[0], 0.0, y, fst, n, probe, driver_row, in_contact, model, ws, e0, ctx, opts,
+            metrics)  # fmt: skip
     nfev += 1
     if n_rev > 0:
         revs[:, :] = 0.0
@@ -714,9 +889,14 @@ def _march(y0, model, opts, method_kind, tableau, order, metrics, series, revs, 
             status = FAIL_PENETRATION
             t = t1
             break
+        if observing:
+            _observe_step(
+                t, t1, t_s, kr, kind, joint, f1, y1, n, ws, in_contact, opts, period, n_rev, xp1v,
+                xcv, metrics, revs,
+            )  # fmt: skip
         k_out, ev = _sample_grid(
             k_out, dt_out, t_end, n_out, n_head, t, y, f0, t1, y1, f1, r5, series, ystage, fst,
-            n, probe, driver_row, in_contact, model, ws, e0, ctx,
+            n, probe, driver_row, in_contact, model, ws, e0, ctx, opts, metrics,
         )  # fmt: skip
         nfev += ev
         k_sec, stop = _sample_sections(
@@ -729,10 +909,17 @@ def _march(y0, model, opts, method_kind, tableau, order, metrics, series, revs, 
                 tp2, yp2, fp2, rp, t, y, f0, r5, t1, y1, f1, xp2, xp1, xc, t_s, period, n_rev,
                 ctx, n, probe, ystage, fst, metrics, revs,
             )  # fmt: skip
+            if observing:
+                nfev += _refine_observations(
+                    tp2, yp2, fp2, rp, t, y, f0, r5, t1, y1, f1, xp2v, xp1v, xcv, t_s, period,
+                    n_rev, ctx, n, opts, ystage, fst, metrics, revs,
+                )  # fmt: skip
+        _copy(was, in_contact)
         _contact_bookkeeping(
             t, t1, t_s, kr, kind, joint, y1, n, model, rot, eps_on, impact_time, in_contact,
             approach, onset_t, metrics, revs,
         )  # fmt: skip
+        _count_onsets(t1, t_s, kr, was, in_contact, opts, metrics, revs)
 
         if project_steps:
             found = project(y1, t1, n, model, inv_mass, ws, 1e-13)
@@ -763,6 +950,8 @@ def _march(y0, model, opts, method_kind, tableau, order, metrics, series, revs, 
         _copy(rp, r5)
         _copy(xp2, xp1)
         _copy(xp1, xc)
+        _copy(xp2v, xp1v)
+        _copy(xp1v, xcv)
         ev_p1 = event_here
         history += 1
         _copy(y, y1)

@@ -139,7 +139,7 @@ def _calls(a: dict) -> None:
     from .energy import balance_residual, state_energy
     from .events import penetration_at
     from .integrators import evaluate, rosenbrock23_step
-    from .peak_refinement import observe, refine_peak
+    from .peak_refinement import observe, refine_observation, refine_peak
 
     y, f0, y1, f1, r5, ystage, fst = (a[k] for k in ("y", "f0", "y1", "f1", "r5", "ystage", "fst"))
     n, model, ctx, ws, rot = a["n"], a["model"], a["ctx"], a["ws"], a["rot"]
@@ -153,6 +153,9 @@ def _calls(a: dict) -> None:
     observe(f1, n, a["probe"], ws, 0)
     steps = ((0.0, y, f0, r5), (1e-7, y1, f1, r5), (2e-7, y1, f1))
     refine_peak(steps, 0.0, 0, ctx, n, a["probe"], ystage, fst)
+    from .stepping import N_MET, N_OPT
+
+    refine_observation(steps, 0.0, 0, ctx, n, np.zeros(N_OPT), N_OPT, 0, 1, ystage, fst)
     rosenbrock23_step(0.0, y, f0, 1e-7, 2 * n, ctx, a["k"], ystage, y1, a["err"], a["wmat"],
                       a["piv"])  # fmt: skip
     # off the critical path too: what the loop's own compile would otherwise wait for
@@ -161,7 +164,7 @@ def _calls(a: dict) -> None:
 
     make_workspace(n, a["ws"][0].shape[0], a["in_contact"].shape[0])
     _sample(np.zeros(N_SER), 0.0, ystage, fst, n, a["probe"], 0, a["in_contact"], model, ws,
-            0.0, ctx)  # fmt: skip
+            0.0, ctx, np.zeros(N_OPT), np.zeros(N_MET))  # fmt: skip
 
 
 def _reactions(a: dict) -> None:

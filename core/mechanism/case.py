@@ -7,18 +7,18 @@ the solver and output names the slider-crank has (``t_end``, ``rtol``, ``ideal``
 (cached on the geometry), outside the compiled loop; every case then runs through
 :func:`solver.run_jobs` with the built-in models' batch.
 
-Metrics. The compiled loop follows one *probe* coordinate per run; a case runs one job per
-distinct measured body coordinate (the first measure's is the main run, whose series are
-stored; a point moving with a body, or a magnitude, combines the body's x, y and angle runs
-on the output grid) and, with
-several clearance joints, one more per further joint with that joint first, whose series
-give its own metrics. Each measure ``m`` gets ``peak_m``, ``rms_m`` and ``peak_m_steady``:
-accelerations from the loop (every accepted step, peaks refined between steps), positions
-and velocities (smooth) from the uniform output grid. Over all clearance joints:
-``peak_contact_force``, ``max_penetration``, ``impacts`` (and ``_steady``) from the loop;
-per joint ``j`` the same names with ``.j`` appended - from the loop when the mechanism has
-one clearance joint, else read off the joint's output grid (a peak read there under-reads
-an impact by up to ~2 %, design.md 1.3).
+Metrics. One case is one integration (design.md 4.14): the compiled loop observes every
+measure (a vector probe: a body coordinate, a point moving with a body, a magnitude) and
+every clearance joint at every accepted step of that run. Each measure ``m`` gets
+``peak_m``, ``rms_m``, ``peak_m_steady`` (peaks refined on the dense output between steps,
+the RMS integrated over the steps) and its settled metrics (``peak_m_settled``, ``p95_``,
+``mean_``, ``rms_m_settled``, ``peak_m_startup``) and series; over all clearance joints
+``peak_contact_force``, ``max_penetration``, ``impacts`` (and ``_steady``, ``_settled``);
+per joint ``j`` the same names with ``.j`` appended, ``motion.j`` its section's class, and
+its series (``penetration.j`` ...). ``impacts`` is the sum of the joints' ``impacts.j``.
+
+With no ``t_end`` a case runs until its Poincaré section has settled - every clearance
+joint's - or to ``max_revolutions``, as the built-in models do (design.md 4.10, 4.16).
 """
 
 from __future__ import annotations
@@ -33,36 +33,44 @@ from typing import Any
 
 import numpy as np
 
-from ..cases import _coerce, fields_dict
+from ..cases import (
+    MAX_REVOLUTIONS,
+    SAMPLES_PER_REVOLUTION_DIVISOR,
+    SETTLE_TOLERANCE,
+    SPECTRUM_REVOLUTIONS,
+    _coerce,
+    fields_dict,
+)
 from ..errors import InputError
 from ..metrics import per_joint
-from ..model import Probe
 from ..result import CaseResult
-from ..solver import ROSENBROCK_CONTACT, Job, Progress, SolverOptions, run_jobs
+from ..solver import ROSENBROCK_CONTACT, Job, Probe, Progress, SolverOptions, run_jobs
 from .build import STARTS, build_mechanism, initial_state, kinematics
 from .table import MechanismSpec, parse_table, sweepable, with_overrides
 
 MODEL = "mechanism"
 INITIAL = tuple(STARTS)  # centred, wall, run-up (design.md 4.10)
-_PROBE_METRICS = ("peak_slider_accel", "rms_slider_accel", "peak_slider_accel_steady",
-                  "rms_slider_accel_steady")
 _JOINT_METRICS = ("peak_contact_force", "max_penetration", "impacts", "peak_contact_force_steady",
                   "max_penetration_steady", "impacts_steady")
-_SERIES_OF = {"position": "slider_position", "velocity": "slider_velocity",
-              "acceleration": "slider_acceleration"}
+_JOINT_SERIES = ("contact_normal_force", "penetration", "eccentricity_x", "eccentricity_y",
+                 "contact_state")
 
 
 @dataclass(frozen=True)
 class MechanismCase:
     """One case of a described mechanism. ``mechanism``: the ``[mechanism]`` table with the
-    case's dotted values applied; ``t_end`` None: two driver revolutions (after the ramp
-    of a run-up start, ``run_up_revolutions``)."""
+    case's dotted values applied; ``t_end`` None (or 0): until the section settles, at most
+    ``max_revolutions`` driver revolutions, as the slider-crank's ``t_end = 0``."""
 
     mechanism: Any = None
     t_end: float | None = None
     ideal: bool = False
     initial: str = "centred"
     run_up_revolutions: float = 2.0  # driver revolutions of the run-up ramp (the slider-crank's)
+    max_revolutions: int = MAX_REVOLUTIONS  # the cap of a run until settled
+    transient_revolutions: int = 0  # revolutions before the settled window; 0: found
+    settle_tolerance: float = SETTLE_TOLERANCE  # of the smallest clearance
+    starts: str = ""  # other starts to run the case from as well ("wall,run-up", or "all")
     integrator: str = "dopri5"
     rtol: float = 1e-6
     atol: float = 1e-10
@@ -145,6 +153,17 @@ class MechanismCase:
         (:func:`gapsweep.core.constraints.driver_motion`)."""
         return 2.0 * self.run_up_revolutions * self.period if self.initial == "run-up" else 0.0
 
+    @property
+    def adaptive(self) -> bool:
+        """No ``t_end``: the run lasts until its section settles, up to ``max_revolutions``."""
+        return self.t_end is None or self.t_end == 0.0
+
+    def other_starts(self) -> tuple[str, ...]:
+        """The starts of ``starts`` other than ``initial`` (``all``: every start)."""
+        text = self.starts.strip()
+        names = INITIAL if text == "all" else [s.strip() for s in text.split(",") if s.strip()]
+        return tuple(dict.fromkeys(s for s in names if s != self.initial))
+
     def validate(self) -> None:
         """Raise :class:`InputError` naming the first bad field."""
         spec = self.spec
@@ -154,22 +173,85 @@ class MechanismCase:
         runup = self.run_up_revolutions
         if not (isinstance(runup, (int, float)) and math.isfinite(runup) and 0.0 < runup <= 100.0):
             raise InputError("run_up_revolutions", runup, "in (0, 100] driver revolutions")
+        if not 2 <= self.max_revolutions <= 10_000:
+            raise InputError("max_revolutions", self.max_revolutions, "an integer in [2, 10000]")
+        if self.adaptive and self.initial == "run-up" and self.max_revolutions <= 2 * runup + 8:
+            raise InputError("max_revolutions", self.max_revolutions,
+                             f"> 2 x run_up_revolutions + 8 = {2 * runup + 8:g} (the run-up "
+                             "takes 2 x run_up_revolutions periods, the settling test 8 more)")
+        if not 0 <= self.transient_revolutions < self.max_revolutions:
+            raise InputError("transient_revolutions", self.transient_revolutions,
+                             f"an integer in [0, max_revolutions = {self.max_revolutions}) "
+                             "(0: found)")
+        if self.adaptive and self.max_revolutions * self.period > 100.0:
+            allowed = f"<= {math.floor(100.0 / self.period)} at {self.speed_rpm:g} rpm (100 s)"
+            raise InputError("max_revolutions", self.max_revolutions, allowed)
+        tol = self.settle_tolerance
+        if not (isinstance(tol, (int, float)) and math.isfinite(tol) and 0.0 < tol < 1.0):
+            raise InputError("settle_tolerance", tol, "in (0, 1) of the smallest clearance")
+        for start in self.other_starts():
+            if start not in INITIAL:
+                allowed = "a comma-separated list of " + ", ".join(INITIAL) + ", or all"
+                raise InputError("starts", self.starts, allowed)
+        if self.adaptive and self.output_rows > 1_000_000:
+            most = 4 * (1_000_000 - 1) // (1 + min(SPECTRUM_REVOLUTIONS, self.max_revolutions)) + 1
+            raise InputError("n_output", self.n_output, f"in [2, {most}] for a run until settled")
         self.solver_options().validate()
         if self.integrator == "rosenbrock23" and not self.ideal and spec.clearance_joints:
             raise InputError("integrator", self.integrator, ROSENBROCK_CONTACT)
 
+    @property
+    def samples_per_revolution(self) -> int:
+        """Output samples a driver revolution of a run until settled: ``(n_output - 1) / 4``."""
+        return max((self.n_output - 1) // SAMPLES_PER_REVOLUTION_DIVISOR, 1)
+
+    @property
+    def output_rows(self) -> int:
+        """Rows of the output grid a run until settled holds: the first revolution and a ring
+        of the last ``min(SPECTRUM_REVOLUTIONS, max_revolutions)`` (as the slider-crank's)."""
+        if not self.adaptive:
+            return self.n_output
+        ring = min(SPECTRUM_REVOLUTIONS, self.max_revolutions)
+        return self.samples_per_revolution * (1 + ring) + 1
+
+    def probes(self) -> tuple[Probe, ...]:
+        """The measures as the loop's vector probes (:class:`solver.Probe`)."""
+        order = [b.name for b in self.spec.bodies]
+        return tuple(Probe(m.name, 3 * order.index(m.body), m.point, m.component, m.quantity)
+                     for m in self.spec.measures)
+
     def solver_options(self) -> SolverOptions:
-        """Two driver revolutions by default (after the run-up's ramp for that start), the
-        last the ``_steady`` window; the driver period gives the Poincaré section."""
+        """Until settled without ``t_end`` (the slider-crank's rule, core/cases.py: the section
+        at every driver period, the run-up's ramp not counted, the output grid the first
+        revolution and a ring of the last); with ``t_end`` that long, the last revolution the
+        ``_steady`` window. Every measure and clearance joint is observed in the one run."""
         period = self.spec.period
-        t_end = self.ramp_time + 2.0 * period if self.t_end is None else self.t_end
         # the run-up's ramp is the start-up (its peak: ``peak_<measure>_startup``), the
         # settled window the revolutions at full speed after it, when the run has them
         ramp_revolutions = math.ceil(self.ramp_time / period - 1e-9)
-        transient = ramp_revolutions if t_end > self.ramp_time + 0.5 * period else 0
+        observed = {"probes": self.probes(),
+                    "observe_joints": not self.ideal and bool(self.spec.clearance_joints)}
+        if self.adaptive:
+            per_rev = self.samples_per_revolution
+            return SolverOptions(
+                t_end=self.max_revolutions * period, period=period,
+                settle_tolerance=self.settle_tolerance,
+                transient_revolutions=self.transient_revolutions,
+                stop_when_settled=True, settle_from=ramp_revolutions or 1,
+                output_step=period / per_rev, n_output=self.output_rows, output_head=per_rev,
+                integrator=self.integrator, rtol=self.rtol, atol=self.atol,
+                max_step=self.max_step, contact_max_step=self.contact_max_step,
+                initial_step=self.initial_step, event_location=self.event_location,
+                stabilization=self.stabilization, baumgarte_alpha=self.baumgarte_alpha,
+                baumgarte_beta=self.baumgarte_beta, refine_peaks=self.refine_peaks, **observed,
+            )
+        t_end = self.t_end
+        transient = self.transient_revolutions or (
+            ramp_revolutions if t_end > self.ramp_time + 0.5 * period else 0)
         return SolverOptions(
             t_end=t_end,
             period=period,
+            settle_tolerance=self.settle_tolerance,
             transient_revolutions=transient,
             t_steady=t_end - period if t_end > period else 0.0,
             integrator=self.integrator, rtol=self.rtol, atol=self.atol,
@@ -177,7 +259,7 @@ class MechanismCase:
             initial_step=self.initial_step, event_location=self.event_location,
             stabilization=self.stabilization, baumgarte_alpha=self.baumgarte_alpha,
             baumgarte_beta=self.baumgarte_beta, n_output=self.n_output,
-            refine_peaks=self.refine_peaks,
+            refine_peaks=self.refine_peaks, **observed,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -237,48 +319,28 @@ def sweepable_names(table: Mapping[str, Any]) -> dict[str, str]:
 
 @dataclass(frozen=True)
 class _Plan:
-    """The jobs of one case: ``probes[k]`` the measure index of job k's probe (-1: none),
-    ``joint_jobs[j]`` the job whose first clearance joint is joint j."""
+    """The jobs of one case: its one run (``jobs[0]``, every measure and joint observed in
+    it) and one more per other start of ``starts`` (their settled peak and class only)."""
 
     case: MechanismCase
     params: dict[str, Any]
     jobs: tuple[Job, ...]
-    probe_job: tuple[tuple[int, ...], ...]  # per measure: the jobs of its coordinates
-    joint_job: tuple[int, ...]
+    starts: tuple[str, ...] = ()
 
 
 def _plan(case: MechanismCase, params: dict[str, Any]) -> _Plan:
     spec = case.spec
     options = case.solver_options()
-    y0 = initial_state(spec, ideal=case.ideal, initial=case.initial)
-    jobs: list[Job] = []
-    seen: dict[tuple[str, int], int] = {}
-    probe_job = []
-    main = build_mechanism(spec, ideal=case.ideal, probe=0, ramp=case.ramp_time)
-    jobs.append(Job(main, y0, options, params, MODEL))  # the first measure's coordinate
-    if spec.measures:
-        seen[(spec.measures[0].body, spec.measures[0].coordinate)] = 0
-    for m in spec.measures:
-        # a direct measure needs its coordinate's run; a point or a magnitude the runs of
-        # the body's x and y (and angle for a point), combined on the output grid
-        coords = (m.coordinate,) if m.direct else ((0, 1, 2) if m.point != (0.0, 0.0)
-                                                   else (0, 1))
-        for coordinate in coords:
-            key = (m.body, coordinate)
-            if key not in seen:
-                mech = dataclasses.replace(main, probe=Probe(m.body, coordinate))
-                seen[key] = len(jobs)
-                jobs.append(Job(mech, y0, options, params, MODEL))
-        probe_job.append(tuple(seen[(m.body, c)] for c in coords))
-    joint_job = [0] * len(spec.clearance_joints)
-    if not case.ideal:
-        for j in range(1, len(main.clearance_joints)):
-            order = (main.clearance_joints[j], *(c for i, c in enumerate(main.clearance_joints)
-                                                 if i != j))
-            mech = dataclasses.replace(main, clearance_joints=order)
-            joint_job[j] = len(jobs)
-            jobs.append(Job(mech, y0, options, params, MODEL))
-    return _Plan(case, params, tuple(jobs), tuple(probe_job), tuple(joint_job))
+    jobs = [Job(build_mechanism(spec, ideal=case.ideal, probe=0, ramp=case.ramp_time),
+                initial_state(spec, ideal=case.ideal, initial=case.initial), options, params,
+                MODEL)]
+    starts = case.other_starts() if spec.measures else ()
+    for start in starts:
+        other = dataclasses.replace(case, initial=start, starts="")
+        jobs.append(Job(build_mechanism(spec, ideal=case.ideal, probe=0, ramp=other.ramp_time),
+                        initial_state(spec, ideal=case.ideal, initial=start),
+                        other.solver_options(), {}, MODEL))
+    return _Plan(case, params, tuple(jobs), starts)
 
 
 def simulate_mechanism(params: MechanismCase | Mapping[str, Any]) -> CaseResult:
@@ -325,124 +387,38 @@ def _run(plans, *, threads, progress) -> list[CaseResult]:
             out.append(results[k])
             k += 1
             continue
-        out.append(_merge(p, results[k : k + len(p.jobs)]))
+        out.append(_finish(p, results[k : k + len(p.jobs)]))
         k += len(p.jobs)
     return out
 
 
-def _merge(plan: _Plan, results: list[CaseResult]) -> CaseResult:
-    from ..simulation import _spectral
+def _finish(plan: _Plan, results: list[CaseResult]) -> CaseResult:
+    """The case's result from its one run: the loop's probe metrics (its ``slider_accel``,
+    the first measure's coordinate) give way to the measures'; a single clearance joint's
+    figures are the extremes'; an ideal case's joints read zero; other starts add the start
+    dependence of the first measure's settled peak."""
+    from ..simulation import _spectral, start_dependence
 
     main = results[0]
-    failed = next((r for r in results if not r.ok), None)
-    if failed is not None:
-        main.status, main.reason = "failed", failed.reason
-    metrics = _probe_named(plan.case.spec, {k: v for k, v in main.metrics.items()
-                                            if k not in _PROBE_METRICS})
-    metrics["wall_time_s"] = sum(r.metrics.get("wall_time_s", 0.0) for r in results)
     spec = plan.case.spec
-    options = plan.jobs[0].options
-    t_s = options.t_steady
-    series = main.series
-    for m, ks in zip(spec.measures, plan.probe_job, strict=True):
-        r = results[ks[0]]
-        if m.direct:
-            column = np.asarray(r.series[_SERIES_OF[m.quantity]])
-        else:
-            column = _combined(m, [results[k].series for k in ks])
-        series[m.name] = column
-        if m.direct and m.quantity == "acceleration":
-            metrics[f"peak_{m.name}"] = r.metrics["peak_slider_accel"]
-            metrics[f"rms_{m.name}"] = r.metrics["rms_slider_accel"]
-            metrics[f"peak_{m.name}_steady"] = r.metrics["peak_slider_accel_steady"]
-        else:
-            t = np.asarray(r.series["t"])
-            metrics.update(_grid_metrics(m.name, t, column, t_s))
-    names = [j.name for j in spec.clearance_joints]
-    for j, name in enumerate(names):
-        r = results[plan.joint_job[j]]
-        for key in ("contact_normal_force", "penetration", "eccentricity_x", "eccentricity_y",
-                    "contact_state"):
-            series[per_joint(key, name)] = np.asarray(r.series[key])
-        if len(names) == 1 or plan.case.ideal:
+    names = {m.name for m in spec.measures}
+    if "slider_accel" not in names:  # the loop's own probe, not a measure of this mechanism
+        main.metrics = {k: v for k, v in main.metrics.items() if "slider_accel" not in k}
+    metrics, series = main.metrics, main.series
+    for j in spec.clearance_joints:
+        if plan.case.ideal:
             for key in _JOINT_METRICS:
-                metrics[per_joint(key, name)] = main.metrics[key] if not plan.case.ideal else 0
-        else:
-            metrics.update(_joint_grid_metrics(name, r.series, t_s))
-    main.metrics = metrics
+                metrics[per_joint(key, j.name)] = 0
+            for key in _JOINT_SERIES:
+                series[per_joint(key, j.name)] = np.zeros(len(series["t"]))
     if main.ok:
         main.metrics.update(_spectral(plan.jobs[0], main))
+    if plan.starts and main.ok:
+        key = f"peak_{spec.measures[0].name}_settled"
+        extra = dict(zip(plan.starts, results[1:], strict=True))
+        metrics.update(start_dependence(plan.case.initial, main, extra, key=key))
+    metrics["wall_time_s"] = sum(r.metrics.get("wall_time_s", 0.0) for r in results)
     return main
-
-
-def _probe_named(spec: MechanismSpec, metrics: dict[str, Any]) -> dict[str, Any]:
-    """The main run's metrics with the probe's settled ones (``peak_slider_accel_settled``,
-    ``..._startup`` ...: the loop calls its probe the slider) named after the first measure,
-    whose coordinate the probe follows; dropped when that measure is not a body coordinate's
-    acceleration (the per-revolution peaks are of the probe's acceleration)."""
-    first = spec.measures[0] if spec.measures else None
-    keep = first is not None and first.direct and first.quantity == "acceleration"
-    out = {}
-    for key, value in metrics.items():
-        if "slider_accel" not in key:
-            out[key] = value
-        elif keep:
-            out[key.replace("slider_accel", first.name)] = value
-    return out
-
-
-def _combined(m, runs: list) -> np.ndarray:
-    """A point's or a magnitude's series from the body's x, y (and angle) runs: position
-    ``r + A s``, velocity ``v + w x (A s)``, acceleration ``a + alpha x (A s) - w^2 A s``."""
-    def get(k: int, level: int) -> np.ndarray:
-        return np.asarray(runs[k][("slider_position", "slider_velocity",
-                                   "slider_acceleration")[level]])
-
-    level = ("position", "velocity", "acceleration").index(m.quantity)
-    x, y = get(0, level), get(1, level)
-    if m.point != (0.0, 0.0):
-        phi, w = get(2, 0), get(2, 1)
-        sx = np.cos(phi) * m.point[0] - np.sin(phi) * m.point[1]  # A s
-        sy = np.sin(phi) * m.point[0] + np.cos(phi) * m.point[1]
-        if level == 0:
-            x, y = x + sx, y + sy
-        elif level == 1:
-            x, y = x - w * sy, y + w * sx
-        else:
-            alpha = get(2, 2)
-            x, y = x - alpha * sy - w * w * sx, y + alpha * sx - w * w * sy
-    if m.component == "x":
-        return x
-    if m.component == "y":
-        return y
-    return np.hypot(x, y)
-
-
-def _grid_metrics(name: str, t: np.ndarray, x: np.ndarray, t_s: float) -> dict[str, float]:
-    """Peak |x|, RMS (trapezoid) and steady peak of a smooth series on the output grid."""
-    span = float(t[-1] - t[0]) if len(t) > 1 else 0.0
-    rms = math.sqrt(float(np.trapezoid(x * x, t)) / span) if span > 0 else float(abs(x[0]))
-    steady = np.abs(x[t >= t_s - 1e-15])
-    return {f"peak_{name}": float(np.max(np.abs(x))), f"rms_{name}": rms,
-            f"peak_{name}_steady": float(steady.max()) if steady.size else math.nan}
-
-
-def _joint_grid_metrics(name: str, series: Mapping[str, Any], t_s: float) -> dict[str, Any]:
-    t = np.asarray(series["t"])
-    fn = np.asarray(series["contact_normal_force"])
-    state = np.asarray(series["contact_state"]) > 0.5
-    pen = np.where(state, np.asarray(series["penetration"]), 0.0)
-    onsets = np.flatnonzero(state[1:] & ~state[:-1]) + 1
-    steady = t >= t_s - 1e-15
-    values = {
-        "peak_contact_force": float(fn.max(initial=0.0)),
-        "max_penetration": float(pen.max(initial=0.0)),
-        "impacts": int(len(onsets)),
-        "peak_contact_force_steady": float(fn[steady].max(initial=0.0)),
-        "max_penetration_steady": float(pen[steady].max(initial=0.0)),
-        "impacts_steady": int(np.sum(steady[onsets])),
-    }
-    return {per_joint(key, name): v for key, v in values.items()}
 
 
 _CHOICES = ("contact_law", "friction_law", "stiffness_model", "integrator", "initial",
