@@ -269,8 +269,11 @@ def _level(model: str, params: Mapping[str, Any], ladder: str) -> float:
         return float(get("rtol"))
     if ladder == "output step":
         t_end, n_output = float(get("t_end")), int(get("n_output"))
-        if model == "mechanism":  # t_end by default two driver revolutions
-            t_end = get_model(model).parse(params).solver_options().t_end
+        if model == "mechanism":  # without t_end until settled, as below (core/mechanism)
+            options = get_model(model).parse(params).solver_options()
+            if options.output_step > 0.0:
+                return options.output_step
+            t_end = options.t_end
         elif t_end == 0.0 and get("speed_rpm"):
             # a run until settled stores (n_output - 1) / 4 samples a revolution (core/cases)
             return 60.0 / float(get("speed_rpm")) / max((n_output - 1) // 4, 1)

@@ -422,7 +422,7 @@ def _finish(plan: _Plan, results: list[CaseResult]) -> CaseResult:
 
 
 _CHOICES = ("contact_law", "friction_law", "stiffness_model", "integrator", "initial",
-            "event_location", "stabilization")
+            "event_location", "stabilization", "starts")
 _SWITCHES = ("ideal", "refine_peaks")
 
 
@@ -436,7 +436,7 @@ def sweepable_kinds(table: Mapping[str, Any]) -> dict[str, str]:
             out[name] = "str"
         elif key in _SWITCHES:
             out[name] = "bool"
-        elif key == "n_output":
+        elif key in ("n_output", "max_revolutions", "transient_revolutions"):
             out[name] = "int"
         else:
             out[name] = "float"

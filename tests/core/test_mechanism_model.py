@@ -17,18 +17,19 @@ WHOLE_RUN = ("peak_slider_accel", "peak_contact_force", "max_penetration", "impa
 
 def test_reference_mechanism_file_equals_the_built_in_model():
     mech, built_in = (
-        run_cases("mechanism", [{"mechanism": table("reference_slider_crank"),
+        run_cases("mechanism", [{"mechanism": table("reference_slider_crank"), "t_end": 0.024,
                                  "joints.piston_pin.clearance_mm": 0.1}], threads=1)[0],
-        # two crank revolutions, the mechanism's default span (the built-in model's default
-        # runs until the motion settles, issue 23)
+        # two crank revolutions (both models' default runs until the motion settles)
         run_cases("slider-crank", [{"clearance_mm": 0.1, "t_end": 0.024}], threads=1)[0],
     )
     assert mech.ok and built_in.ok
     for name in WHOLE_RUN:
         assert mech.metrics[name] == pytest.approx(built_in.metrics[name], rel=1e-6), name
     assert mech.metrics["peak_contact_force.piston_pin"] == mech.metrics["peak_contact_force"]
+    # the measure's RMS is integrated over the accepted steps (trapezoid), the built-in
+    # probe's by a quadrature in the state
     assert mech.metrics["rms_slider_accel"] == pytest.approx(
-        built_in.metrics["rms_slider_accel"], rel=1e-4)
+        built_in.metrics["rms_slider_accel"], rel=1e-3)
 
 
 def test_ideal_makes_every_clearance_joint_ideal():
@@ -43,7 +44,7 @@ def test_ideal_makes_every_clearance_joint_ideal():
 def test_two_clearance_joints_balance_energy_and_stay_inside_their_clearances():
     m = table("two_clearance_slider_crank")
     params = {"mechanism": m, "joints.crank_pin.clearance_mm": 0.1,
-              "joints.piston_pin.clearance_mm": 0.05}
+              "joints.piston_pin.clearance_mm": 0.05, "t_end": 0.04}  # two revolutions
     (r,) = run_cases("mechanism", [params], threads=1)
     assert r.ok, r.reason
     assert r.metrics["energy_balance_error"] < 1e-3
@@ -55,9 +56,10 @@ def test_two_clearance_joints_balance_energy_and_stay_inside_their_clearances():
         # the joint's orbit stays within clearance + penetration of the bearing centre
         e = np.hypot(r.series[f"eccentricity_x.{joint}"], r.series[f"eccentricity_y.{joint}"])
         assert e.max() < c + r.metrics["max_penetration"] + 1e-12
-    assert r.metrics["max_penetration"] == pytest.approx(
-        max(r.metrics[f"max_penetration.{j}"] for j in clearances), rel=0.05)
-    assert r.metrics["impacts"] >= max(r.metrics[f"impacts.{j}"] for j in clearances)
+    # one run: the extremes over the joints are the joints' own (design.md 4.16)
+    assert r.metrics["max_penetration"] == max(r.metrics[f"max_penetration.{j}"]
+                                               for j in clearances)
+    assert r.metrics["impacts"] == sum(r.metrics[f"impacts.{j}"] for j in clearances)
 
 
 def test_spring_and_gas_table_keep_the_energy_balance():
@@ -89,18 +91,20 @@ def test_spring_and_gas_table_keep_the_energy_balance():
 
 def test_each_measure_gets_peak_rms_and_steady():
     m = table("four_bar_crank_rocker")
-    (r,) = run_cases("mechanism", [{"mechanism": m, "joints.rocker_pin.clearance_mm": 0.05}],
-                     threads=1)
+    (r,) = run_cases("mechanism", [{"mechanism": m, "joints.rocker_pin.clearance_mm": 0.05,
+                                    "t_end": 0.2}], threads=1)  # two revolutions
     assert r.ok, r.reason
     t = np.asarray(r.series["t"])
     angle = np.asarray(r.series["rocker_angle"])
-    # a position measure is read off the grid: its peak is the largest |angle| stored
-    assert r.metrics["peak_rocker_angle"] == pytest.approx(np.abs(angle).max())
+    # a position measure is observed at every step too: at least the largest |angle| stored
+    assert r.metrics["peak_rocker_angle"] >= np.abs(angle).max() * (1 - 1e-12)
+    assert r.metrics["peak_rocker_angle"] == pytest.approx(np.abs(angle).max(), rel=1e-6)
     assert r.metrics["peak_rocker_angle_steady"] <= r.metrics["peak_rocker_angle"]
     alpha = np.asarray(r.series["rocker_alpha"])
     assert r.metrics["peak_rocker_alpha"] >= np.abs(alpha).max() * (1 - 1e-9)
     # the loop integrates alpha^2 at every step; without impacts the grid agrees with it
-    (ideal,) = run_cases("mechanism", [{"mechanism": m, "ideal": True}], threads=1)
+    (ideal,) = run_cases("mechanism", [{"mechanism": m, "ideal": True, "t_end": 0.2}],
+                         threads=1)
     alpha = np.asarray(ideal.series["rocker_alpha"])
     t = np.asarray(ideal.series["t"])
     assert ideal.metrics["rms_rocker_alpha"] == pytest.approx(
@@ -160,6 +164,9 @@ def test_run_up_starts_at_rest_and_has_no_start_up_impact():
     for name, c in (("reference_slider_crank", {"joints.piston_pin.clearance_mm": 0.05}),
                     ("two_clearance_slider_crank", {})):
         m = table(name)
+        # the ramp (four periods), then two revolutions at speed
+        t_end = 6 * MechanismCase.from_mapping({"mechanism": m, **c}).period
+        c = {**c, "t_end": t_end}
         cases = {"ideal": {"ideal": True}, "run-up": {"initial": "run-up"},
                  "centred": {"initial": "centred"},
                  "ideal run-up": {"ideal": True, "initial": "run-up"}}

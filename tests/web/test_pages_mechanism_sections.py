@@ -35,6 +35,7 @@ def stored(archive):
     with open(EXAMPLES / "mechanism_two_clearance_slider_crank.toml", "rb") as f:
         spec = tomllib.load(f)
     spec["axes"] = {"joints.crank_pin.clearance_mm": {"values": [0.05, 0.1]}}
+    spec["base"] = {"t_end": 0.04}  # two driver revolutions (without t_end: until settled)
     study_id = create_study_rows(parse_spec(spec), sessions=archive.sessions)
     ids_ = archive.case_ids(study_id)
     from gapsweep.db.models import Case

@@ -1,0 +1,187 @@
+"""One case is one trajectory (design.md 4.14, 4.16): every measure and every clearance joint
+of a mechanism case is observed in the one integration whose series are stored, and a
+mechanism with no ``t_end`` runs until settled as the built-in models do (4.10, 4.15)."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+import pytest
+from gapsweep.core.api import run_cases
+from gapsweep.core.mechanism.case import MechanismCase
+from gapsweep.core.parameters import model_parameters
+from gapsweep.core.solver import Job, Probe, run_jobs
+from mechanism_tables import example, table
+
+JOINTS = {"crank_pin": 0.1e-3, "piston_pin": 0.1e-3}  # both pins rattle at 3000 rpm
+T_END = 0.04  # two driver revolutions at 3000 rpm
+N_OUTPUT = 40001  # a sample every microsecond: an impact lasts tens of microseconds
+
+
+def _three_measures() -> dict:
+    m = table("two_clearance_slider_crank")
+    m["measures"]["pin_acc"] = {"body": "rod", "point": "A", "quantity": "acceleration",
+                                "component": "magnitude"}
+    m["measures"]["rod_omega"] = {"body": "rod", "quantity": "velocity", "component": "angle"}
+    return m
+
+
+def _case(m: dict, **extra) -> dict:
+    return {"mechanism": m, "t_end": T_END, "n_output": N_OUTPUT,
+            **{f"joints.{j}.clearance_mm": c * 1e3 for j, c in JOINTS.items()}, **extra}
+
+
+@pytest.fixture(scope="module")
+def rattling():
+    """The two-clearance slider-crank with both pins at c = 0.1 mm (a rattling, chaotic
+    regime, 4.10), with three measures and with only the first."""
+    three, one = run_cases("mechanism", [_case(_three_measures()),
+                                         _case(table("two_clearance_slider_crank"))], threads=1)
+    assert three.ok and one.ok, (three.reason, one.reason)
+    return three, one
+
+
+@pytest.mark.parametrize("joint", list(JOINTS))
+def test_each_joints_metrics_are_those_of_the_stored_run(rattling, joint):
+    r = rattling[0]
+    m, s = r.metrics, r.series
+    c = JOINTS[joint]
+    assert m[f"impacts.{joint}"] >= 2  # the joint rattles
+    state = np.asarray(s[f"contact_state.{joint}"]) > 0.5
+    # the stored eccentricity gives the penetration |e| - c: never above the reported peak
+    # (taken at every step and refined between steps), and within a few % of it on a
+    # microsecond grid; another run's series would miss it by far (4.10: 0.46 c)
+    e = np.hypot(s[f"eccentricity_x.{joint}"], s[f"eccentricity_y.{joint}"])
+    from_e = (e - c)[state]
+    peak = m[f"max_penetration.{joint}"]
+    assert from_e.max() <= peak * (1 + 1e-9)
+    assert from_e.max() >= 0.97 * peak
+    pen = np.asarray(s[f"penetration.{joint}"])[state]
+    assert pen.max() == pytest.approx(from_e.max(), rel=1e-9, abs=1e-15)
+    fn = np.asarray(s[f"contact_normal_force.{joint}"])
+    assert fn.max() <= m[f"peak_contact_force.{joint}"] * (1 + 1e-9)
+    assert fn.max() >= 0.95 * m[f"peak_contact_force.{joint}"]
+    # every onset the grid sees is one the joint's impact count has, and the count ends at
+    # the reported impacts
+    count = np.asarray(s[f"impact_count.{joint}"])
+    assert count[-1] == m[f"impacts.{joint}"]
+    onsets = np.flatnonzero(state[1:] & ~state[:-1]) + 1
+    assert len(onsets) >= 2
+    assert np.all(count[onsets] - count[onsets - 1] >= 1)
+    assert np.all(np.diff(count) >= 0)
+
+
+def test_impacts_are_the_sum_over_the_joints(rattling):
+    for r in rattling:
+        m = r.metrics
+        assert m["impacts"] == sum(m[f"impacts.{j}"] for j in JOINTS)
+        assert m["impacts_steady"] == sum(m[f"impacts_steady.{j}"] for j in JOINTS)
+        assert m["max_penetration"] == max(m[f"max_penetration.{j}"] for j in JOINTS)
+        assert m["peak_contact_force"] == pytest.approx(
+            max(m[f"peak_contact_force.{j}"] for j in JOINTS), rel=1e-12)
+
+
+def test_measures_are_observations_of_the_one_run(rattling):
+    # 4.16: three measures or one, the same motion: the figures both carry agree to round-off
+    three, one = rattling
+    shared = ["peak_slider_accel", "rms_slider_accel", "peak_slider_accel_steady",
+              "impacts", "max_penetration", "peak_contact_force", "accepted_steps"]
+    for j in JOINTS:
+        shared += [f"impacts.{j}", f"max_penetration.{j}", f"peak_contact_force.{j}"]
+    for key in shared:
+        assert three.metrics[key] == pytest.approx(one.metrics[key], rel=1e-12), key
+    for key in ("t", "slider_accel", "eccentricity_x.crank_pin", "penetration.piston_pin"):
+        np.testing.assert_allclose(three.series[key], one.series[key], rtol=1e-12, atol=1e-18)
+    # each measure has its figures, from its own series
+    for name in ("slider_accel", "pin_acc", "rod_omega"):
+        x = np.abs(np.asarray(three.series[name]))
+        assert x.max() <= three.metrics[f"peak_{name}"] * (1 + 1e-9)
+        assert three.metrics[f"peak_{name}_steady"] <= three.metrics[f"peak_{name}"]
+        assert three.metrics[f"peak_{name}_settled"] > 0.0
+
+
+def test_a_smooth_measure_peak_and_rms_match_its_series(rattling):
+    # the rod's angular velocity is smooth: its step-wise peak and RMS match the
+    # microsecond grid's
+    r = rattling[0]
+    t, w = np.asarray(r.series["t"]), np.asarray(r.series["rod_omega"])
+    assert r.metrics["peak_rod_omega"] == pytest.approx(np.abs(w).max(), rel=1e-6)
+    rms = math.sqrt(np.trapezoid(w * w, t) / t[-1])
+    assert r.metrics["rms_rod_omega"] == pytest.approx(rms, rel=1e-5)
+
+
+def test_a_vector_probe_reproduces_the_loops_single_probe():
+    # the built-in observation of one coordinate (the loop's probe, the slider x) and the
+    # same coordinate as a vector probe of the same run: equal peaks, refined alike
+    from gapsweep.core.mechanism.build import build_mechanism, initial_state
+
+    case = MechanismCase.from_mapping(
+        {"mechanism": table("reference_slider_crank"), "t_end": 0.036,
+         "joints.piston_pin.clearance_mm": 0.05})
+    options = case.solver_options()
+    slider = case.probes()[0]
+    probe = Probe("x_acc", slider.coordinate, (0.0, 0.0), "x", "acceleration")
+    job = Job(build_mechanism(case.spec, probe=0), initial_state(case.spec),
+              dataclasses.replace(options, probes=(probe,)))
+    (r,) = run_jobs([job], threads=1)
+    assert r.ok, r.reason
+    m = r.metrics
+    for stem in ("peak_{}", "peak_{}_steady", "peak_{}_settled", "mean_{}_settled"):
+        assert m[stem.format("x_acc")] == pytest.approx(m[stem.format("slider_accel")],
+                                                        rel=1e-12), stem
+    # the RMS: integrated over the steps (trapezoid) against the loop's quadrature
+    assert m["rms_x_acc"] == pytest.approx(m["rms_slider_accel"], rel=1e-3)
+
+
+def test_a_mechanism_runs_until_settled_like_the_built_in_models():
+    # 4.16: no t_end - until the section settles; the shipped four-bar's cases settle
+    study = example("four_bar_crank_rocker")
+    cases = [{"mechanism": study["mechanism"], "joints.rocker_pin.clearance_mm": 0.05},
+             {"mechanism": study["mechanism"], "ideal": True}]
+    results = run_cases("mechanism", cases, threads=1)
+    for r in results:
+        assert r.ok, r.reason
+        m = r.metrics
+        assert m["settled"] == 1, m["motion"]
+        assert m["motion"].startswith("periodic-")
+        assert 8 <= m["revolutions"] < 80  # the settling test's window, before the cap
+        for stat in ("peak", "p95", "mean"):
+            assert f"{stat}_rocker_alpha_settled" in m
+        assert m["p95_rocker_alpha_settled"] <= m["peak_rocker_alpha_settled"]
+        assert m["mean_rocker_alpha_settled"] <= m["p95_rocker_alpha_settled"]
+    m = results[0].metrics
+    assert m["motion.rocker_pin"] == m["motion"]
+    # a settled periodic-1 motion repeats: its last revolution is its settled peak
+    if m["motion"] == "periodic-1":
+        assert m["peak_rocker_alpha_steady"] == pytest.approx(m["peak_rocker_alpha_settled"],
+                                                              rel=1e-3)
+
+
+def test_with_several_joints_the_case_is_its_worst_joint():
+    # 4.15: settled when every joint's section has; motion the worst joint's class
+    (r,) = run_cases("mechanism", [{"mechanism": table("two_clearance_slider_crank"),
+                                    "max_revolutions": 30}], threads=1)
+    assert r.ok, r.reason
+    m = r.metrics
+    classes = [m[f"motion.{j}"] for j in JOINTS]
+
+    def severity(name: str) -> tuple[int, int]:
+        if name in ("chaotic", "irregular"):
+            return (3 if name == "chaotic" else 2, 0)
+        return 1, int(name.split("-")[1])
+
+    assert m["motion"] == max(classes, key=severity)
+    assert m["settled"] == int(all(c.startswith("periodic-") for c in classes))
+    assert m["revolutions"] <= 30
+    if m["settled"]:
+        assert m["revolutions"] < 30  # it stopped when every section repeated
+
+
+def test_the_settling_names_are_parameters_of_the_mechanism():
+    names = {p.name for p in model_parameters("mechanism")}
+    assert {"max_revolutions", "settle_tolerance", "transient_revolutions", "starts"} <= names
+    with pytest.raises(Exception, match="max_revolutions"):
+        MechanismCase.from_mapping({"mechanism": table("four_bar_crank_rocker"),
+                                    "max_revolutions": 1})
