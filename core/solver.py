@@ -103,6 +103,7 @@ from .stepping import (
     OPT_N_JOINTS,
     OPT_N_OUT,
     OPT_N_PROBES,
+    OPT_N_TRACES,
     OPT_PEN_BOUND,
     OPT_PERIOD,
     OPT_PROBE,
@@ -227,7 +228,7 @@ class SolverOptions:
     accepted step of the run - peaks refined between steps, RMS, steady, per-revolution and
     settled peaks, a series - as ``peak_<name>`` ...; with ``observe_joints`` every clearance
     joint's contact force, penetration and impacts likewise (``peak_contact_force.<joint>``
-    ...), beside their extremes over the joints.
+    ...), beside their extremes over the joints. ``traces`` are kept as series only.
     """
 
     t_end: float
@@ -254,6 +255,7 @@ class SolverOptions:
     output_step: float = 0.0
     output_head: int = 0
     probes: tuple[Probe, ...] = ()
+    traces: tuple[Probe, ...] = ()
     observe_joints: bool = False
 
     def validate(self) -> None:
@@ -287,7 +289,8 @@ class SolverOptions:
 
     def as_array(self, topo: Topology) -> np.ndarray:
         """The ``OPT_*`` row the compiled loop reads, then the probes' fields."""
-        opts = np.zeros(N_OPT + PROBE_FIELDS * len(self.probes))
+        values = (*self.probes, *self.traces)
+        opts = np.zeros(N_OPT + PROBE_FIELDS * len(values))
         opts[OPT_T_END] = self.t_end
         opts[OPT_T_STEADY] = self.t_steady
         opts[OPT_RTOL] = self.rtol
@@ -321,7 +324,8 @@ class SolverOptions:
         opts[OPT_N_HEAD] = self.output_head if self.output_head > 0 else self.n_output
         opts[OPT_N_PROBES] = len(self.probes)
         opts[OPT_N_JOINTS] = topo.clear_int.shape[0] if self.observe_joints else 0
-        for p, probe in enumerate(self.probes):
+        opts[OPT_N_TRACES] = len(self.traces)
+        for p, probe in enumerate(values):
             opts[N_OPT + PROBE_FIELDS * p : N_OPT + PROBE_FIELDS * (p + 1)] = probe.fields()
         return opts
 
@@ -414,18 +418,24 @@ def _run_group(part, integrator: str, n_threads: int, results: list) -> None:
         if y.shape not in ((2 * n,), (ny,)):
             raise InputError("y0", f"shape {y.shape}", f"({2 * n},) = [q, v] for this mechanism")
         y0[k, : y.shape[0]] = y
-    rows = [job.options.as_array(topo) for _, job, _, _ in part]
-    opts = np.zeros((len(rows), max(len(r) for r in rows)))  # cases may differ in probes
-    for k, row in enumerate(rows):
-        opts[k, : len(row)] = row
+    # cases may differ in probes: every case's probes at the same columns, the widest's
+    n_probe = max(len(job.options.probes) for _, job, _, _ in part)
+    n_trace = max(len(job.options.traces) for _, job, _, _ in part)
+    opts = np.zeros((len(part), N_OPT + PROBE_FIELDS * (n_probe + n_trace)))
+    for k, (_, job, _, _) in enumerate(part):
+        row = job.options.as_array(topo)
+        p, q = len(job.options.probes), len(job.options.traces)
+        opts[k, : N_OPT + PROBE_FIELDS * p] = row[: N_OPT + PROBE_FIELDS * p]
+        opts[k, N_OPT + PROBE_FIELDS * n_probe : N_OPT + PROBE_FIELDS * (n_probe + q)] = row[
+            N_OPT + PROBE_FIELDS * p :]
+        opts[k, OPT_N_PROBES], opts[k, OPT_N_TRACES] = n_probe, n_trace
     for k, (_, job, _, _) in enumerate(part):
         opts[k, OPT_SETTLE_TOL] *= section_length(job.options, arrays.clear_par[k])
     n_out = int(opts[:, OPT_N_OUT].max())
-    n_probe = int(opts[:, OPT_N_PROBES].max())
     n_joint = int(opts[:, OPT_N_JOINTS].max())
     n_clear = topo.clear_int.shape[0]
     metrics = np.zeros((len(part), N_MET + N_MP * n_probe + N_MJ * n_joint))
-    series = np.zeros((len(part), n_out, N_SER + n_probe + N_SJ * n_joint))
+    series = np.zeros((len(part), n_out, N_SER + n_probe + n_trace + N_SJ * n_joint))
     n_rev = max(job.options.revolutions for _, job, _, _ in part)
     revs = np.zeros((len(part), n_rev + 1,
                      N_REV + 2 * n_clear + N_RP * n_probe + N_RJ * n_joint))
@@ -452,7 +462,7 @@ def _run_group(part, integrator: str, n_threads: int, results: list) -> None:
             series={name: rows[:, j] for j, name in enumerate(SERIES_NAMES)},
         )
         result.series["final_state"] = y_end[k].copy()
-        observed = _Observed(job, n_probe, n_clear, int(opts[k, OPT_N_JOINTS]))
+        observed = _Observed(job, n_probe, n_trace, n_clear, int(opts[k, OPT_N_JOINTS]))
         observed.add_run(result, metrics[k], rows)
         if record is not None and status[k] == OK:
             _add_settled(result, job, record.copy(), metrics[k], arrays.clear_par[k])
@@ -470,6 +480,7 @@ class _Observed:
 
     job: Job
     n_probe: int
+    n_trace: int
     n_clear: int
     n_joint: int
 
@@ -495,6 +506,8 @@ class _Observed:
             metrics[f"rms_{probe.name}_steady"] = math.sqrt(
                 max(m[col + MP_SQ_S], 0.0) / (t_end - t_s))
             series[probe.name] = rows[:, N_SER + p]
+        for q, trace in enumerate(options.traces):
+            series[trace.name] = rows[:, N_SER + self.n_probe + q]
         keys = {"peak_contact_force": (MJ_PEAK_FN, float), "max_penetration": (MJ_MAX_PEN, float),
                 "impacts": (MJ_IMPACTS, int), "peak_contact_force_steady": (MJ_PEAK_FN_S, float),
                 "max_penetration_steady": (MJ_MAX_PEN_S, float),
@@ -502,7 +515,7 @@ class _Observed:
         for j, name in enumerate(self.joint_names[: self.n_joint]):
             for key, (col, kind) in keys.items():
                 metrics[per_joint(key, name)] = kind(m[self._metric(j, col)])
-            base = N_SER + self.n_probe + N_SJ * j
+            base = N_SER + self.n_probe + self.n_trace + N_SJ * j
             for c, key in enumerate(JOINT_SERIES):
                 series[per_joint(key, name)] = rows[:, base + c]
 

@@ -89,11 +89,12 @@ from .projection import drift, project
     OPT_N_HEAD,
     OPT_N_PROBES,
     OPT_N_JOINTS,
-) = range(29)
-N_OPT = 29
-# From ``opts[N_OPT]`` on: ``OPT_N_PROBES`` measures (vector probes), ``PROBE_FIELDS`` numbers
-# each (:mod:`peak_refinement`). ``OPT_N_JOINTS``: the clearance joints observed one by one
-# (0: none - the contact metrics above are then the joints' extreme, as with one joint).
+    OPT_N_TRACES,
+) = range(30)
+N_OPT = 30
+# From ``opts[N_OPT]`` on: ``OPT_N_PROBES`` measures (vector probes), then ``OPT_N_TRACES``
+# quantities kept as series only, ``PROBE_FIELDS`` numbers each (:mod:`peak_refinement`).
+# ``OPT_N_JOINTS``: the clearance joints observed one by one (0: none).
 
 # metrics
 (
@@ -183,7 +184,8 @@ MAX_PERIOD = 8  # the longest period the settling test and the classifier look f
     S_DRIFT,
 ) = range(19)
 N_SER = 19
-# then one column per measure (its signed value), then per observed joint N_SJ columns
+# then one column per measure and per trace (its signed value), then per observed joint N_SJ
+# columns
 (SJ_FN, SJ_DELTA, SJ_EX, SJ_EY, SJ_CONTACT, SJ_IMPACTS) = range(6)
 N_SJ = 6
 
@@ -251,11 +253,12 @@ def _sample(row, tk, ystage, fst, n, probe, driver_row, in_contact, model, ws, e
     row[S_RESIDUAL] = balance_residual(ystage, n, kin, pot, ucon, e0)
     row[S_DRIFT] = drift(ystage, tk, n, model, ws)
     n_probe, n_joint = int(opts[OPT_N_PROBES]), int(opts[OPT_N_JOINTS])
-    for p in range(n_probe):
+    n_values = n_probe + int(opts[OPT_N_TRACES])
+    for p in range(n_values):
         row[N_SER + p] = measure_value(ystage, fst, n, opts, N_OPT + PROBE_FIELDS * p)
     dg = ws[WS_DIAG]
     for j in range(n_joint):
-        c = N_SER + n_probe + N_SJ * j
+        c = N_SER + n_values + N_SJ * j
         row[c + SJ_FN], row[c + SJ_DELTA] = dg[j, D_FN], dg[j, D_DELTA]
         row[c + SJ_EX], row[c + SJ_EY] = dg[j, D_EX], dg[j, D_EY]
         row[c + SJ_CONTACT] = in_contact[j]
@@ -444,7 +447,8 @@ def _step_end_peaks(
 @kernel(inline="always")
 def _sample_grid(
     k_out, dt_out, t_end, n_out, n_head, t, y, f0, t1, y1, f1, r5, series, ystage, fst, n,
-    probe, driver_row, in_contact, model, ws, e0, ctx, opts, metrics,
+    probe, driver_row, in_contact, model, ws, e0, ctx, opts, metrics, vlast, t_s, period,
+    n_rev, revs,
 ):  # fmt: skip
     """Output sampling: the uniform grid's rows inside ``(t, t1]`` from the step's dense
     output, with the contact state of this step. Past ``n_out`` rows the rows from
@@ -461,6 +465,10 @@ def _sample_grid(
         dense_output(t, y, f0, t1, y1, f1, r5, tk, ystage)
         _sample(series[row], tk, ystage, fst, n, probe, driver_row, in_contact, model, ws, e0,
                 ctx, opts, metrics)  # fmt: skip
+        # the measures' squares integrated through the grid's samples too (finer than the
+        # steps in free flight)
+        _add_squares(tk, series[row], N_SER, vlast, t_s, period, n_rev, opts, in_contact.shape[0],
+                     metrics, revs)  # fmt: skip
         samples += 1
         k_out += 1
     return k_out, samples
@@ -548,14 +556,12 @@ def _observed_slots(w, n_probe, n_joint, rbase):
 
 @kernel(inline="always")
 def _observe_step(
-    t, t1, t_s, kr, kind, joint, f1, y1, n, ws, in_contact, opts, period, n_rev, xpv, xcv,
-    metrics, revs,
+    t1, t_s, kr, kind, joint, f1, y1, n, ws, in_contact, opts, xcv, metrics, revs,
 ):  # fmt: skip
     """Metric accumulation of the vector probes at an accepted step end: each observation's
     value ``xcv`` at ``t1`` into its whole-run, steady and revolution peaks (a joint's
     penetration counts while it is in contact, as :func:`_step_end_peaks` counts the
-    extreme's), and each measure's square integrated over the step (trapezoid from its value
-    at ``t``, ``xpv``), split between the revolutions at a section inside the step."""
+    extreme's)."""
     n_probe, n_joint = int(opts[OPT_N_PROBES]), int(opts[OPT_N_JOINTS])
     rbase = N_REV + 2 * in_contact.shape[0]
     steady = t1 >= t_s - 1e-15
@@ -571,12 +577,28 @@ def _observe_step(
             metrics[mi + 1] = max(metrics[mi + 1], x)
         if kr > 0:
             revs[kr, ri] = max(revs[kr, ri], x)
-    in_steady = t >= t_s - 1e-14 * max(1.0, t_s)
+
+
+@kernel(inline="always")
+def _add_squares(t_new, x, x0, vlast, t_s, period, n_rev, opts, n_clear, metrics, revs):
+    """Each measure's square integrated (trapezoid) from the last point ``vlast[0]`` (a step
+    end or a grid sample; its |values| in ``vlast[1:]``) to ``t_new``, where the values are
+    ``x[x0 + p]``: into the run's, the steady window's and the revolutions' integrals (split
+    at a section inside the piece)."""
+    t0 = vlast[0]
+    if t_new <= t0:
+        return
+    n_probe = int(opts[OPT_N_PROBES])
+    rbase = N_REV + 2 * n_clear
+    kr = _revolution(t_new, period, n_rev)
     split = 1.0
-    if kr > 1 and t < (kr - 1) * period:
-        split = ((kr - 1) * period - t) / (t1 - t)  # the share before the section
+    if kr > 1 and t0 < (kr - 1) * period:
+        split = ((kr - 1) * period - t0) / (t_new - t0)  # the share before the section
+    in_steady = t0 >= t_s - 1e-14 * max(1.0, t_s)
     for p in range(n_probe):
-        sq = 0.5 * (t1 - t) * (xpv[p] * xpv[p] + xcv[p] * xcv[p])
+        v = abs(x[x0 + p])
+        sq = 0.5 * (t_new - t0) * (vlast[1 + p] * vlast[1 + p] + v * v)
+        vlast[1 + p] = v
         mi = N_MET + N_MP * p
         metrics[mi + MP_SQ] += sq
         if in_steady:
@@ -588,6 +610,7 @@ def _observe_step(
                 revs[kr, ri] += (1.0 - split) * sq
             else:
                 revs[kr, ri] += sq
+    vlast[0] = t_new
 
 
 @kernel(inline="always")
@@ -700,6 +723,7 @@ class StepBuffers(NamedTuple):
     piv: np.ndarray  # int64 [ny] its pivots
     onset_t: np.ndarray  # [n_clearance] onset time of each joint's current contact [s]
     vpeaks: np.ndarray  # [3, n_observed] the vector probes' values at the last three step ends
+    vlast: np.ndarray  # [1 + n_probes] the last point of the squares' integral: t, |values|
     was: np.ndarray  # int64 [n_clearance]: the contact state at the step's start
 
 
@@ -736,6 +760,7 @@ def integrate_case(y0, model, opts, method_kind, tableau, order, metrics, series
         np.full(n_clear, -1e300),  # onset time of each joint's current contact [s]
         # the vector probes' values at the last three step ends
         np.zeros((3, int(opts[OPT_N_PROBES]) + 2 * int(opts[OPT_N_JOINTS]))),
+        np.zeros(1 + int(opts[OPT_N_PROBES])),  # the last point of the squares' integral
         np.zeros(n_clear, dtype=np.int64),  # the contact state at the step's start
     )
     # copies: the topology and tableau are shared by the batch, and cases running on other
@@ -758,7 +783,7 @@ def _march(y0, model, opts, method_kind, tableau, order, metrics, series, revs, 
     atol, inv_mass, ws, in_contact = buffers.atol, buffers.inv_mass, buffers.ws, buffers.in_contact
     approach, k, vec, peaks = buffers.approach, buffers.k, buffers.vec, buffers.peaks
     wmat, piv, onset_t = buffers.wmat, buffers.piv, buffers.onset_t
-    vpeaks, was = buffers.vpeaks, buffers.was
+    vpeaks, was, vlast = buffers.vpeaks, buffers.was, buffers.vlast
     n = inv_mass.shape[0]
     ny = y0.shape[0]
     n_clear = in_contact.shape[0]
@@ -812,6 +837,7 @@ def _march(y0, model, opts, method_kind, tableau, order, metrics, series, revs, 
     metrics[M_PEAK_KE] = kin
     for p in range(n_probe):  # the measures at t = 0 (the trapezoid's first end, a peak)
         xp1v[p] = observation(p, y, f0, n, ws, opts, N_OPT, n_probe, 0)
+        vlast[1 + p] = xp1v[p]
         mi = N_MET + N_MP * p
         metrics[mi + MP_PEAK] = xp1v[p]
         if t_s <= 0.0:
@@ -891,14 +917,16 @@ def _march(y0, model, opts, method_kind, tableau, order, metrics, series, revs, 
             break
         if observing:
             _observe_step(
-                t, t1, t_s, kr, kind, joint, f1, y1, n, ws, in_contact, opts, period, n_rev, xp1v,
-                xcv, metrics, revs,
-            )  # fmt: skip
+                t1, t_s, kr, kind, joint, f1, y1, n, ws, in_contact, opts, xcv, metrics, revs
+            )
         k_out, ev = _sample_grid(
             k_out, dt_out, t_end, n_out, n_head, t, y, f0, t1, y1, f1, r5, series, ystage, fst,
-            n, probe, driver_row, in_contact, model, ws, e0, ctx, opts, metrics,
+            n, probe, driver_row, in_contact, model, ws, e0, ctx, opts, metrics, vlast, t_s,
+            period, n_rev, revs,
         )  # fmt: skip
         nfev += ev
+        if observing:
+            _add_squares(t1, xcv, 0, vlast, t_s, period, n_rev, opts, n_clear, metrics, revs)
         k_sec, stop = _sample_sections(
             k_sec, n_rev, period, t, y, f0, t1, y1, f1, r5, ystage, n, model, rot, probe, revs,
             metrics, settle_tol, settle_from, stop,

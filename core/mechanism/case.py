@@ -220,6 +220,19 @@ class MechanismCase:
         return tuple(Probe(m.name, 3 * order.index(m.body), m.point, m.component, m.quantity)
                      for m in self.spec.measures)
 
+    def traces(self) -> tuple[Probe, ...]:
+        """Series only: the first measure's body coordinate (x for a magnitude) as the
+        built-in models' ``slider_position``, ``_velocity``, ``_acceleration``, which the
+        spectra and the pages read."""
+        if not self.spec.measures:
+            return ()
+        m = self.spec.measures[0]
+        body = 3 * [b.name for b in self.spec.bodies].index(m.body)
+        component = ("x", "y", "angle")[m.coordinate]
+        return tuple(Probe(f"slider_{q}", body, (0.0, 0.0), component, quantity)
+                     for q, quantity in (("position", "position"), ("velocity", "velocity"),
+                                         ("acceleration", "acceleration")))
+
     def solver_options(self) -> SolverOptions:
         """Until settled without ``t_end`` (the slider-crank's rule, core/cases.py: the section
         at every driver period, the run-up's ramp not counted, the output grid the first
@@ -229,7 +242,7 @@ class MechanismCase:
         # the run-up's ramp is the start-up (its peak: ``peak_<measure>_startup``), the
         # settled window the revolutions at full speed after it, when the run has them
         ramp_revolutions = math.ceil(self.ramp_time / period - 1e-9)
-        observed = {"probes": self.probes(),
+        observed = {"probes": self.probes(), "traces": self.traces(),
                     "observe_joints": not self.ideal and bool(self.spec.clearance_joints)}
         if self.adaptive:
             per_rev = self.samples_per_revolution
@@ -328,17 +341,22 @@ class _Plan:
     starts: tuple[str, ...] = ()
 
 
+def _mechanism(case: MechanismCase):
+    # no loop probe: its RMS quadrature is part of the state the step control weighs, so a
+    # probe that followed a measure would make the motion depend on which measures a case
+    # has; the measures are observations of the run (vector probes, design.md 4.16)
+    return dataclasses.replace(
+        build_mechanism(case.spec, ideal=case.ideal, probe=0, ramp=case.ramp_time), probe=None)
+
+
 def _plan(case: MechanismCase, params: dict[str, Any]) -> _Plan:
     spec = case.spec
-    options = case.solver_options()
-    jobs = [Job(build_mechanism(spec, ideal=case.ideal, probe=0, ramp=case.ramp_time),
-                initial_state(spec, ideal=case.ideal, initial=case.initial), options, params,
-                MODEL)]
+    jobs = [Job(_mechanism(case), initial_state(spec, ideal=case.ideal, initial=case.initial),
+                case.solver_options(), params, MODEL)]
     starts = case.other_starts() if spec.measures else ()
     for start in starts:
         other = dataclasses.replace(case, initial=start, starts="")
-        jobs.append(Job(build_mechanism(spec, ideal=case.ideal, probe=0, ramp=other.ramp_time),
-                        initial_state(spec, ideal=case.ideal, initial=start),
+        jobs.append(Job(_mechanism(other), initial_state(spec, ideal=case.ideal, initial=start),
                         other.solver_options(), {}, MODEL))
     return _Plan(case, params, tuple(jobs), starts)
 
