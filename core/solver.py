@@ -178,7 +178,7 @@ Progress = Callable[[int, int], None]
 
 
 @dataclass(frozen=True)
-class Probe:
+class VectorProbe:
     """A quantity the loop observes (a mechanism's measure): ``coordinate`` the index of its
     body's x in q (3 x the body's index), ``point`` [m] in the body's frame (0, 0: the centre
     of mass), ``component`` one of x, y, angle, magnitude, ``quantity`` one of position,
@@ -224,8 +224,8 @@ class SolverOptions:
     many rows from the start and the rest of the ``n_output`` rows as a ring of the latest
     samples (memory bounded for any length).
 
-    Vector probes (design.md 4.14): each of ``probes`` (:class:`Probe`) is observed at every
-    accepted step of the run - peaks refined between steps, RMS, steady, per-revolution and
+    Vector probes (design.md 4.14): each of ``probes`` (:class:`VectorProbe`) is observed at
+    every accepted step of the run - peaks refined between steps, RMS, steady, per-revolution and
     settled peaks, a series - as ``peak_<name>`` ...; with ``observe_joints`` every clearance
     joint's contact force, penetration and impacts likewise (``peak_contact_force.<joint>``
     ...), beside their extremes over the joints. ``traces`` are kept as series only.
@@ -254,8 +254,8 @@ class SolverOptions:
     impact_time: float = IMPACT_TIME
     output_step: float = 0.0
     output_head: int = 0
-    probes: tuple[Probe, ...] = ()
-    traces: tuple[Probe, ...] = ()
+    probes: tuple[VectorProbe, ...] = ()
+    traces: tuple[VectorProbe, ...] = ()
     observe_joints: bool = False
 
     def validate(self) -> None:

@@ -44,7 +44,14 @@ from ..cases import (
 from ..errors import InputError
 from ..metrics import per_joint
 from ..result import CaseResult
-from ..solver import ROSENBROCK_CONTACT, Job, Probe, Progress, SolverOptions, run_jobs
+from ..solver import (
+    ROSENBROCK_CONTACT,
+    Job,
+    Progress,
+    SolverOptions,
+    VectorProbe,
+    run_jobs,
+)
 from .build import STARTS, build_mechanism, initial_state, kinematics
 from .table import MechanismSpec, parse_table, sweepable, with_overrides
 
@@ -214,13 +221,13 @@ class MechanismCase:
         ring = min(SPECTRUM_REVOLUTIONS, self.max_revolutions)
         return self.samples_per_revolution * (1 + ring) + 1
 
-    def probes(self) -> tuple[Probe, ...]:
-        """The measures as the loop's vector probes (:class:`solver.Probe`)."""
+    def probes(self) -> tuple[VectorProbe, ...]:
+        """The measures as the loop's vector probes (:class:`solver.VectorProbe`)."""
         order = [b.name for b in self.spec.bodies]
-        return tuple(Probe(m.name, 3 * order.index(m.body), m.point, m.component, m.quantity)
-                     for m in self.spec.measures)
+        return tuple(VectorProbe(m.name, 3 * order.index(m.body), m.point, m.component,
+                                 m.quantity) for m in self.spec.measures)
 
-    def traces(self) -> tuple[Probe, ...]:
+    def traces(self) -> tuple[VectorProbe, ...]:
         """Series only: the first measure's body coordinate (x for a magnitude) as the
         built-in models' ``slider_position``, ``_velocity``, ``_acceleration``, which the
         spectra and the pages read."""
@@ -229,7 +236,7 @@ class MechanismCase:
         m = self.spec.measures[0]
         body = 3 * [b.name for b in self.spec.bodies].index(m.body)
         component = ("x", "y", "angle")[m.coordinate]
-        return tuple(Probe(f"slider_{q}", body, (0.0, 0.0), component, quantity)
+        return tuple(VectorProbe(f"slider_{q}", body, (0.0, 0.0), component, quantity)
                      for q, quantity in (("position", "position"), ("velocity", "velocity"),
                                          ("acceleration", "acceleration")))
 

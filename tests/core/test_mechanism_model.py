@@ -11,8 +11,8 @@ import pytest
 from gapsweep.core.api import run_cases
 from mechanism_tables import table
 
-WHOLE_RUN = ("peak_slider_accel", "peak_contact_force", "max_penetration", "impacts",
-             "peak_driving_torque")
+# refined between steps (design.md 1.3), hence independent of where the steps fall
+WHOLE_RUN = ("peak_slider_accel", "peak_contact_force", "max_penetration", "impacts")
 
 
 def test_reference_mechanism_file_equals_the_built_in_model():
@@ -26,6 +26,12 @@ def test_reference_mechanism_file_equals_the_built_in_model():
     for name in WHOLE_RUN:
         assert mech.metrics[name] == pytest.approx(built_in.metrics[name], rel=1e-6), name
     assert mech.metrics["peak_contact_force.piston_pin"] == mech.metrics["peak_contact_force"]
+    # the torque's peak is read at the step ends only: the built-in model's step control also
+    # weighs its probe's RMS quadrature, the mechanism's none (its measures are observations,
+    # design.md 4.16), so the steps fall elsewhere within the tolerance (1.4e-3 here, 1.4e-2
+    # at c = 0.05 mm)
+    assert mech.metrics["peak_driving_torque"] == pytest.approx(
+        built_in.metrics["peak_driving_torque"], rel=2e-2)
     # the measure's RMS is integrated over the accepted steps (trapezoid), the built-in
     # probe's by a quadrature in the state
     assert mech.metrics["rms_slider_accel"] == pytest.approx(
@@ -125,7 +131,8 @@ def test_point_and_magnitude_measures_follow_the_closed_form():
                   "component": "magnitude"},
         "b_x": {"body": "rocker", "point": "B", "quantity": "position", "component": "x"},
     }
-    (r,) = run_cases("mechanism", [{"mechanism": m, "ideal": True}], threads=1)
+    # two revolutions (without t_end it runs until settled: 8 or more)
+    (r,) = run_cases("mechanism", [{"mechanism": m, "ideal": True, "t_end": 0.2}], threads=1)
     assert r.ok, r.reason
     a, b, c, d = 0.040, 0.120, 0.080, 0.100
     w2 = 600 * 2 * math.pi / 60

@@ -12,7 +12,7 @@ import pytest
 from gapsweep.core.api import run_cases
 from gapsweep.core.mechanism.case import MechanismCase
 from gapsweep.core.parameters import model_parameters
-from gapsweep.core.solver import Job, Probe, run_jobs
+from gapsweep.core.solver import Job, VectorProbe, run_jobs
 from mechanism_tables import example, table
 
 JOINTS = {"crank_pin": 0.1e-3, "piston_pin": 0.1e-3}  # both pins rattle at 3000 rpm
@@ -102,12 +102,14 @@ def test_measures_are_observations_of_the_one_run(rattling):
         assert three.metrics[f"peak_{name}_settled"] > 0.0
 
 
-def test_a_smooth_measure_peak_and_rms_match_its_series(rattling):
-    # the rod's angular velocity is smooth: its step-wise peak and RMS match the
-    # microsecond grid's
+def test_a_velocity_measures_peak_and_rms_match_its_series(rattling):
+    # the rod's angular velocity (continuous, with kinks at the impacts): its peak, taken at
+    # every step and refined between steps, at or above the microsecond grid's and close to
+    # it; its RMS, integrated through the steps and the grid, the grid's
     r = rattling[0]
     t, w = np.asarray(r.series["t"]), np.asarray(r.series["rod_omega"])
-    assert r.metrics["peak_rod_omega"] == pytest.approx(np.abs(w).max(), rel=1e-6)
+    assert r.metrics["peak_rod_omega"] >= np.abs(w).max() * (1 - 1e-12)
+    assert r.metrics["peak_rod_omega"] == pytest.approx(np.abs(w).max(), rel=1e-4)
     rms = math.sqrt(np.trapezoid(w * w, t) / t[-1])
     assert r.metrics["rms_rod_omega"] == pytest.approx(rms, rel=1e-5)
 
@@ -122,8 +124,9 @@ def test_a_vector_probe_reproduces_the_loops_single_probe():
          "joints.piston_pin.clearance_mm": 0.05})
     options = case.solver_options()
     slider = case.probes()[0]
-    probe = Probe("x_acc", slider.coordinate, (0.0, 0.0), "x", "acceleration")
-    job = Job(build_mechanism(case.spec, probe=0), initial_state(case.spec),
+    probe = VectorProbe("x_acc", slider.coordinate, (0.0, 0.0), "x", "acceleration")
+    job = Job(build_mechanism(case.spec, probe=0),
+              initial_state(case.spec, ideal=False, initial="centred"),
               dataclasses.replace(options, probes=(probe,)))
     (r,) = run_jobs([job], threads=1)
     assert r.ok, r.reason
@@ -136,27 +139,35 @@ def test_a_vector_probe_reproduces_the_loops_single_probe():
 
 
 def test_a_mechanism_runs_until_settled_like_the_built_in_models():
-    # 4.16: no t_end - until the section settles; the shipped four-bar's cases settle
+    # 4.16: no t_end - until the section settles or to max_revolutions. The ideal twin of
+    # the shipped four-bar is periodic by construction: it stops at the settling test's first
+    # window; a clearance case stops when its section repeats, else runs to the cap (at
+    # 600 rpm the light rocker pin rattles chaotically: a fact, not asserted either way)
     study = example("four_bar_crank_rocker")
-    cases = [{"mechanism": study["mechanism"], "joints.rocker_pin.clearance_mm": 0.05},
+    cases = [{"mechanism": study["mechanism"], "joints.rocker_pin.clearance_mm": 0.05,
+              "max_revolutions": 40},
              {"mechanism": study["mechanism"], "ideal": True}]
-    results = run_cases("mechanism", cases, threads=1)
-    for r in results:
-        assert r.ok, r.reason
-        m = r.metrics
-        assert m["settled"] == 1, m["motion"]
-        assert m["motion"].startswith("periodic-")
-        assert 8 <= m["revolutions"] < 80  # the settling test's window, before the cap
-        for stat in ("peak", "p95", "mean"):
-            assert f"{stat}_rocker_alpha_settled" in m
-        assert m["p95_rocker_alpha_settled"] <= m["peak_rocker_alpha_settled"]
-        assert m["mean_rocker_alpha_settled"] <= m["p95_rocker_alpha_settled"]
-    m = results[0].metrics
+    clearance, ideal = run_cases("mechanism", cases, threads=1)
+    assert ideal.ok and clearance.ok, (ideal.reason, clearance.reason)
+    m = ideal.metrics
+    assert (m["settled"], m["motion"], m["revolutions"]) == (1, "periodic-1", 8)
+    # a periodic-1 motion repeats: every revolution's peak is the settled one
+    assert m["peak_rocker_alpha_steady"] == pytest.approx(m["peak_rocker_alpha_settled"],
+                                                          rel=1e-6)
+    assert m["mean_rocker_alpha_settled"] == pytest.approx(m["peak_rocker_alpha_settled"],
+                                                           rel=1e-6)
+    m = clearance.metrics
     assert m["motion.rocker_pin"] == m["motion"]
-    # a settled periodic-1 motion repeats: its last revolution is its settled peak
-    if m["motion"] == "periodic-1":
-        assert m["peak_rocker_alpha_steady"] == pytest.approx(m["peak_rocker_alpha_settled"],
-                                                              rel=1e-3)
+    if m["settled"]:
+        assert m["motion"].startswith("periodic-") and m["revolutions"] < 40
+    else:
+        assert m["motion"] in ("chaotic", "irregular") and m["revolutions"] == 40
+    for r in (ideal, clearance):
+        m = r.metrics
+        assert m["mean_rocker_alpha_settled"] <= m["p95_rocker_alpha_settled"]
+        assert m["p95_rocker_alpha_settled"] <= m["peak_rocker_alpha_settled"]
+        assert m["peak_rocker_alpha_settled"] <= m["peak_rocker_alpha"] * (1 + 1e-12)
+        assert m["peak_rocker_angle_settled"] > 0.0
 
 
 def test_with_several_joints_the_case_is_its_worst_joint():
