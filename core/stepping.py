@@ -324,13 +324,16 @@ def _event_step(
 
     Every other joint is checked again on the step cut at the event: one whose crossing
     falls inside it, earlier, becomes the event and the step is cut there instead; one whose
-    crossing coincides (its end past the target by at most half the onset threshold, or
-    2 ``eps_ev`` for an exit) flips with it. A coincident onset is marked here, before the
+    crossing coincides (its end past the target by at most 0.1 % of the onset threshold, or
+    2 ``eps_ev`` for an exit) flips with it; one a hair later gets its own event at the
+    start of the next (short) step. A coincident onset is marked here, before the
     step-end metrics read the contact states, as ``in_contact = 1`` with ``onset_t = t + h``
     (:func:`_contact_bookkeeping` counts it); a coincident exit is found there (in contact,
     ``delta < 0``). A free joint is never left past the onset threshold."""
     nfev = 0
-    slack_on, slack_ex = 0.5 * eps_on, 2.0 * eps_ev
+    # a coincident onset's overshoot is its onset error: 0.1 % of the threshold keeps it at
+    # the located one's level (~1e-15 m; twin joints differ by round-off, ~1e-16 m)
+    slack_on, slack_ex = 1e-3 * eps_on, 2.0 * eps_ev
     if bisect:
         # seed 003: halve the step until delta(t + h) of every joint crossing in it lands in
         # the band past its target, never below the minimum event step
