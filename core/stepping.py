@@ -352,49 +352,92 @@ def _next_step(h, enorm, order, finite, accepted):
     return h * max(0.2, factor)
 
 
+MAX_RELOCATE = 6  # event steps cut again at an earlier joint's event, at most
+
+
 @kernel(runtime=False)  # a call (see above)
 def _event_step(
     kind, joint, lo, hi, t, h, h_resume, y, f0, y1, f1, r5, bisect, eps_on, eps_ev, t_end,
     have_ts, t_s, method_kind, tableau, ctx, n, model, k, ystage, err, wmat, piv, rot,
+    in_contact, onset_t,
 ):  # fmt: skip
-    """Event location: the step that ends on the contact event ``kind`` of ``joint``
-    bracketed in ``[lo, hi]``. Returns ``(retry, h, h_resume, evaluations)``: ``retry``
-    when the step is to be taken again with the shorter ``h`` (bisection), else ``y1``,
-    ``f1``, ``r5`` hold the step of length ``h`` that ends at the event."""
+    """Event location: the step that ends on the earliest contact event, ``kind`` of
+    ``joint`` bracketed in ``[lo, hi]`` (:func:`events.find_event`). Returns ``(retry, h,
+    h_resume, evaluations, joint, kind)``: ``retry`` when the step is to be taken again with
+    the shorter ``h`` (bisection), else ``y1``, ``f1``, ``r5`` hold the step of length ``h``
+    that ends at the event of ``joint`` (``kind`` NONE: at none).
+
+    Every other joint is checked again on the step cut at the event: one whose crossing
+    falls inside it, earlier, becomes the event and the step is cut there instead; one whose
+    crossing coincides (its end past the target by at most 0.1 % of the onset threshold, or
+    2 ``eps_ev`` for an exit) flips with it; one a hair later gets its own event at the
+    start of the next (short) step. A coincident onset is marked here, before the
+    step-end metrics read the contact states, as ``in_contact = 1`` with ``onset_t = t + h``
+    (:func:`_contact_bookkeeping` counts it); a coincident exit is found there (in contact,
+    ``delta < 0``). A free joint is never left past the onset threshold."""
     nfev = 0
-    target = eps_on if kind == ONSET else 0.0
+    # a coincident onset's overshoot is its onset error: 0.1 % of the threshold keeps it at
+    # the located one's level (~1e-15 m; twin joints differ by round-off, ~1e-16 m)
+    slack_on, slack_ex = 1e-3 * eps_on, 2.0 * eps_ev
     if bisect:
-        # seed 003: halve the step until delta(t + h) lands in the band past the
-        # threshold, never below the minimum event step
-        d1 = penetration_at(y1, n, model, rot, joint)[0]
-        miss = (d1 - target) if kind == ONSET else (target - d1)
-        if miss > eps_ev and h > 1e-7:
+        # seed 003: halve the step until delta(t + h) of every joint crossing in it lands in
+        # the band past its target, never below the minimum event step
+        j2, k2, lo2, hi2 = find_event(t, y, f0, t + h, y1, f1, r5, n, model, in_contact, eps_on,
+                                      rot, ystage, -1, eps_ev, eps_ev, False)  # fmt: skip
+        if k2 != NONE and h > 1e-7:
             if h_resume == 0.0:
                 h_resume = h
-            return True, 0.5 * h, h_resume, nfev
-        return False, h, h_resume, nfev
+            # a crossing the end has left again (grazing): end the next try past it
+            h_new = 0.5 * h if hi2 >= t + h else min(0.5 * h, hi2 - t)
+            return True, max(h_new, 1e-7), h_resume, nfev, joint, kind
+    else:
+        h_resume = h
+        for attempt in range(MAX_RELOCATE):
+            target = eps_on if kind == ONSET else 0.0
+            t1 = t + h
+            t_hit = locate_event(t, y, f0, t1, y1, f1, r5, lo, hi, n, model, joint, target, rot,
+                                 ystage)  # fmt: skip
+            # Redo the step exactly to the event, so the state there is a true RK solution,
+            # then polish the step length by Newton on that step's own end state (delta_dot
+            # the slope): the dense output's root is off by its error. An exit aims 1 nm past
+            # separation (no force acts at delta <= 0) so the projection that follows cannot
+            # leave a free journal above the threshold.
+            goal = target if kind == ONSET else -eps_ev
+            h = max(t_hit - t, 16.0 * 2.2e-16 * max(1.0, abs(t)))
+            for it in range(5):
+                _, ev = _step(method_kind, t, y, f0, h, tableau, ctx, n, k, ystage, y1, err, r5,
+                              f1, wmat, piv)  # fmt: skip
+                nfev += ev
+                d1, dd1 = penetration_at(y1, n, model, rot, joint)
+                if it == 4 or abs(d1 - goal) <= 0.1 * eps_on or dd1 == 0.0:
+                    break
+                h_new = h - (d1 - goal) / dd1
+                if not 0.0 < h_new <= t_end - t or (not have_ts and t + h_new > t_s):
+                    break  # keep the steady window's start and t_end exact
+                h = h_new
+            if attempt == MAX_RELOCATE - 1:
+                break
+            # another joint's crossing inside the cut step comes first: cut there
+            j2, k2, lo2, hi2 = find_event(t, y, f0, t + h, y1, f1, r5, n, model, in_contact,
+                                          eps_on, rot, ystage, joint, slack_on, slack_ex,
+                                          True)  # fmt: skip
+            if k2 == NONE:
+                break
+            joint, kind, lo, hi = j2, k2, lo2, hi2
+    # coincident onsets flip with the event (see above); a free joint past the threshold at
+    # this step's end flips in any case, with its overshoot as its onset error
     t1 = t + h
-    t_hit = locate_event(t, y, f0, t1, y1, f1, r5, lo, hi, n, model, joint, target, rot, ystage)
-    # Redo the step exactly to the event, so the state there is a true RK solution, then
-    # polish the step length by Newton on that step's own end state (delta_dot the slope):
-    # the dense output's root is off by its error. An exit aims 1 nm past separation (no
-    # force acts at delta <= 0) so the projection that follows cannot leave a free journal
-    # above the threshold.
-    h_resume = h
-    goal = target if kind == ONSET else -eps_ev
-    h = t_hit - t
-    for it in range(5):
-        _, ev = _step(method_kind, t, y, f0, h, tableau, ctx, n, k, ystage, y1, err, r5, f1,
-                      wmat, piv)  # fmt: skip
-        nfev += ev
-        d1, dd1 = penetration_at(y1, n, model, rot, joint)
-        if it == 4 or abs(d1 - goal) <= 0.1 * eps_on or dd1 == 0.0:
-            break
-        h_new = h - (d1 - goal) / dd1
-        if not 0.0 < h_new <= t_end - t or (not have_ts and t + h_new > t_s):
-            break  # keep the steady window's start and t_end exact
-        h = h_new
-    return False, h, h_resume, nfev
+    for j in range(in_contact.shape[0]):
+        if j == joint or in_contact[j] != 0:
+            continue
+        d1, dd1 = penetration_at(y1, n, model, rot, j)
+        if d1 > eps_on or (d1 > eps_on - slack_on and dd1 > 0.0):
+            if kind == NONE:
+                joint, kind = j, ONSET
+            else:
+                in_contact[j] = 1
+                onset_t[j] = t1
+    return False, h, h_resume, nfev, joint, kind
 
 
 @kernel(inline="always")
@@ -670,28 +713,40 @@ def _contact_bookkeeping(
     t, t1, t_s, kr, kind, joint, y1, n, model, rot, eps_on, impact_time, in_contact,
     approach, onset_t, metrics, revs,
 ):  # fmt: skip
-    """Metric accumulation after an accepted step: the event at its end flips the joint's
-    contact state (an onset counts an impact and records its approach velocity), then each
-    joint's time in contact, impact and free flight over the step is added up."""
+    """Metric accumulation after an accepted step: the events at its end flip the joints'
+    contact states (an onset counts an impact and records its approach velocity), then each
+    joint's time in contact, impact and free flight over the step is added up. Besides
+    ``joint``'s event (``kind``), an event step ends on the coincident events of others:
+    an onset :func:`_event_step` marked (``onset_t = t1``), an exit as a joint in contact
+    whose ``delta`` is below 0."""
     event_here = kind != NONE
-    if event_here:
-        in_contact[joint] = 1 if kind == ONSET else 0
-        d_ev, dd_ev = penetration_at(y1, n, model, rot, joint)
-        if kind == ONSET:
-            approach[joint] = dd_ev
-            onset_t[joint] = t1
-            if kr > 0:
-                revs[kr, R_IMPACTS] += 1
-            metrics[M_IMPACTS] += 1
-            if t1 >= t_s:
-                metrics[M_IMPACTS_S] += 1
-            metrics[M_ONSET_ERR] = max(metrics[M_ONSET_ERR], abs(d_ev - eps_on))
-    # contact time of this step: the state *during* the step, i.e. before the event at
-    # its end flipped it (an onset step was free flight, an exit step was in contact)
     for j in range(in_contact.shape[0]):
+        # contact time of this step: the state *during* the step, i.e. before the event at
+        # its end flipped it (an onset step was free flight, an exit step was in contact)
         during = in_contact[j]
-        if event_here and joint == j:
-            during = 1 if kind == EXIT else 0
+        if event_here:
+            flip = NONE
+            if j == joint:
+                flip = kind
+            elif in_contact[j] and onset_t[j] == t1:
+                flip = ONSET
+            elif in_contact[j] and penetration_at(y1, n, model, rot, j)[0] < 0.0:
+                flip = EXIT
+            if flip == EXIT:
+                in_contact[j] = 0
+                during = 1
+            elif flip == ONSET:
+                in_contact[j] = 1
+                during = 0
+                d_ev, dd_ev = penetration_at(y1, n, model, rot, j)
+                approach[j] = dd_ev
+                onset_t[j] = t1
+                if kr > 0:
+                    revs[kr, R_IMPACTS] += 1
+                metrics[M_IMPACTS] += 1
+                if t1 >= t_s:
+                    metrics[M_IMPACTS_S] += 1
+                metrics[M_ONSET_ERR] = max(metrics[M_ONSET_ERR], abs(d_ev - eps_on))
         if during:
             metrics[M_CONTACT_TIME] += t1 - t
             if t >= t_s:
@@ -893,13 +948,14 @@ def _march(y0, model, opts, method_kind, tableau, order, metrics, series, revs, 
 
         t1 = t + h
         joint, kind, lo, hi = find_event(
-            t, y, f0, t1, y1, f1, r5, n, model, in_contact, eps_on, rot, ystage
-        )
+            t, y, f0, t1, y1, f1, r5, n, model, in_contact, eps_on, rot, ystage, -1, 0.0, 0.0,
+            not bisect,
+        )  # fmt: skip
         if kind != NONE:
-            retry, h, h_resume, ev = _event_step(
+            retry, h, h_resume, ev, joint, kind = _event_step(
                 kind, joint, lo, hi, t, h, h_resume, y, f0, y1, f1, r5, bisect, eps_on, eps_ev,
                 t_end, have_ts, t_s, method_kind, tableau, ctx, n, model, k, ystage, err, wmat,
-                piv, rot,
+                piv, rot, in_contact, onset_t,
             )  # fmt: skip
             nfev += ev
             if retry:

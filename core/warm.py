@@ -123,7 +123,10 @@ def _stages(a: dict) -> None:
     y[:] = a["y0"]
     erk_step(0.0, y, f0, 1e-7, a["tableau"], a["ctx"], a["k"], ystage, y1, a["err"], r5)
     y1[:] = a["y0"]
-    find_event(0.0, y, f0, 1e-7, y1, f1, r5, n, model, a["in_contact"], 1e-12, rot, ystage)
+    find_event(
+        0.0, y, f0, 1e-7, y1, f1, r5, n, model, a["in_contact"], 1e-12, rot, ystage, -1, 0.0,
+        0.0, True,
+    )  # fmt: skip
     locate_event(0.0, y, f0, 1e-7, y1, f1, r5, 0.0, 1e-7, n, model, 0, 1e-12, rot, ystage)
     project(y1, 1e-7, n, model, a["inv_mass"], ws, 1e-13)
     drift(y1, 1e-7, n, model, ws)
