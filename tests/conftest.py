@@ -9,7 +9,8 @@ trajectory's details.
 
 A module-scoped fixture that integrates for marked tests takes ``roundoff_eps`` as an
 argument: it is then built once per eps, under that eps. Unmarked tests run with the
-variable unset, even beside marked ones.
+variable unset, even beside marked ones. ``--roundoff-eps=E1,E2,...`` replaces the five
+(``benchmarks/motion_checks.py eps-sweep`` runs the marked tests over 21 values so).
 """
 
 from __future__ import annotations
@@ -20,14 +21,35 @@ from gapsweep.core.assembly import STIFFNESS_EPS_ENV
 ROUNDOFF_EPS = (0.0, 1e-13, -1e-13, 1e-12, -1e-12)
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--roundoff-eps", default="",
+        help="comma-separated changes eps of the contact stiffness for tests marked roundoff "
+        "(default: 0, +-1e-13, +-1e-12)",
+    )
+
+
+def _eps_values(config: pytest.Config) -> tuple[float, ...]:
+    text = config.getoption("--roundoff-eps")
+    if not text:
+        return ROUNDOFF_EPS
+    try:
+        return tuple(float(v) for v in text.split(",") if v.strip())
+    except ValueError:
+        raise pytest.UsageError(
+            f"--roundoff-eps {text!r}: a comma-separated list of floats"
+        ) from None
+
+
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if metafunc.definition.get_closest_marker("roundoff") is None:
         return
     if "roundoff_eps" not in metafunc.fixturenames:
         metafunc.fixturenames.append("roundoff_eps")
+    values = _eps_values(metafunc.config)
     metafunc.parametrize(
-        "roundoff_eps", ROUNDOFF_EPS, indirect=True, scope="module",
-        ids=[f"eps={eps:+.0e}" if eps else "eps=0" for eps in ROUNDOFF_EPS],
+        "roundoff_eps", values, indirect=True, scope="module",
+        ids=[f"eps={eps:+.1e}" if eps else "eps=0" for eps in values],
     )
 
 
