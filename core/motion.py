@@ -58,8 +58,6 @@ JITTER_FACTOR = 5.0
 # 0.8e-4 to 6.4e-4 c for the settled cases, 1.7e-2 to 0.33 c for the chaotic ones;
 # benchmarks/motion_checks.py jitter)
 JITTER_CAP = 3.0
-# the jitter is measured on the last this many sections (the settling test's longest window)
-JITTER_SECTIONS = 3 * MAX_PERIOD
 # a drift counts when it is this many standard errors of the per-phase slope ...
 DRIFT_SIGNIFICANCE = 3.0
 # ... and would carry the cycle out of the tolerance within this many revolutions
@@ -196,8 +194,9 @@ def section_jitter(points: np.ndarray, max_period: int = MAX_PERIOD) -> float:
     second differences have 6 times its variance. A steady drift or a slowly decaying cycle
     has (nearly) no second difference, so this is the integration's noise for a settled or
     settling motion, and the size of the section for a chaotic one. The smallest of up to 8
-    estimates reads low: ~0.7 of the rms for Gaussian jitter on 24-40 points (on the safe
-    side: the tolerance falls towards its floor). NaN for fewer than 3 points."""
+    estimates reads low: ~0.7 of the rms for Gaussian jitter on 24-40 points, less on the
+    8 of a settling window (on the safe side: the tolerance falls towards its floor). NaN
+    for fewer than 3 points."""
     pts = np.asarray(points, dtype=float).reshape(len(points), -1)
     best = math.inf
     for period in range(1, max_period + 1):
@@ -263,8 +262,7 @@ def classify(points: np.ndarray, tol: float, *, factor: float = JITTER_FACTOR,
     periodic-N when the points repeat with period N within it and do not drift out of it
     (:func:`drift_exceeds`); else chaotic when the 0-1 test says so on enough points and
     the section is scattered, not drifting; else irregular. The jitter is measured on
-    ``jitter_points`` when given (the settling test's: the last :data:`JITTER_SECTIONS`),
-    else on ``points``."""
+    ``jitter_points`` when given, else on ``points``."""
     pts = np.asarray(points, dtype=float).reshape(len(points), -1)
     noisy = pts if jitter_points is None else jitter_points
     tol = motion_tolerance(noisy, tol, factor=factor, cap=cap)

@@ -32,7 +32,6 @@ from .motion import (
     DRIFT_HORIZON,
     JITTER_CAP,
     JITTER_FACTOR,
-    JITTER_SECTIONS,
     classify,
     motion_tolerance,
     section_drift,
@@ -175,22 +174,17 @@ def analyse(
     out["rms_slider_accel_settled"] = math.sqrt(a2 / span) if span > 0 else math.nan
 
     points = rev.section_points()[first:] / length
-    # a run the loop stopped: classified as the loop found it - the jitter of its last
-    # JITTER_SECTIONS sections, the drift test passed on a longer window than this one
-    stopped = rev.settled_period > 0
-    noisy = rev.section_points()[max(k - JITTER_SECTIONS + 1, 1) :] / length
-    jitter_points = noisy if stopped else points
-    drift_horizon = 0.0 if stopped else horizon
-    motion = classify(points, tolerance, factor=factor, cap=cap, horizon=drift_horizon,
-                      jitter_points=jitter_points)
+    # a run the loop stopped passed the drift test on a longer window than its settled one
+    drift_horizon = 0.0 if rev.settled_period > 0 else horizon
+    motion = classify(points, tolerance, factor=factor, cap=cap, horizon=drift_horizon)
     out["motion"] = motion.name
     out["motion_period"] = motion.period
     out["chaos_indicator"] = motion.indicator
     out["settled"] = 1 if motion.period > 0 else 0
     out["settled_after_revolutions"] = first if motion.period > 0 else -1
     out["section_drift"] = section_drift(points)
-    out["section_jitter"] = section_jitter(jitter_points)
-    out["motion_tolerance"] = motion_tolerance(jitter_points, tolerance, factor=factor, cap=cap)
+    out["section_jitter"] = section_jitter(points)
+    out["motion_tolerance"] = motion_tolerance(points, tolerance, factor=factor, cap=cap)
     if rev.n_clearance > 0:
         times = window[:, [R_FREE, R_IMPACT, R_CONTACT]].sum(axis=0)
         total = float(times.sum())

@@ -48,7 +48,7 @@ from .integrators import (
     rosenbrock23_step,
 )
 from .jit import kernel
-from .motion import DRIFT_SIGNIFICANCE, JITTER_SECTIONS
+from .motion import DRIFT_SIGNIFICANCE
 from .peak_refinement import observe, refine_peak
 from .projection import drift, project
 
@@ -371,17 +371,18 @@ def _period_at(revs, k, first, tol, n_clear, factor, cap, horizon):
     0 if none; sections before ``first`` never count.
 
     The tolerance sits above the section's own jitter (:mod:`motion`): ``factor`` x
-    :func:`motion.section_jitter` over the last JITTER_SECTIONS sections since ``first``
-    (the smallest over N of the rms second difference of sections N apart, over sqrt 6),
-    at least ``tol`` [m] (the settling tolerance) and at most ``cap`` x ``tol``. A period
+    :func:`motion.section_jitter` (the smallest over N of the rms second difference of
+    sections N apart, over sqrt 6, each N on its own window: a window reaching back into
+    the transient reads large, a settled one the noise), at least ``tol`` [m] (the
+    settling tolerance) and at most ``cap`` x ``tol``. A period
     whose phases still slide (the journal creeping along the wall after a capture) does not
     stop the run (:func:`_drift_exceeds`, over the last ``max(16, 6 N)`` sections since
     ``first``; ``horizon`` <= 0: no drift test).
     """
     jitter2 = math.inf
-    lo = max(first, k - JITTER_SECTIONS + 1)
     for period in range(1, MAX_PERIOD + 1):
-        if k - lo < 2 * period:
+        lo = k - max(8, 3 * period) + 1
+        if lo < first:
             break
         jitter2 = min(jitter2, _phase_jitter2(revs, lo, k, period, n_clear))
     if jitter2 == math.inf:
