@@ -5,6 +5,8 @@
     .venv/bin/python benchmarks/motion_checks.py spectrum    # the settled spectra's f1/N
     .venv/bin/python benchmarks/motion_checks.py jitter      # c = 0.02 mm's section vs rtol
     .venv/bin/python benchmarks/motion_checks.py round-off   # classes under 1e-13 changes of K
+    .venv/bin/python benchmarks/motion_checks.py eps-cases   # the tests' cases under 21 eps
+    .venv/bin/python benchmarks/motion_checks.py eps-sweep   # the roundoff tests under 21 eps
 
 ``clearance``: the reference mechanism at c = 0.1 mm from the centred start at rtol 1e-6,
 1e-7 and 1e-8, with a 1e-6 change of the contact stiffness, and from the wall and the run-up
@@ -24,6 +26,18 @@ revolutions the spectra span and their bin width against f1.
 ``jitter``: c = 0.02 mm riding the wall, 30 revolutions at rtol 1e-6, 1e-7 and 1e-8: the
 section's step from one revolution to the next (revolutions 10-30, in c). It falls with the
 tolerance: the integration error, against which the settling tolerance (1e-3 c) is read.
+Then the measured jitter (core/motion.py ``section_jitter``) of fixed 150-revolution runs of
+the reference mechanism over revolutions 100-150, settled and chaotic: the scale the
+classifier's tolerance (5 x jitter, floor 1e-3 c, cap 3e-3 c) is set against.
+
+``eps-cases``: the settled-motion tests' cases (c = 0.02 mm, c = 0.1 mm from the centred and
+the wall start) with K x (1 + eps) for the 21 eps of issue 33 (0 and +-1e-14 ... +-3e-11, ten
+magnitudes log-spaced): class, revolutions, impacts, where the section was captured, the 0-1
+test before it, and the jitter and tolerance the class was read with.
+
+``eps-sweep``: ``pytest -m roundoff tests/core/test_settled_motion.py
+tests/core/test_motion_classifier.py --roundoff-eps=<the 21>`` in one process: the pass/fail
+table of every marked test under every eps (the round-off harness, tests/conftest.py).
 
 ``round-off``: the settled-motion tests' cases with the contact stiffness changed by 0,
 +-1e-13, +-1e-12, 1e-11 and 3e-12 (what another processor's rounding does to a run): the
@@ -41,7 +55,13 @@ import time
 
 import numpy as np
 from gapsweep.core.cases import SliderCrankCase
-from gapsweep.core.motion import observable, zero_one_test
+from gapsweep.core.motion import (
+    classify,
+    observable,
+    section_drift,
+    section_jitter,
+    zero_one_test,
+)
 from gapsweep.core.simulation import simulate_batch
 
 
@@ -147,6 +167,15 @@ def jitter() -> None:
         step = np.hypot(*np.diff(_section(r, c * 1e-3)[10:], axis=0).T)
         print(f"{name}: section step over revolutions 10-30 median {np.median(step):.2e} c, "
               f"max {step.max():.2e} c")
+    long = {"0.02": {"clearance_mm": 0.02}, "0.05": {"clearance_mm": 0.05},
+            "0.1 (captured)": {"clearance_mm": 0.1},
+            "0.1 wall (chaotic)": {"clearance_mm": 0.1, "initial": "wall"},
+            "0.08 (chaotic)": {"clearance_mm": 0.08}}
+    runs = _run({name: {**case, "t_end": 150 * T} for name, case in long.items()})
+    for name, r in runs.items():
+        pts = _section(r, long[name]["clearance_mm"] * 1e-3)[100:]
+        print(f"c = {name} mm, revolutions 100-150: jitter {section_jitter(pts):.2e} c, "
+              f"drift {section_drift(pts):.2e} c/rev, class {classify(pts, 1e-3).name}")
 
 
 ROUND_OFF_CASES = {
@@ -167,9 +196,67 @@ def round_off() -> None:
               f"{m['impacts']:4d} (settled {m['impacts_settled']:3d})  {m.get('contact_mode', '')}")
 
 
+SWEEP_EPS = (0.0, *(s * e for e in np.geomspace(1e-14, 3e-11, 10) for s in (1.0, -1.0)))
+
+
+def eps_cases() -> None:
+    cases = {"0.02 centred": {"clearance_mm": 0.02},
+             "0.1 centred": {"clearance_mm": 0.1},
+             "0.1 wall": {"clearance_mm": 0.1, "initial": "wall"}}
+    runs = _run({(name, e): {**case, "stiffness_scale": 1.0 + e}
+                 for e in SWEEP_EPS for name, case in cases.items()})
+    for (name, e), r in sorted(runs.items()):
+        m = r.metrics
+        after = m["settled_after_revolutions"]
+        pts = _section(r, cases[name]["clearance_mm"] * 1e-3)
+        before = pts[1 : after + 1] if after > 0 else pts[1:]
+        k_before = zero_one_test(observable(before)) if len(before) >= 10 else float("nan")
+        print(f"{name:13s} eps {e:+8.1e}  {m['motion']:11s} {m['revolutions']:3d} rev  "
+              f"impacts {m['impacts']:4d} (settled {m['impacts_settled']:3d})  settled after "
+              f"{after:3d}  K before {k_before:5.2f}  spread before "
+              f"{np.ptp(np.hypot(*before.T)):.3f} c  jitter {m['section_jitter']:.1e} c  "
+              f"tol {m['motion_tolerance']:.1e} c")
+
+
+def eps_sweep() -> None:
+    import re
+    import subprocess
+    import tempfile
+    import xml.etree.ElementTree as ET
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    eps = ",".join(repr(float(e)) for e in SWEEP_EPS)
+    with tempfile.TemporaryDirectory() as tmp:
+        xml = os.path.join(tmp, "sweep.xml")
+        t0 = time.perf_counter()
+        subprocess.run(
+            [sys.executable, "-m", "pytest", "-q", "-m", "roundoff", "-p", "no:cacheprovider",
+             "tests/core/test_settled_motion.py", "tests/core/test_motion_classifier.py",
+             f"--roundoff-eps={eps}", f"--junitxml={xml}"],
+            cwd=root, check=False,
+        )
+        wall = time.perf_counter() - t0
+        table: dict[str, dict[str, str]] = {}
+        for case in ET.parse(xml).getroot().iter("testcase"):
+            name = case.get("name", "")
+            found = re.search(r"eps=([+-]?\d\.\de[+-]\d+|0)", name)
+            e = found.group(1) if found else "?"
+            test = name.replace(f"eps={e}", "").replace("[-", "[").replace("-]", "]")
+            test = test.replace("[]", "")
+            bad = case.find("failure") is not None or case.find("error") is not None
+            table.setdefault(test, {})[e] = "FAIL" if bad else "ok"
+    print(f"\n{len(SWEEP_EPS)} eps, {len(table)} marked tests, {wall:.0f} s, load average "
+          f"{os.getloadavg()[0]:.1f}")
+    for test, row in table.items():
+        fails = [e for e, v in row.items() if v != "ok"]
+        print(f"{test:75s} {len(row) - len(fails):2d}/{len(row)} pass"
+              + (f"  FAIL at {', '.join(fails)}" if fails else ""))
+
+
 T = SliderCrankCase().period
 CHECKS = {"clearance": clearance, "low-speed": low_speed, "spectrum": spectrum,
-          "jitter": jitter, "round-off": round_off}
+          "jitter": jitter, "round-off": round_off, "eps-cases": eps_cases,
+          "eps-sweep": eps_sweep}
 
 if __name__ == "__main__":
     if len(sys.argv) != 2 or sys.argv[1] not in CHECKS:

@@ -219,6 +219,12 @@ _ENTRIES: tuple[Metric, ...] = (
        description="the start-up's length: revolutions before the settled window"),
     _m("section_drift", "Poincaré section drift per revolution", "c/rev",
        description="in units of the clearance c, per crank revolution"),
+    _m("section_jitter", "Poincaré section jitter", "c",
+       description="rms distance of a section point from where its cycle repeats (the "
+       "integration's noise for a periodic motion), in units of the clearance c"),
+    _m("motion_tolerance", "Periodicity tolerance", "c",
+       description="the tolerance the motion was classified with: 5 x the section jitter, "
+       "at least settle_tolerance, at most 3 x it (core/motion.py)"),
     _m("motion", "Motion (periodic-N, chaotic, irregular)", text=True),
     _m("contact_mode", "Contact mode (impacting, continuous contact, free flight)",
        text=True, description="the settled window: impacting when it has an impact (the "

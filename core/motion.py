@@ -16,6 +16,21 @@ periodic signal reads up to ~0.75, so a motion is only called chaotic from
 :data:`MIN_POINTS_CHAOS` points on and above :data:`CHAOS_THRESHOLD` (periodic ones are
 caught first by the period test). The test also reads a trend as chaos (K near 1 for a
 slow drift), so a drifting section (:func:`drifting`) is irregular, not chaotic.
+
+*Above the integration noise* (issue 33, design.md 4.15). The section of a settled motion
+jitters by the integration error (c = 0.02 mm riding the wall at rtol 1e-6: a median step of
+5.6e-4 c and up to 1.55e-3 c a revolution, the size of the settling tolerance 1e-3 c), so a
+fixed tolerance let round-off pick between periodic-1, -2 and -4. Each section's jitter is
+measured from the section itself (:func:`section_jitter`: the rms distance of a point from
+where its cycle repeats, for the best-repeating N <= 8) and the periodicity tolerance is
+:data:`JITTER_FACTOR` times it, with the settling tolerance as the floor and
+:data:`JITTER_CAP` times the floor as the ceiling (a section that moves more than that is
+moving, not jittering): :func:`motion_tolerance`. A cycle whose points still move along a
+trend (the journal creeping along the wall after capture) is not settled: the stop criterion
+and the classifier both reject a period whose phases drift significantly
+(:data:`DRIFT_SIGNIFICANCE` standard errors) at a rate that would carry them out of the
+tolerance within :data:`DRIFT_HORIZON` revolutions (:func:`drift_exceeds`). The compiled
+loop's :func:`stepping._settled_period` applies the same rules.
 """
 
 from __future__ import annotations
@@ -34,6 +49,19 @@ CHAOS_THRESHOLD = 0.8  # K above this (on enough points): chaotic; a periodic re
 # on the logistic and Henon maps)
 DRIFT_RATIO = 0.1
 CHAOS_METHOD = "Gottwald-Melbourne 0-1 test (regression form) on the Poincare section"
+# the periodicity tolerance is this many times the measured jitter (a point's rms distance
+# from its cycle): the diameter of 8-24 points of Gaussian jitter is 3-3.5 times it
+JITTER_FACTOR = 5.0
+# ... but never above this many times the settling tolerance: jitter beyond 3/5 of the
+# floor (6e-4 c at the default 1e-3 c) is motion, not the integration's noise (measured
+# at rtol 1e-6 on the reference mechanism at 5000 rpm, revolutions 100-150 of fixed runs:
+# 0.8e-4 to 6.4e-4 c for the settled cases, 1.7e-2 to 0.33 c for the chaotic ones;
+# benchmarks/motion_checks.py jitter)
+JITTER_CAP = 3.0
+# a drift counts when it is this many standard errors of the per-phase slope ...
+DRIFT_SIGNIFICANCE = 3.0
+# ... and would carry the cycle out of the tolerance within this many revolutions
+DRIFT_HORIZON = 100.0
 
 
 @dataclass(frozen=True)
@@ -154,12 +182,93 @@ def drifting(points: np.ndarray) -> bool:
     return False
 
 
-def classify(points: np.ndarray, tol: float) -> Motion:
-    """The class of section ``points`` ``[K, d]`` with the periodicity tolerance ``tol``
-    (the points' units): periodic-N; else chaotic when the 0-1 test says so on enough
-    points and the section is scattered, not drifting; else irregular."""
+def _joints(pts: np.ndarray) -> int:
+    """Points ``[K, 2 n]`` hold n joints' (x, y); ``[K, 1]`` a probe coordinate."""
+    return max(pts.shape[1] // 2, 1)
+
+
+def section_jitter(points: np.ndarray, max_period: int = MAX_PERIOD) -> float:
+    """How far a section point lies from where its cycle would be, in the points' units:
+    the smallest over N <= ``max_period`` of sqrt(mean |p[i + 2N] - 2 p[i + N] + p[i]|^2 / 6)
+    (per joint, rms over the joints) - the rms of independent jitter on every point, whose
+    second differences have 6 times its variance. A steady drift or a slowly decaying cycle
+    has (nearly) no second difference, so this is the integration's noise for a settled or
+    settling motion, and the size of the section for a chaotic one. The smallest of up to 8
+    estimates reads low: ~0.7 of the rms for Gaussian jitter on 24-40 points, less on the
+    8 of a settling window (on the safe side: the tolerance falls towards its floor). NaN
+    for fewer than 3 points."""
     pts = np.asarray(points, dtype=float).reshape(len(points), -1)
+    best = math.inf
+    for period in range(1, max_period + 1):
+        if len(pts) < 2 * period + 1:
+            break
+        d2 = pts[2 * period :] - 2.0 * pts[period:-period] + pts[: -2 * period]
+        best = min(best, math.sqrt(float(np.mean(np.sum(d2 * d2, axis=1))) / (6.0 * _joints(pts))))
+    return best if math.isfinite(best) else math.nan
+
+
+def motion_tolerance(points: np.ndarray, floor: float, *, factor: float = JITTER_FACTOR,
+                     cap: float = JITTER_CAP) -> float:
+    """The periodicity tolerance of ``points`` (their units): ``factor`` x their
+    :func:`section_jitter`, at least ``floor`` (the settling tolerance), at most
+    ``cap`` x ``floor``."""
+    jitter = section_jitter(points)
+    if not math.isfinite(jitter):
+        return floor
+    return min(max(floor, factor * jitter), cap * floor)
+
+
+def drift_exceeds(points: np.ndarray, period: int, tol: float,
+                  horizon: float = DRIFT_HORIZON) -> bool:
+    """True when some phase of the N-cycle (every N-th point) moves along a straight line
+    significantly - its least-squares slope more than :data:`DRIFT_SIGNIFICANCE` standard
+    errors (residual variance pooled over the phases) - and fast enough to leave ``tol``
+    within ``horizon`` revolutions. What :func:`stepping._settled_period` checks before it
+    stops a run."""
+    pts = np.asarray(points, dtype=float).reshape(len(points), -1)
+    n = len(pts)
+    joints = _joints(pts)
+    dims = pts.shape[1] // joints
+    for j in range(joints):
+        cols = pts[:, j * dims : (j + 1) * dims]
+        fits = []
+        rss, dof = 0.0, 0
+        for phase in range(period):
+            idx = np.arange(n - 1 - phase, -1, -period)[::-1]  # ending at the last point
+            if len(idx) < 3:
+                continue
+            x = idx - idx.mean()
+            sxx = float(np.sum(x * x))
+            y = cols[idx] - cols[idx].mean(axis=0)
+            beta = (x @ y) / sxx
+            rss += float(np.sum((y - np.outer(x, beta)) ** 2))
+            dof += (len(idx) - 2) * dims
+            fits.append((beta, sxx))
+        if dof == 0:
+            continue
+        var = rss / dof
+        for beta, sxx in fits:
+            b2 = float(np.sum(beta * beta))
+            if b2 * horizon * horizon > tol * tol and b2 > DRIFT_SIGNIFICANCE**2 * var / sxx:
+                return True
+    return False
+
+
+def classify(points: np.ndarray, tol: float, *, factor: float = JITTER_FACTOR,
+             cap: float = JITTER_CAP, horizon: float = DRIFT_HORIZON,
+             jitter_points: np.ndarray | None = None) -> Motion:
+    """The class of section ``points`` ``[K, d]`` with the settling tolerance ``tol`` (the
+    points' units) as the floor of the periodicity tolerance (:func:`motion_tolerance`):
+    periodic-N when the points repeat with period N within it and do not drift out of it
+    (:func:`drift_exceeds`); else chaotic when the 0-1 test says so on enough points and
+    the section is scattered, not drifting; else irregular. The jitter is measured on
+    ``jitter_points`` when given, else on ``points``."""
+    pts = np.asarray(points, dtype=float).reshape(len(points), -1)
+    noisy = pts if jitter_points is None else jitter_points
+    tol = motion_tolerance(noisy, tol, factor=factor, cap=cap)
     period = section_period(pts, tol)
+    if period > 0 and drift_exceeds(pts, period, tol, horizon):
+        period = 0
     indicator = zero_one_test(observable(pts)) if len(pts) >= 10 else math.nan
     if period > 0:
         return Motion(f"periodic-{period}", period, indicator)

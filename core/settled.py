@@ -27,7 +27,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from .metrics import per_joint
-from .motion import CHAOS_METHOD, classify, section_drift
+from .motion import (
+    CHAOS_METHOD,
+    DRIFT_HORIZON,
+    JITTER_CAP,
+    JITTER_FACTOR,
+    classify,
+    motion_tolerance,
+    section_drift,
+    section_jitter,
+)
 from .stepping import (
     R_ACCEL2,
     R_CONTACT,
@@ -130,12 +139,18 @@ def analyse(
     *,
     tolerance: float,
     transient: int = 0,
+    factor: float = JITTER_FACTOR,
+    cap: float = JITTER_CAP,
+    horizon: float = DRIFT_HORIZON,
 ) -> dict[str, float | int | str]:
     """The settled metrics of one case (module docstring).
 
-    ``length`` [m] the unit of the section (the clearance): ``tolerance`` is the periodicity
-    tolerance and ``section_drift`` is given in it; ``transient`` revolutions to skip (0: what
-    the settling test found, else half the run).
+    ``length`` [m] the unit of the section (the clearance): ``tolerance`` is the settling
+    tolerance, the floor of the periodicity tolerance over the measured jitter (``factor``,
+    ``cap``: :func:`motion.motion_tolerance`), and ``section_drift``, ``section_jitter``,
+    ``motion_tolerance`` are given in it; ``transient`` revolutions to skip (0: what the
+    settling test found, else half the run); ``horizon`` the drift test's revolutions
+    (:func:`motion.drift_exceeds`; a run the loop stopped passed it on a longer window).
     """
     k = rev.count
     out: dict[str, float | int | str] = {"revolutions": k}
@@ -159,13 +174,17 @@ def analyse(
     out["rms_slider_accel_settled"] = math.sqrt(a2 / span) if span > 0 else math.nan
 
     points = rev.section_points()[first:] / length
-    motion = classify(points, tolerance)
+    # a run the loop stopped passed the drift test on a longer window than its settled one
+    drift_horizon = 0.0 if rev.settled_period > 0 else horizon
+    motion = classify(points, tolerance, factor=factor, cap=cap, horizon=drift_horizon)
     out["motion"] = motion.name
     out["motion_period"] = motion.period
     out["chaos_indicator"] = motion.indicator
     out["settled"] = 1 if motion.period > 0 else 0
     out["settled_after_revolutions"] = first if motion.period > 0 else -1
     out["section_drift"] = section_drift(points)
+    out["section_jitter"] = section_jitter(points)
+    out["motion_tolerance"] = motion_tolerance(points, tolerance, factor=factor, cap=cap)
     if rev.n_clearance > 0:
         times = window[:, [R_FREE, R_IMPACT, R_CONTACT]].sum(axis=0)
         total = float(times.sum())

@@ -26,7 +26,7 @@ from .integrators import get_integrator
 from .jit import is_compile_failure
 from .metrics import per_joint
 from .model import Mechanism
-from .motion import classify
+from .motion import DRIFT_HORIZON, JITTER_CAP, JITTER_FACTOR, classify
 from .peak_refinement import COMPONENTS, PROBE_FIELDS, QUANTITIES
 from .result import CaseResult
 from .settled import (
@@ -110,7 +110,10 @@ from .stepping import (
     OPT_PROJECT,
     OPT_REFINE,
     OPT_RTOL,
+    OPT_SETTLE_CAP,
     OPT_SETTLE_FROM,
+    OPT_SETTLE_HORIZON,
+    OPT_SETTLE_JITTER,
     OPT_SETTLE_TOL,
     OPT_T_END,
     OPT_T_STEADY,
@@ -219,10 +222,13 @@ class SolverOptions:
     of the mechanism, 1 mm without one) and ``transient_revolutions`` (0: found by the settling)
     the revolutions before the settled window. ``stop_when_settled``: the loop stops at the
     first section where the last revolutions repeat (periodic-N) within the tolerance, counting
-    sections from ``settle_from`` on - ``t_end`` is then the cap. ``output_step`` [s] > 0 sets
-    the output grid's step (else ``t_end / (n_output - 1)``); ``output_head`` > 0 keeps that
-    many rows from the start and the rest of the ``n_output`` rows as a ring of the latest
-    samples (memory bounded for any length).
+    sections from ``settle_from`` on - ``t_end`` is then the cap. The tolerance is the
+    floor under ``settle_jitter_factor`` x the section's measured jitter, itself capped at
+    ``settle_jitter_cap`` x the tolerance, and a period whose phases slide out of it within
+    ``settle_horizon`` revolutions does not count (:mod:`motion`; 0: no drift test).
+    ``output_step`` [s] > 0 sets the output grid's step (else ``t_end / (n_output - 1)``);
+    ``output_head`` > 0 keeps that many rows from the start and the rest of the ``n_output``
+    rows as a ring of the latest samples (memory bounded for any length).
 
     Vector probes (design.md 4.14): each of ``probes`` (:class:`VectorProbe`) is observed at
     every accepted step of the run - peaks refined between steps, RMS, steady, per-revolution and
@@ -247,6 +253,9 @@ class SolverOptions:
     refine_peaks: bool = True
     period: float = 0.0
     settle_tolerance: float = 1e-3
+    settle_jitter_factor: float = JITTER_FACTOR
+    settle_jitter_cap: float = JITTER_CAP
+    settle_horizon: float = DRIFT_HORIZON  # [revolutions]
     section_length: float = 0.0
     stop_when_settled: bool = False
     settle_from: int = 1
@@ -286,6 +295,12 @@ class SolverOptions:
             raise InputError("period", self.period, ">= 0 s (0: no revolutions)")
         if not 0 <= self.output_head < self.n_output:
             raise InputError("output_head", self.output_head, f"in [0, {self.n_output})")
+        if not require_finite("settle_jitter_factor", self.settle_jitter_factor) >= 0.0:
+            raise InputError("settle_jitter_factor", self.settle_jitter_factor, ">= 0")
+        if not require_finite("settle_jitter_cap", self.settle_jitter_cap) >= 1.0:
+            raise InputError("settle_jitter_cap", self.settle_jitter_cap, ">= 1")
+        if not require_finite("settle_horizon", self.settle_horizon) >= 0.0:
+            raise InputError("settle_horizon", self.settle_horizon, ">= 0 revolutions")
 
     def as_array(self, topo: Topology) -> np.ndarray:
         """The ``OPT_*`` row the compiled loop reads, then the probes' fields."""
@@ -319,6 +334,9 @@ class SolverOptions:
         # in metres: the solver fills in the clearance of each case (_run_group)
         opts[OPT_SETTLE_TOL] = self.settle_tolerance if self.stop_when_settled else 0.0
         opts[OPT_SETTLE_FROM] = self.settle_from
+        opts[OPT_SETTLE_JITTER] = self.settle_jitter_factor
+        opts[OPT_SETTLE_CAP] = self.settle_jitter_cap
+        opts[OPT_SETTLE_HORIZON] = self.settle_horizon
         opts[OPT_IMPACT_TIME] = self.impact_time
         opts[OPT_DT_OUT] = self.output_step
         opts[OPT_N_HEAD] = self.output_head if self.output_head > 0 else self.n_output
@@ -623,6 +641,9 @@ def _add_settled(result: CaseResult, job: Job, record, m: np.ndarray, clear_par)
             length,
             tolerance=options.settle_tolerance,
             transient=options.transient_revolutions,
+            factor=options.settle_jitter_factor,
+            cap=options.settle_jitter_cap,
+            horizon=options.settle_horizon,
         )
     )
     result.series.update(poincare_series(rev, names))

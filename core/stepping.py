@@ -48,6 +48,7 @@ from .integrators import (
     rosenbrock23_step,
 )
 from .jit import kernel
+from .motion import DRIFT_SIGNIFICANCE
 from .peak_refinement import (
     PROBE_FIELDS,
     measure_value,
@@ -87,11 +88,14 @@ from .projection import drift, project
     OPT_IMPACT_TIME,
     OPT_DT_OUT,
     OPT_N_HEAD,
+    OPT_SETTLE_JITTER,
+    OPT_SETTLE_CAP,
+    OPT_SETTLE_HORIZON,
     OPT_N_PROBES,
     OPT_N_JOINTS,
     OPT_N_TRACES,
-) = range(30)
-N_OPT = 30
+) = range(33)
+N_OPT = 33
 # From ``opts[N_OPT]`` on: ``OPT_N_PROBES`` measures (vector probes), then ``OPT_N_TRACES``
 # quantities kept as series only, ``PROBE_FIELDS`` numbers each (:mod:`peak_refinement`).
 # ``OPT_N_JOINTS``: the clearance joints observed one by one (0: none).
@@ -160,6 +164,7 @@ N_RP = 2
 (RJ_PEAK_FN, RJ_MAX_PEN, RJ_IMPACTS) = range(3)
 N_RJ = 3
 MAX_PERIOD = 8  # the longest period the settling test and the classifier look for
+SETTLE_CONFIRM = 4  # consecutive sections that must each find a period before a run stops
 
 # series columns (clearance joint 0 for the contact columns)
 (
@@ -288,14 +293,146 @@ def _section(row, ts, ystage, n, model, rot, probe):
         row[R_SECTION + 2 * j + 1] = ey
 
 
+@kernel(inline="always")
+def _coord(revs, i, j, a, n_clear):
+    """Section coordinate ``a`` (0: x, 1: y) of joint ``j`` at section ``i`` [m]; the probe
+    coordinate without a clearance joint."""
+    if n_clear == 0:
+        return revs[i, R_PROBE]
+    return revs[i, R_SECTION + 2 * j + a]
+
+
 @kernel(runtime=False)
-def _settled_period(revs, k, first, tol, n_clear):
+def _phase_jitter2(revs, lo, k, period, n_clear):
+    """The square of :func:`motion.section_jitter` for one period on sections ``[lo, k]``:
+    the mean square second difference of sections ``period`` apart over 6, per joint
+    [m^2]; inf for no triple."""
+    total = 0.0
+    count = 0
+    dims = 2 if n_clear > 0 else 1
+    for i in range(lo, k - 2 * period + 1):
+        for j in range(max(n_clear, 1)):
+            for a in range(dims):
+                d = (_coord(revs, i + 2 * period, j, a, n_clear)
+                     - 2.0 * _coord(revs, i + period, j, a, n_clear)
+                     + _coord(revs, i, j, a, n_clear))
+                total += d * d / max(n_clear, 1)
+        count += 1
+    return total / (6.0 * count) if count > 0 else math.inf
+
+
+@kernel(runtime=False)
+def _drift_exceeds(revs, lo, k, period, n_clear, tol, horizon):
+    """:func:`motion.drift_exceeds` on sections ``[lo, k]``: some phase of the N-cycle
+    slides significantly (DRIFT_SIGNIFICANCE standard errors of its least-squares slope,
+    residual variance pooled over the phases) at a rate that leaves ``tol`` [m] within
+    ``horizon`` revolutions."""
+    dims = 2 if n_clear > 0 else 1
+    for j in range(max(n_clear, 1)):
+        # pass 1: the pooled residual variance of the phases' straight lines
+        rss = 0.0
+        dof = 0
+        for phase in range(period):
+            m = (k - phase - lo) // period + 1
+            if k - phase < lo or m < 3:
+                continue
+            i0 = k - phase - (m - 1) * period
+            ibar = i0 + 0.5 * (m - 1) * period
+            sxx = 0.0
+            for r in range(m):
+                x = i0 + r * period - ibar
+                sxx += x * x
+            for a in range(dims):
+                ybar = 0.0
+                for r in range(m):
+                    ybar += _coord(revs, i0 + r * period, j, a, n_clear)
+                ybar /= m
+                sxy = 0.0
+                for r in range(m):
+                    x = i0 + r * period - ibar
+                    sxy += x * (_coord(revs, i0 + r * period, j, a, n_clear) - ybar)
+                beta = sxy / sxx
+                for r in range(m):
+                    x = i0 + r * period - ibar
+                    res = _coord(revs, i0 + r * period, j, a, n_clear) - ybar - beta * x
+                    rss += res * res
+                dof += m - 2
+        if dof == 0:
+            continue
+        var = rss / dof
+        # pass 2: each phase's slope against its standard error and the horizon
+        for phase in range(period):
+            m = (k - phase - lo) // period + 1
+            if k - phase < lo or m < 3:
+                continue
+            i0 = k - phase - (m - 1) * period
+            ibar = i0 + 0.5 * (m - 1) * period
+            sxx = 0.0
+            for r in range(m):
+                x = i0 + r * period - ibar
+                sxx += x * x
+            b2 = 0.0
+            for a in range(dims):
+                ybar = 0.0
+                for r in range(m):
+                    ybar += _coord(revs, i0 + r * period, j, a, n_clear)
+                ybar /= m
+                sxy = 0.0
+                for r in range(m):
+                    x = i0 + r * period - ibar
+                    sxy += x * (_coord(revs, i0 + r * period, j, a, n_clear) - ybar)
+                beta = sxy / sxx
+                b2 += beta * beta
+            significant = b2 > DRIFT_SIGNIFICANCE * DRIFT_SIGNIFICANCE * var / sxx
+            if significant and b2 * horizon * horizon > tol * tol:
+                return True
+    return False
+
+
+@kernel(runtime=False)
+def _settled_period(revs, k, first, tol, n_clear, factor, cap, horizon):
+    """The period N the motion has settled to at section ``k`` (0: not settled): the one
+    :func:`_period_at` finds at ``k``, where it found a period at each of the
+    SETTLE_CONFIRM - 1 sections before as well. A single window can pass on a cycle that
+    is still decaying within its noise (c = 0.1 mm after its capture: a 2-cycle at section
+    38, a fixed point from 42 on); a period found at consecutive sections has stopped
+    changing."""
+    found = 0
+    for back in range(SETTLE_CONFIRM):
+        n_found = _period_at(revs, k - back, first, tol, n_clear, factor, cap, horizon)
+        if n_found == 0:
+            return 0
+        if back == 0:
+            found = n_found
+    return found
+
+
+@kernel(runtime=False)
+def _period_at(revs, k, first, tol, n_clear, factor, cap, horizon):
     """The smallest period N <= MAX_PERIOD for which the sections of the last
     ``max(8, 3 N)`` revolutions up to section ``k`` repeat: every two sections of the same
-    phase (k - i a multiple of N) within ``tol`` [m] of each other, for every joint (so a
+    phase (k - i a multiple of N) within the tolerance of each other, for every joint (so a
     slow drift over the window fails too); without a clearance joint, the probe coordinate.
     0 if none; sections before ``first`` never count.
+
+    The tolerance sits above the section's own jitter (:mod:`motion`): ``factor`` x
+    :func:`motion.section_jitter` (the smallest over N of the rms second difference of
+    sections N apart, over sqrt 6, each N on its own window: a window reaching back into
+    the transient reads large, a settled one the noise), at least ``tol`` [m] (the
+    settling tolerance) and at most ``cap`` x ``tol``. A period
+    whose phases still slide (the journal creeping along the wall after a capture) does not
+    stop the run (:func:`_drift_exceeds`, over the last ``max(16, 6 N)`` sections since
+    ``first``; ``horizon`` <= 0: no drift test).
     """
+    jitter2 = math.inf
+    for period in range(1, MAX_PERIOD + 1):
+        lo = k - max(8, 3 * period) + 1
+        if lo < first:
+            break
+        jitter2 = min(jitter2, _phase_jitter2(revs, lo, k, period, n_clear))
+    if jitter2 == math.inf:
+        return 0
+    tol = min(max(tol, factor * math.sqrt(jitter2)), cap * tol)
     for period in range(1, MAX_PERIOD + 1):
         window = max(8, 3 * period)
         lo = k - window + 1
@@ -316,6 +453,10 @@ def _settled_period(revs, k, first, tol, n_clear):
                     break
             if not ok:
                 break
+        if ok and horizon > 0.0:
+            lo_drift = max(first, k - max(16, 6 * period) + 1)
+            if _drift_exceeds(revs, lo_drift, k, period, n_clear, tol, horizon):
+                ok = False
         if ok:
             return period
     return 0
@@ -520,7 +661,7 @@ def _sample_grid(
 @kernel(inline="always")
 def _sample_sections(
     k_sec, n_rev, period, t, y, f0, t1, y1, f1, r5, ystage, n, model, rot, probe, revs,
-    metrics, settle_tol, settle_from, stop,
+    metrics, settle_tol, settle_from, stop, opts,
 ):  # fmt: skip
     """Output sampling: the Poincare sections at ``t = k T`` inside ``(t, t1]``, exact on the
     dense output, and the settled test after each. Returns the next section index and
@@ -532,7 +673,10 @@ def _sample_sections(
         _section(revs[k_sec], ts, ystage, n, model, rot, probe)
         metrics[M_SECTIONS] = k_sec
         if settle_tol > 0.0 and not stop:
-            found = _settled_period(revs, k_sec, settle_from, settle_tol, n_clear)
+            found = _settled_period(
+                revs, k_sec, settle_from, settle_tol, n_clear, opts[OPT_SETTLE_JITTER],
+                opts[OPT_SETTLE_CAP], opts[OPT_SETTLE_HORIZON],
+            )
             if found > 0:
                 metrics[M_SETTLED_N] = found
                 metrics[M_SETTLED_AT] = k_sec
@@ -985,7 +1129,7 @@ def _march(y0, model, opts, method_kind, tableau, order, metrics, series, revs, 
             _add_squares(t1, xcv, 0, vlast, t_s, period, n_rev, opts, n_clear, metrics, revs)
         k_sec, stop = _sample_sections(
             k_sec, n_rev, period, t, y, f0, t1, y1, f1, r5, ystage, n, model, rot, probe, revs,
-            metrics, settle_tol, settle_from, stop,
+            metrics, settle_tol, settle_from, stop, opts,
         )  # fmt: skip
         event_here = kind != NONE
         if refine and history >= 2 and not ev_p1 and not event_here:

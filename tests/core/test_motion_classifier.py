@@ -13,7 +13,20 @@ import math
 
 import numpy as np
 import pytest
-from gapsweep.core.motion import classify, drifting, section_drift, section_period, zero_one_test
+from gapsweep.core.motion import (
+    classify,
+    drift_exceeds,
+    drifting,
+    motion_tolerance,
+    section_drift,
+    section_jitter,
+    section_period,
+    zero_one_test,
+)
+
+# the classifier is pure (no contact stiffness): under the round-off harness its answers
+# must be the same five times over
+pytestmark = pytest.mark.roundoff
 
 
 def logistic(r: float, n: int, x: float = 0.3, skip: int = 2000) -> np.ndarray:
@@ -116,6 +129,21 @@ def test_section_drift_reads_a_slow_slide() -> None:
     assert not drifting(henon(60))
 
 
+def test_section_drift_is_per_revolution_for_a_sliding_cycle() -> None:
+    # a 2-cycle (two points 0.5 apart) whose centre slides 1e-4 per revolution: points two
+    # revolutions apart are 2e-4 apart, so the drift per revolution is 1e-4 - not the
+    # step between points of the same phase (2e-4), nor the cycle's width
+    k = np.arange(60)
+    x = 0.25 * (-1.0) ** k + 1e-4 * k
+    pts = np.column_stack([x, 0.1 * x])
+    speed = 1e-4 * math.hypot(1.0, 0.1)
+    assert section_drift(pts) == pytest.approx(speed, rel=1e-9)
+    # a 3-cycle sliding 3e-5 per revolution: 9e-5 between points of the same phase
+    x3 = np.array([0.0, 0.4, -0.3])[k % 3] + 3e-5 * k
+    assert section_drift(x3[:, None]) == pytest.approx(3e-5, rel=1e-9)
+    assert drifting(pts) and section_period(pts, 1e-5) == 0
+
+
 def test_a_cycle_whose_points_coincide_within_the_tolerance_is_the_shorter_cycle() -> None:
     # a fixed point jittering at the tolerance (the journal riding the wall at c = 0.02 mm:
     # ~1e-3 c of integration error, the settling tolerance): an alternation of 0.45 tol and
@@ -140,3 +168,50 @@ def test_a_cycle_whose_points_coincide_within_the_tolerance_is_the_shorter_cycle
     assert section_period(np.column_stack([x4, 0 * x]), 1.0) == 2
     x4 = 5.0 * (k % 2) + 1.5 * (-1.0) ** (k // 2) + jitter
     assert section_period(np.column_stack([x4, 0 * x]), 1.0) == 4
+
+
+def test_tolerance_sits_above_the_measured_jitter() -> None:
+    # a fixed point with Gaussian jitter of rms radius 4e-4 (per axis 2.8e-4: c = 0.02 mm
+    # riding the wall at rtol 1e-6 steps by a median 5.6e-4 c a revolution): the measured
+    # jitter is that radius, the tolerance 5x it, above the floor 1e-3 and below the cap
+    rng = np.random.default_rng(11)
+    sigma = 4e-4
+    pts = np.array([1.07, 0.2]) + rng.normal(0.0, sigma / math.sqrt(2), (40, 2))
+    assert 0.5 * sigma < section_jitter(pts) <= 1.1 * sigma  # the smallest of 8 reads low
+    tol = motion_tolerance(pts, 1e-3)
+    assert tol == pytest.approx(5 * section_jitter(pts))
+    assert 1e-3 < tol < 3e-3
+    # at the floor alone the jittering fixed point fails N = 1 (its diameter is 4-5 sigma,
+    # and only the shorter-cycle rule might still call it periodic-1, as round-off decides);
+    # above its jitter it is periodic-1 whatever the draw
+    diff = pts[:, None, :] - pts[None, :, :]
+    assert np.sqrt(np.max(np.sum(diff * diff, axis=-1))) > 1e-3
+    for seed in range(20):
+        noisy = np.array([1.07, 0.2]) + np.random.default_rng(seed).normal(
+            0.0, sigma / math.sqrt(2), (24, 2))
+        assert classify(noisy, 1e-3).name == "periodic-1", seed
+    # a steady drift or a decaying 2-cycle has no second difference: not read as jitter
+    k = np.arange(40)
+    slide = np.column_stack([1e-4 * k, 0 * k])
+    assert section_jitter(slide) < 1e-12
+    assert motion_tolerance(slide, 1e-3) == 1e-3
+    # the cap: a chaotic section's "jitter" is its size; the tolerance stays at 3x the floor
+    assert motion_tolerance(logistic(4.0, 40)[:, None], 1e-3) == pytest.approx(3e-3)
+
+
+def test_a_creeping_fixed_point_is_not_periodic() -> None:
+    # a fixed point with jitter 1e-4 creeping 3e-5 a revolution (the journal sliding along
+    # the wall after a capture): within the tolerance over 20 revolutions, but out of it in
+    # 100 - the drift test says so; the same points without the creep are periodic-1
+    rng = np.random.default_rng(5)
+    k = np.arange(40)
+    noise = rng.normal(0.0, 1e-4 / math.sqrt(2), (40, 2))
+    still = np.array([1.07, 0.2]) + noise
+    creep = still + np.column_stack([3e-5 * k, 0 * k])
+    assert classify(still, 1e-3).name == "periodic-1"
+    assert section_period(creep[:20], 1e-3) == 1
+    assert drift_exceeds(creep[:20], 1, 1e-3)
+    assert not drift_exceeds(still[:20], 1, 1e-3)
+    assert classify(creep, 1e-3).name != "periodic-1"
+    # horizon 0: no drift test
+    assert not drift_exceeds(creep, 1, 1e-3, horizon=0.0)

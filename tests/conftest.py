@@ -1,0 +1,81 @@
+"""The round-off harness (design.md 4.15).
+
+A test marked ``roundoff`` runs five times, with every contact stiffness multiplied by
+1 + eps for eps in :data:`ROUNDOFF_EPS`, through the one variable the core reads
+(:data:`gapsweep.core.assembly.STIFFNESS_EPS_ENV`). A 1e-13 change of K is a rounding - what
+another processor or compiler does to the same case - so a marked test must assert what
+holds for every such trajectory (a class, an ensemble, an invariant), never one chaotic
+trajectory's details.
+
+A module-scoped fixture that integrates for marked tests takes ``roundoff_eps`` as an
+argument: it is then built once per eps, under that eps. Unmarked tests run with the
+variable unset, even beside marked ones. ``--roundoff-eps=E1,E2,...`` replaces the five
+(``benchmarks/motion_checks.py eps-sweep`` runs the marked tests over 21 values so).
+"""
+
+from __future__ import annotations
+
+import pytest
+from gapsweep.core.assembly import STIFFNESS_EPS_ENV
+
+ROUNDOFF_EPS = (0.0, 1e-13, -1e-13, 1e-12, -1e-12)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--roundoff-eps", default="",
+        help="comma-separated changes eps of the contact stiffness for tests marked roundoff "
+        "(default: 0, +-1e-13, +-1e-12)",
+    )
+
+
+def _eps_values(config: pytest.Config) -> tuple[float, ...]:
+    text = config.getoption("--roundoff-eps")
+    if not text:
+        return ROUNDOFF_EPS
+    try:
+        return tuple(float(v) for v in text.split(",") if v.strip())
+    except ValueError:
+        raise pytest.UsageError(
+            f"--roundoff-eps {text!r}: a comma-separated list of floats"
+        ) from None
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if metafunc.definition.get_closest_marker("roundoff") is None:
+        return
+    if "roundoff_eps" not in metafunc.fixturenames:
+        metafunc.fixturenames.append("roundoff_eps")
+    values = _eps_values(metafunc.config)
+    metafunc.parametrize(
+        "roundoff_eps", values, indirect=True, scope="module",
+        ids=[f"eps={eps:+.1e}" if eps else "eps=0" for eps in values],
+    )
+
+
+def _set(mp: pytest.MonkeyPatch, eps: float) -> None:
+    if eps:
+        mp.setenv(STIFFNESS_EPS_ENV, repr(eps))
+    else:
+        mp.delenv(STIFFNESS_EPS_ENV, raising=False)
+
+
+@pytest.fixture(scope="module")
+def roundoff_eps(request: pytest.FixtureRequest):
+    """The eps of the marked test's run (0.0 outside the harness), with the variable set
+    while module fixtures that take it are built."""
+    eps = float(getattr(request, "param", 0.0))
+    with pytest.MonkeyPatch.context() as mp:
+        _set(mp, eps)
+        yield eps
+
+
+@pytest.fixture(autouse=True)
+def _roundoff_environment(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch):
+    """Each test runs under its own eps: a marked test's, else none (a module fixture of
+    another eps may still be alive around it)."""
+    callspec = getattr(request.node, "callspec", None)
+    marked = request.node.get_closest_marker("roundoff") is not None
+    eps = callspec.params.get("roundoff_eps", 0.0) if (marked and callspec) else 0.0
+    _set(monkeypatch, float(eps))
+    yield
