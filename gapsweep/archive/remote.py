@@ -202,7 +202,12 @@ class RemoteArchive:
     def progress(self, study_id: int) -> dict[str, int]:
         # the progress route: a few bytes whatever the study's size, where the detail
         # carries every case's parameters and metrics
-        return self._with_id(study_id, "GET", f"/api/studies/{study_id}/progress")["counts"]
+        return self.progress_report(study_id)["counts"]
+
+    def progress_report(self, study_id: int) -> dict[str, Any]:
+        """The progress route's answer (``status``, ``counts``; ``generation`` and
+        ``generations`` for an adaptive study)."""
+        return self._with_id(study_id, "GET", f"/api/studies/{study_id}/progress")
 
     def cases(self, study_id: int) -> pd.DataFrame:
         """The server's ``cases.csv`` (the columns of ``gapsweep export``) as a DataFrame
@@ -234,12 +239,13 @@ class RemoteArchive:
 
     def wait(self, study_id: int, timeout_s: float | None = None,
              progress: Callable[[dict[str, int]], None] | None = None) -> bool:
-        """Follow the study's progress until nothing is queued or running (True); False on
-        timeout. The server's workers (and its reconciler) do the work."""
-        from .following import follow_counts
+        """Follow the study's progress until it has ended (True; an adaptive study when its
+        search has, :func:`~.following.has_ended`); False on timeout. The server's workers
+        (and its reconciler) do the work."""
+        from .following import follow_study
 
-        return follow_counts(lambda: self.progress(study_id), poll_s=POLL_S,
-                             timeout_s=timeout_s, progress=progress)
+        return follow_study(lambda: self.progress_report(study_id), poll_s=POLL_S,
+                            timeout_s=timeout_s, progress=progress)
 
     # --- changing --------------------------------------------------------------------------
 
