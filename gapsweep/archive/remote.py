@@ -144,14 +144,16 @@ class ApiClient:
 
 def spec_mapping(path: str | Path) -> dict[str, Any]:
     """The study file checked locally (its errors exit 2, as without ``GAPSWEEP_URL``) and
-    its data as written: the mapping the file holds, not the spec with its defaults."""
+    its data as written: the mapping the file holds, not the spec with its defaults - with a
+    calibration's ``measurement.file`` embedded (design.md 4.9: the server cannot read a
+    file beside the study file on this machine)."""
+    from gapsweep.study.measurement_files import embed_measurement
     from gapsweep.study.spec import load_spec_file, tomllib
 
     load_spec_file(path)  # raises SpecError with every problem, before anything is sent
     text = Path(path).read_text(encoding="utf-8")
-    if Path(path).suffix.lower() == ".toml":
-        return tomllib.loads(text)
-    return json.loads(text)
+    data = tomllib.loads(text) if Path(path).suffix.lower() == ".toml" else json.loads(text)
+    return embed_measurement(data, Path(path).parent)
 
 
 class RemoteArchive:
