@@ -45,7 +45,7 @@ def need_chromium() -> str:
     path = shutil.which("chromium")
     if path:
         return path
-    if os.environ.get("CI") == "true":
+    if os.environ.get("CI", "").lower() == "true":  # CI=true or CI=True, as the others
         pytest.fail("chromium is not installed (apt-get install -y chromium)")
     pytest.skip("chromium is not installed (apt-get install -y chromium)")
 
