@@ -228,6 +228,15 @@ _READ_PLOT = """sel => {
 }"""
 
 
+def wait_first_option(page, name: str) -> None:
+    """Until the open dropdown's first (focused) option is the parameter ``name`` (its label
+    ``name — description``): the list has filtered to what was typed, however long that
+    takes."""
+    page.wait_for_function(
+        """name => { const el = document.querySelector('.Select-option.is-focused');
+                     return !!el && el.textContent.startsWith(name + ' —'); }""", arg=name)
+
+
 def plotly_figure(page, selector: str, ready: str = "true", timeout_ms: float | None = None
                   ) -> dict:
     """The figure Plotly drew in the first ``.js-plotly-plot`` under CSS ``selector`` (see
