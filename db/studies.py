@@ -303,6 +303,7 @@ def study_progress_report(session: Session, study_id: int) -> dict[str, Any] | N
         "finished": iso(row.finished),
     }
     if row.search:  # an adaptive study: its generation and best cost so far (design.md 4.9)
+        out.update(search_generations(row.search))
         out["search"] = {**{k: row.search.get(k) for k in ("generation", "cases", "budget",
                                                            "finished", "blocked")},
                          "best_cost": (row.search.get("best") or {}).get("cost")}
@@ -313,7 +314,14 @@ def search_entries(search: dict[str, Any] | None, cases: list[dict[str, Any]]) -
     """An adaptive study's ``"search"`` summary and ``"best"`` case (design.md 4.9)."""
     if search is None:
         return {}
-    return {"search": search, "best": best_entry(search, cases)}
+    return {"search": search, "best": best_entry(search, cases), **search_generations(search)}
+
+
+def search_generations(search: dict[str, Any]) -> dict[str, int | None]:
+    """``{"generation", "generations"}`` of an adaptive study (design.md 4.15): the
+    generations complete and the generations its stopping rule runs (None when the summary
+    predates the count)."""
+    return {"generation": search.get("generation"), "generations": search.get("generations")}
 
 
 def study_detail(session: Session, study_id: int) -> dict[str, Any] | None:

@@ -141,6 +141,7 @@ def _finish_state(state: dict[str, Any], spec: StudySpec, cases, finished: bool)
             cost = cases[index]["metrics"][BEST_METRIC]
             last = {"best_index": index, "best_cost": cost, "cost_metric": BEST_METRIC}
     state["generation"] = sum(s["generations"] for s in state["stages"])
+    state["generations"] = planned_generations(spec)
     state["stage"] = len(state["stages"]) - 1
     state["cases"] = len(cases)
     state["finished"] = finished
@@ -150,6 +151,23 @@ def _finish_state(state: dict[str, Any], spec: StudySpec, cases, finished: bool)
         "params": dict(cases[last["best_index"]].get("params") or {})}
     state["best_cost"] = [h["best_cost"] for h in state["history"]]
     return _finite(state)
+
+
+def planned_generations(spec: StudySpec) -> int:
+    """The generations the search runs to its end: each stage's initial population and the
+    generations its budget pays for, stopping where the next would pass the study's budget
+    (the stopping rule of :func:`advance`). A stage's population and budget depend on the
+    spec alone (its box, not its size, on the stages before), so the count is known at the
+    start."""
+    total_cases, generations = 0, 0
+    for planner in stages_of(spec):
+        stage = planner(spec, [])
+        for _ in range(stage.generations + 1):
+            if total_cases + stage.population > spec.budget:
+                return generations
+            total_cases += stage.population
+            generations += 1
+    return generations
 
 
 def _finite(value: Any) -> Any:

@@ -20,7 +20,7 @@ from gapsweep.accounts.roles import Action, Principal, may
 
 from .accounts import AccountOperations
 from .errors import ForbiddenError, RefusedError, UnknownIdError
-from .following import Progress, follow_counts
+from .following import Progress, follow_study
 from .measured import MeasurementOperations
 
 if TYPE_CHECKING:
@@ -153,6 +153,18 @@ class LocalArchive(AccountOperations, MeasurementOperations):
             self._live(session, study_id)
             return studies.study_progress(session, study_id)
 
+    def progress_report(self, study_id: int) -> dict[str, Any]:
+        """What ``GET /api/studies/<id>/progress`` answers: ``{"id", "status", "counts",
+        "started", "finished"}``, and ``generation``, ``generations``, ``search`` for an
+        adaptive study."""
+        from gapsweep.db import studies
+
+        with self.sessions() as session:
+            report = studies.study_progress_report(session, study_id)
+        if report is None:
+            raise UnknownIdError(study_id)
+        return report
+
     def export_rows(self, study_id: int) -> tuple[list[str], list[dict[str, Any]]]:
         """``(columns, rows)`` of ``gapsweep export`` (design.md 4.5)."""
         from gapsweep.db import studies
@@ -221,25 +233,23 @@ class LocalArchive(AccountOperations, MeasurementOperations):
 
     def follow(self, study_id: int, timeout_s: float | None = None,
                progress: Progress | None = None) -> bool:
-        """Poll the study until nothing is queued or running; False on timeout. The
-        reconciler runs here too, so a case whose worker died is sent again meanwhile."""
-        from gapsweep.db import studies
+        """Poll the study until it has ended (:func:`~.following.has_ended`: an adaptive
+        study when its search has); False on timeout. The reconciler runs here too, so a
+        case whose worker died is sent again, and a search whose driver stopped between two
+        generations goes on, meanwhile."""
         from gapsweep.workers.reconciler import start_reconciler
-
-        def counts() -> dict[str, int]:
-            with self.sessions() as session:
-                return studies.study_progress(session, study_id)
 
         stop = start_reconciler(self.settings, self.sessions, self.dispatcher())
         try:
-            return follow_counts(counts, poll_s=POLL_S, timeout_s=timeout_s, progress=progress)
+            return follow_study(lambda: self.progress_report(study_id), poll_s=POLL_S,
+                                timeout_s=timeout_s, progress=progress)
         finally:
             stop.set()
 
     def wait(self, study_id: int, timeout_s: float | None = None,
              progress: Progress | None = None) -> bool:
-        """Follow the study until nothing is queued or running (True) or ``timeout_s``
-        passed (False). Embedded, with no worker alive, local workers run it meanwhile."""
+        """Follow the study until it has ended (True) or ``timeout_s`` passed (False).
+        Embedded, with no worker alive, local workers run it meanwhile."""
         from gapsweep.workers.readiness import live_workers
 
         self.progress(study_id)  # an unknown id fails before anything starts

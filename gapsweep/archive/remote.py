@@ -144,14 +144,16 @@ class ApiClient:
 
 def spec_mapping(path: str | Path) -> dict[str, Any]:
     """The study file checked locally (its errors exit 2, as without ``GAPSWEEP_URL``) and
-    its data as written: the mapping the file holds, not the spec with its defaults."""
+    its data as written: the mapping the file holds, not the spec with its defaults - with a
+    calibration's ``measurement.file`` embedded (design.md 4.9: the server cannot read a
+    file beside the study file on this machine)."""
+    from gapsweep.study.measurement_files import embed_measurement
     from gapsweep.study.spec import load_spec_file, tomllib
 
     load_spec_file(path)  # raises SpecError with every problem, before anything is sent
     text = Path(path).read_text(encoding="utf-8")
-    if Path(path).suffix.lower() == ".toml":
-        return tomllib.loads(text)
-    return json.loads(text)
+    data = tomllib.loads(text) if Path(path).suffix.lower() == ".toml" else json.loads(text)
+    return embed_measurement(data, Path(path).parent)
 
 
 class RemoteArchive:
@@ -202,7 +204,12 @@ class RemoteArchive:
     def progress(self, study_id: int) -> dict[str, int]:
         # the progress route: a few bytes whatever the study's size, where the detail
         # carries every case's parameters and metrics
-        return self._with_id(study_id, "GET", f"/api/studies/{study_id}/progress")["counts"]
+        return self.progress_report(study_id)["counts"]
+
+    def progress_report(self, study_id: int) -> dict[str, Any]:
+        """The progress route's answer (``status``, ``counts``; ``generation`` and
+        ``generations`` for an adaptive study)."""
+        return self._with_id(study_id, "GET", f"/api/studies/{study_id}/progress")
 
     def cases(self, study_id: int) -> pd.DataFrame:
         """The server's ``cases.csv`` (the columns of ``gapsweep export``) as a DataFrame
@@ -234,12 +241,13 @@ class RemoteArchive:
 
     def wait(self, study_id: int, timeout_s: float | None = None,
              progress: Callable[[dict[str, int]], None] | None = None) -> bool:
-        """Follow the study's progress until nothing is queued or running (True); False on
-        timeout. The server's workers (and its reconciler) do the work."""
-        from .following import follow_counts
+        """Follow the study's progress until it has ended (True; an adaptive study when its
+        search has, :func:`~.following.has_ended`); False on timeout. The server's workers
+        (and its reconciler) do the work."""
+        from .following import follow_study
 
-        return follow_counts(lambda: self.progress(study_id), poll_s=POLL_S,
-                             timeout_s=timeout_s, progress=progress)
+        return follow_study(lambda: self.progress_report(study_id), poll_s=POLL_S,
+                            timeout_s=timeout_s, progress=progress)
 
     # --- changing --------------------------------------------------------------------------
 

@@ -59,7 +59,8 @@ def progress_printer(stream: TextIO, quiet: bool) -> Callable[[dict[str, int]], 
         total = progress.get("total", 0)
         finished = sum(progress.get(k, 0) for k in ("done", "failed", "cancelled"))
         cancelled = progress.get("cancelled", 0)  # said, not counted as run (issue 28)
-        line = (f"[{finished - cancelled}/{total}] done {progress.get('done', 0)}, failed "
+        line = (f"[{finished - cancelled}/{total}] {_generation(progress)}"
+                f"done {progress.get('done', 0)}, failed "
                 f"{progress.get('failed', 0)}, {f'cancelled {cancelled}, ' if cancelled else ''}"
                 f"running {progress.get('running', 0)}, queued {progress.get('queued', 0)}")
         end = "\n" if not tty or finished == total else ""
@@ -67,6 +68,16 @@ def progress_printer(stream: TextIO, quiet: bool) -> Callable[[dict[str, int]], 
         stream.flush()
 
     return show
+
+
+def _generation(progress: dict[str, int]) -> str:
+    """``generation g/G, `` for an adaptive study (design.md 4.14): the generation running
+    (1-based), or the last one once the search has finished; '' for other designs."""
+    if "generations" not in progress:
+        return ""
+    done, planned = progress["generation"], progress["generations"]
+    current = done if progress.get("search_finished") else min(done + 1, max(planned, 1))
+    return f"generation {current}/{planned}, "
 
 
 def _cell(value: Any) -> str:

@@ -45,7 +45,7 @@ def need_chromium() -> str:
     path = shutil.which("chromium")
     if path:
         return path
-    if os.environ.get("CI") == "true":
+    if os.environ.get("CI", "").lower() == "true":  # CI=true or CI=True, as the others
         pytest.fail("chromium is not installed (apt-get install -y chromium)")
     pytest.skip("chromium is not installed (apt-get install -y chromium)")
 
@@ -226,6 +226,15 @@ _READ_PLOT = """sel => {
     },
   };
 }"""
+
+
+def wait_first_option(page, name: str) -> None:
+    """Until the open dropdown's first (focused) option is the parameter ``name`` (its label
+    ``name — description``): the list has filtered to what was typed, however long that
+    takes."""
+    page.wait_for_function(
+        """name => { const el = document.querySelector('.Select-option.is-focused');
+                     return !!el && el.textContent.startsWith(name + ' —'); }""", arg=name)
 
 
 def plotly_figure(page, selector: str, ready: str = "true", timeout_ms: float | None = None

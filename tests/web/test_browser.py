@@ -211,8 +211,14 @@ def test_cancel_a_running_study(server, page):
     asked = []
     page.once("dialog", lambda d: (asked.append(d.message), d.dismiss()))
     page.click("#study-cancel")  # dismissed: nothing cancelled
-    page.wait_for_timeout(1500)
+    deadline = time.monotonic() + 10
+    while not asked and time.monotonic() < deadline:  # the dialog answered, not a pause
+        page.wait_for_timeout(50)
     assert asked and "queued cases will not run" in asked[0], asked
+    # the server says so, not a pause: the study still runs and no case was cancelled
+    status, progress = _get(f"{server['base']}/api/studies/{study_id}/progress")
+    assert status == 200 and progress["status"] == "running", progress
+    assert progress["counts"]["cancelled"] == 0, progress
     assert page.inner_text("#study-action-message").strip() == ""
     page.once("dialog", lambda d: d.accept())
     page.click("#study-cancel")
@@ -229,6 +235,13 @@ def test_cancel_a_running_study(server, page):
         assert time.monotonic() < deadline, counts
         time.sleep(1)
     assert counts["cancelled"] > 0 and counts["done"] < 2000
+    # one cancel was made, the accepted one: the dismissed dialog's, whenever its callback
+    # would have run, is in the audit log by now
+    status, audit = _get(f"{server['base']}/api/audit?limit=100")
+    assert status == 200, audit
+    cancels = [e for e in audit["items"]
+               if e["action"] == "study.cancel" and e["target"] == f"study:{study_id}"]
+    assert len(cancels) == 1, cancels
     assert counts["done"] + counts["failed"] + counts["cancelled"] == 2000
     assert page.errors == []
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 import test_browser as tb
 import tomllib
+from browsers import wait_first_option
 from test_browser import _get, _post
 
 server, browser, page = tb.server, tb.browser, tb.page
@@ -134,7 +135,7 @@ def test_submit_a_mechanism_study_from_the_form_and_read_each_joint_on_its_case(
     param = page.locator('#new-axes-table td[data-dash-column="parameter"][data-dash-row="0"]')
     param.click()
     page.keyboard.type("joints.crank_pin.clearance_mm")
-    page.wait_for_timeout(500)  # the list filtered to the typed name
+    wait_first_option(page, "joints.crank_pin.clearance_mm")  # the list filtered to it
     page.keyboard.press("Enter")
     values = page.locator('#new-axes-table td[data-dash-column="values"][data-dash-row="0"]')
     values.click()

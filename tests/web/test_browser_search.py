@@ -52,7 +52,21 @@ def test_calibration_overlay_and_history(server, page):
     measured = next(t for t in overlay["data"] if t["name"] == "measured")
     assert measured["x"] == pytest.approx([1e3 * t for t in stored["time"]], rel=1e-12)
     assert measured["y"] == pytest.approx(stored["series"]["slider_acceleration"], rel=1e-12)
+    # the best case's trace is its stored series, and the correlation shown is that of the
+    # stored series on the measurement's time base
+    from gapsweep.study.signal_match import align, match_errors
+
+    name = "slider_acceleration"
+    status, series = _get(f"{base}/api/cases/{detail['best']['id']}/series")
+    assert status == 200, series
+    t_sim, y_sim = series.get(f"t:{name}", series.get("t")), series[name]
     best = next(t for t in overlay["data"] if t["name"] == "best case")
-    assert len(best["y"]) > 0 and all(math.isfinite(v) for v in best["y"])
+    # (the stored series are float32: the page scales the times in float32)
+    assert best["x"] == pytest.approx([1e3 * t for t in t_sim], rel=1e-6)
+    assert best["y"] == pytest.approx(y_sim, rel=1e-6)
+    aligned = align(t_sim, y_sim, stored["time"], stored["series"][name])
+    correlation = match_errors(aligned.measured, aligned.simulated)["correlation"]
+    assert math.isfinite(correlation)
+    assert f"correlation {correlation:.3f}" in overlay["title"]
     summary = page.inner_text("#search-summary")
     assert f"{detail['search']['cases']} of 20 cases" in summary and "finished" in summary

@@ -22,6 +22,7 @@ from browsers import (
     plotly_figure,
     serve_env,
     served,
+    wait_first_option,
 )
 from test_browser_designs import choose_design  # the form's design picker, opened reliably
 
@@ -108,7 +109,7 @@ def test_2_the_form_follows_the_design_and_refuses_a_blank_row(server, page):
     # "friction" + Enter picks friction, not friction_law (a name before its longer names)
     page.locator('#new-axes-table td[data-dash-column="parameter"][data-dash-row="2"]').click()
     page.keyboard.type("friction")
-    page.wait_for_timeout(500)
+    wait_first_option(page, "friction")  # the list filtered: friction first
     shot(page, "form-parameter-list")
     page.keyboard.press("Enter")
     page.wait_for_selector("#new-errors:has-text('axes.friction')")

@@ -17,10 +17,15 @@ def test_history_traces_and_overlay_hold_the_data():
     traces = fig.parameter_traces(history, ["k"])
     assert list(traces.data[0].y) == [1.0, 1.5, 1.4]
     t = np.linspace(0, 0.01, 11)
-    over = fig.measurement_overlay(t, np.sin(t), t, np.cos(t), "slider_acceleration",
+    t_sim = np.linspace(0, 0.01, 21)
+    simulated = 1e4 * np.cos(900.0 * t_sim)
+    over = fig.measurement_overlay(t, np.sin(t), t_sim, simulated, "slider_acceleration",
                                    {"peak_error": 0.1, "rms_error": 2.0, "correlation": 0.5})
     measured = next(tr for tr in over.data if tr.name == fig.MEASURED_NAME)
     assert list(measured.x) == (t * 1e3).tolist() and list(measured.y) == np.sin(t).tolist()
+    best = next(tr for tr in over.data if tr.name == fig.SIMULATED_NAME)
+    assert list(best.x) == (t_sim * 1e3).tolist() and list(best.y) == simulated.tolist()
+    assert "peak error +10.0 %, RMS error 2, correlation 0.500" in over.layout.title.text
     assert "m/s²" in over.layout.yaxis.title.text
 
 

@@ -63,7 +63,7 @@ def test_each_joint_section_reaches_the_api_and_the_pages(stored):
     archive, study_id, cases = stored
     client = archive.client()
     case_id, params = next(iter(cases.items()))
-    names = [f"poincare_eccentricity_{a}.{j}" for j in JOINTS for a in "xy"]
+    names = [f"poincare_eccentricity_{a}.{j}" for j in JOINTS for a in "xy"] + ["poincare_time"]
     r = client.get(f"/api/cases/{case_id}/series?names=" + ",".join(names))
     assert r.status_code == 200, r.get_data(as_text=True)
     api = r.get_json()
@@ -72,7 +72,9 @@ def test_each_joint_section_reaches_the_api_and_the_pages(stored):
     for j in JOINTS:
         x = np.asarray(api[f"poincare_eccentricity_x.{j}"])
         assert x.shape == (3,) and x[0] == 0.0
-    assert api["poincare_eccentricity_x.crank_pin"] != api["poincare_eccentricity_x.piston_pin"]
+    for a in "xy":
+        assert api[f"poincare_eccentricity_{a}.crank_pin"] != \
+            api[f"poincare_eccentricity_{a}.piston_pin"]
 
     # the case page: a Poincaré trace per joint, each scaled by that joint's clearance
     # (crank pin: the case's axis value; piston pin: the table's 0.05 mm), and each joint's
@@ -84,10 +86,18 @@ def test_each_joint_section_reaches_the_api_and_the_pages(stored):
     assert set(traces) == set(JOINTS)
     c = {"crank_pin": params["joints.crank_pin.clearance_mm"] * 1e-3, "piston_pin": 0.05e-3}
     for j in JOINTS:
-        x = np.asarray(api[f"poincare_eccentricity_x.{j}"]) / c[j]
-        shown = np.asarray(traces[j].x)
-        assert shown.size and np.isin(np.round(shown, 9), np.round(x, 9)).all()
-        assert np.all(np.abs(shown) <= 1.2)  # inside the clearance (+ penetration)
+        # each drawn point is the joint's own stored section point at its time (hover data),
+        # both coordinates over the joint's own clearance
+        t = np.asarray(api["poincare_time"])  # one run: the joints' sections share it
+        shown_t = np.asarray(traces[j].customdata, dtype=float)
+        assert shown_t.size
+        at = np.searchsorted(t, shown_t)
+        assert np.array_equal(t[np.minimum(at, t.size - 1)], shown_t)
+        for a, drawn in (("x", traces[j].x), ("y", traces[j].y)):
+            stored_a = np.asarray(api[f"poincare_eccentricity_{a}.{j}"]) / c[j]
+            np.testing.assert_allclose(np.asarray(drawn, dtype=float), stored_a[at],
+                                       rtol=1e-12, atol=0.0, err_msg=f"{j} {a}")
+        assert np.all(np.hypot(traces[j].x, traces[j].y) <= 1.2)  # in the clearance (+ δ)
         for fig in ("phase", "orbit_time"):
             title = find(layout, f"{ids.CASE_MOTION_GRAPH}-{fig}-{j}").figure.layout.title.text
             assert j.replace("_", " ") in title

@@ -47,9 +47,14 @@ def test_penetration_histogram_is_shown_in_micrometres():
 
 
 def test_contribution_bars_sum_to_one_and_name_the_factors():
-    fig = contributions_figure("impacts", {"clearance_mm": 0.25, "stiffness_scale": 0.75}, 0.9)
+    shares = {"clearance_mm": 0.25, "stiffness_scale": 0.7, "restitution": 0.05}
+    fig = contributions_figure("impacts", shares, 0.9)
     assert sum(fig.data[0].x) == pytest.approx(1.0)
-    assert set(fig.data[0].y) == {"Clearance [mm]", "Stiffness scale [–]"}
+    # each bar is its own factor's share, smallest first (a horizontal bar chart draws the
+    # first at the bottom: the largest share on top)
+    assert list(zip(fig.data[0].y, fig.data[0].x, strict=True)) == [
+        ("Restitution coefficient [–]", 0.05), ("Clearance [mm]", 0.25),
+        ("Stiffness scale [–]", 0.7)]
 
 
 @pytest.fixture

@@ -14,18 +14,29 @@ WEB = Path(__file__).resolve().parents[2] / "web"
 MAY_OPEN = {"data.py", "context.py", "auth.py"}
 
 
+#: what makes a database session: SQLAlchemy's classes and the session factories' names
+FACTORIES = {"Session", "sessionmaker", "scoped_session", "sessions"}
+
+
 def opens_a_session(path: Path) -> list[int]:
-    """The lines of ``path`` that call ``context.session()`` or a ``.sessions.begin()``."""
+    """The lines of ``path`` that open a database session, every way there is: the request
+    context's ``context.session()``, a session factory called (``ctx.sessions()``,
+    ``sessions()``, ``Session(...)``, ``sessionmaker(...)``) or begun
+    (``ctx.sessions.begin()``)."""
     lines = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+        if not isinstance(node, ast.Call):
             continue
         f = node.func
-        by_context = f.attr == "session" and isinstance(f.value, ast.Name) \
-            and f.value.id == "context"
-        by_factory = f.attr == "begin" and isinstance(f.value, ast.Attribute) \
-            and f.value.attr == "sessions"
-        if by_context or by_factory:
+        name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) \
+            else None
+        by_context = isinstance(f, ast.Attribute) and f.attr == "session" \
+            and isinstance(f.value, ast.Name) and f.value.id == "context"
+        by_factory = name in FACTORIES
+        begun = isinstance(f, ast.Attribute) and f.attr == "begin" and (
+            (isinstance(f.value, ast.Attribute) and f.value.attr in FACTORIES)
+            or (isinstance(f.value, ast.Name) and f.value.id in FACTORIES))
+        if by_context or by_factory or begun:
             lines.append(node.lineno)
     return lines
 
@@ -48,3 +59,25 @@ def test_the_rule_sees_a_session_opened_in_a_view(tmp_path):
     view.write_text("from .. import context\n\ndef f():\n"
                     "    with context.session() as s:\n        return s\n")
     assert opens_a_session(view) == [4]
+
+
+def test_the_rule_sees_every_way_a_session_is_opened(tmp_path):
+    """A factory called or begun, on an attribute or a name, and SQLAlchemy's own classes
+    (``ctx.sessions()`` is how the API's health check opened one)."""
+    view = tmp_path / "view.py"
+    view.write_text(
+        "from sqlalchemy.orm import Session, sessionmaker\n"  # 1
+        "def f(ctx, sessions, engine):\n"  # 2
+        "    with ctx.sessions() as s:\n"  # 3
+        "        pass\n"  # 4
+        "    with ctx.sessions.begin() as s:\n"  # 5
+        "        pass\n"  # 6
+        "    with sessions() as s:\n"  # 7
+        "        pass\n"  # 8
+        "    with sessions.begin() as s:\n"  # 9
+        "        pass\n"  # 10
+        "    s = Session(engine)\n"  # 11
+        "    make = sessionmaker(bind=engine)\n"  # 12
+        "    archive = ctx.make_archive(ctx.sessions, ctx.settings)\n"  # 13: handed on, not opened
+        "    return s, make, archive\n")
+    assert sorted(opens_a_session(view)) == [3, 5, 7, 9, 11, 12]

@@ -83,9 +83,9 @@ def test_certificates_run_once_and_stay_out_of_counts_and_exports(env):
     assert [(i["cases"], i["done"]) for i in items if i["id"] == study_id] == [(3, 3)]
 
     cases = detail["cases"]
-    # the largest headline peak: the settled one where the cases report it (issue 23)
-    key = "peak_slider_accel_settled" if "peak_slider_accel_settled" in cases[0]["metrics"] \
-        else "peak_slider_accel"
+    # the largest headline peak: the settled one, which every case reports (issue 23)
+    key = "peak_slider_accel_settled"
+    assert all(key in c["metrics"] for c in cases)
     peaks = [c["metrics"][key] for c in cases]
     largest = cases[peaks.index(max(peaks))]
     smallest = cases[2]  # 0.035 mm
@@ -131,21 +131,33 @@ def test_certificates_run_once_and_stay_out_of_counts_and_exports(env):
     assert {s["case_id"] for s in report["sources"]} == {largest["id"], smallest["id"]}
     for source in report["sources"]:
         ladders = {lad["ladder"]: lad for lad in source["ladders"]}
+        # each ladder is read on the settled peak where its runs (the source and its
+        # refinements) all settled to one motion, else on the whole-run peak
+        for name, param in (("tolerance", "rtol"), ("output step", "n_output"),
+                            ("contact stiffness", "stiffness_scale")):
+            runs = [by_id[source["case_id"]]["metrics"]] + [
+                c["metrics"] for c in certs
+                if c["source_id"] == source["case_id"] and BY_SLOT[c["slot"]].param == param]
+            motions = {(m.get("settled"), m.get("motion")) for m in runs}
+            one = len(motions) == 1 and next(iter(motions))[0] == 1
+            assert ladders[name]["metric"] == (key if one else "peak_slider_accel"), name
         tolerance = ladders["tolerance"]
-        # the verdict's metric - the settled peak where the runs settle to one motion, else
-        # the whole-run peak (c = 0.1 mm is chaotic: whether the journal is captured is
-        # decided by round-off) - moves under 1 % (7.7e-4 measured on the settled peak: a
-        # window of several revolutions is less robust than the first impact); the
-        # whole-run peak, reported beside it, far less
-        assert tolerance["change"] < 1e-2
+        # rtol / 10 moves the verdict's metric under 1e-4 (measured: 1.2e-7 on the whole-run
+        # peak at 0.05 mm, whose rtol run settles to another cycle; 1.9e-5 on the settled
+        # peak at 0.035 mm), the whole-run peak, reported beside it, as little
+        assert tolerance["change"] < 1e-4
         assert tolerance["steps"][-1]["changes"]["peak_slider_accel"] < 1e-4
         assert ladders["output step"]["change"] == 0.0  # metrics are taken at every step
-        # the settled peak moves with K less than an impact's Hertzian K^0.4 (measured
-        # K^0.09 and K^-0.10 for the two sources), the whole-run peak (the first impact)
-        # about as K^0.4: a sensitivity to a modelling input, judged against seed 002's 5 %
+        # K x2 and x4 leave the runs in different motions (irregular, chaotic): the ladder
+        # reads the whole-run peak - the first impact's, which grows about as the Hertzian
+        # K^0.4 (measured K^0.35 and K^0.34 for the two sources); where every run settled
+        # to one motion, the settled peak moves far less (K^0.09 and K^-0.10 measured).
+        # A sensitivity to a modelling input, judged against seed 002's 5 %
         stiff = ladders["contact stiffness"]
-        settled = stiff["metric"] == "peak_slider_accel_settled"
-        assert abs(stiff["stiffness_exponent"]) < (0.4 if settled else 0.5), stiff["verdict"]
+        if stiff["metric"] == "peak_slider_accel":
+            assert 0.2 < stiff["stiffness_exponent"] < 0.5, stiff["verdict"]
+        else:
+            assert abs(stiff["stiffness_exponent"]) < 0.2, stiff["verdict"]
         assert stiff["converged"] is (stiff["change"] < 0.05)
 
 
