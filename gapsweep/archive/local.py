@@ -161,6 +161,16 @@ class LocalArchive(AccountOperations, MeasurementOperations):
             self._live(session, study_id)
             return studies.export_rows(session, study_id)
 
+    def export_pages(self, study_id: int) -> tuple[list[str], Iterator[list[dict[str, Any]]]]:
+        """``(columns, pages of rows)`` of ``gapsweep export``, the rows read a page at a
+        time as the pages are consumed (:mod:`gapsweep.db.case_export`)."""
+        from gapsweep.db import case_export
+
+        with self.sessions() as session:
+            self._live(session, study_id)
+            columns = case_export.export_columns(session, study_id)
+        return columns, case_export.iter_export_rows(self.sessions, study_id, columns)
+
     def summary(self, study_id: int) -> dict[str, Any]:
         """The study without its cases (id, name, model, status, counts, spec ...)."""
         from gapsweep.db.study_summary import study_summary
@@ -184,12 +194,75 @@ class LocalArchive(AccountOperations, MeasurementOperations):
                     out[case_id] = stored
         return out
 
-    def cases(self, study_id: int) -> pd.DataFrame:
+    def cases(self, study_id: int, columns: list[str] | None = None, *,
+              parquet: str | Path | None = None, chunk: int | None = None) -> pd.DataFrame:
         """One row per design case, indexed by ``case_id``: parameters, status, metrics
-        (the columns of ``gapsweep export``; SI units)."""
-        from .frames import cases_frame
+        (the columns of ``gapsweep export``, or only ``columns`` of them; SI units), read a
+        page of ``chunk`` cases at a time (default 1,000), so the reading holds one page
+        beside the table. ``parquet``: also write the table there (pyarrow)."""
+        from gapsweep.db import case_export, case_pages
 
-        return cases_frame(*self.export_rows(study_id))
+        from .frames import cases_frame, frame_columns
+
+        with self.sessions() as session:
+            self._live(session, study_id)
+            every = case_export.export_columns(session, study_id)
+        wanted = frame_columns(every, columns)
+        frames = [cases_frame(wanted, rows, numeric=False) for rows in
+                  case_export.iter_export_rows(self.sessions, study_id, wanted,
+                                               page=chunk or case_pages.PAGE)]
+        frame = cases_frame(wanted, [], frames=frames)
+        if parquet is not None:
+            frame.to_parquet(parquet)
+        return frame
+
+    def study_head(self, study_id: int, page: int | None = None) -> dict[str, Any]:
+        """The study with the first page of its cases and twins (at most ``page``, default
+        1,000), their totals and the next pages' cursors (``GET /api/studies/<id>``)."""
+        from gapsweep.db import case_pages, studies
+
+        with self.sessions() as session:
+            head = studies.study_head(session, study_id, page=page or case_pages.PAGE)
+        if head is None:
+            raise UnknownIdError(study_id)
+        return head
+
+    def case_page(self, study_id: int, *, kind: str = "case", limit: int | None = None,
+                  cursor: str | None = None, sort: str | None = None,
+                  status: str | None = None) -> dict[str, Any]:
+        """``{"items", "total", "cursor"}``: one page of the study's cases (or twins) after
+        ``cursor`` by a keyset (:func:`gapsweep.db.case_pages.case_page`), how many pass the
+        status filter, and the next page's cursor (None on the last). ValueError naming the
+        argument for a bad one."""
+        from gapsweep.db import case_pages
+
+        with self.sessions() as session:
+            self._live(session, study_id)
+            items, after = case_pages.case_page(
+                session, study_id=study_id, kind=kind, limit=limit or case_pages.PAGE,
+                cursor=cursor, sort=sort, status=status)
+            total = case_pages.count(session, study_id=study_id, kind=kind, status=status)
+        return {"items": items, "total": total, "cursor": after}
+
+    def study_json(self, study_id: int) -> Iterator[str]:
+        """``gapsweep show --json``'s text in pieces: the whole study, its cases and twins
+        read a page at a time (memory bounded by a page, not by the study)."""
+        from gapsweep.db import case_pages
+
+        from .streaming import study_json_chunks
+
+        head = self.study_head(study_id)
+
+        def rest(kind: str, cursor: str | None) -> Iterator[list[dict[str, Any]]]:
+            while cursor is not None:
+                page = self.case_page(study_id, kind=kind, cursor=cursor,
+                                      limit=case_pages.PAGE)
+                cursor = page["cursor"]
+                yield page["items"]
+
+        return study_json_chunks(head, {
+            "cases": lambda: rest("case", head["cases_cursor"]),
+            "twins": lambda: rest("twin", head["twins_cursor"])})
 
     # --- creating and following ------------------------------------------------------------
 

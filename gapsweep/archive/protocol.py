@@ -10,7 +10,8 @@ users, tokens, the audit log) with :class:`~.errors.RefusedError`; every impleme
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
@@ -36,8 +37,13 @@ class Archive(Protocol):
     def progress(self, study_id: int) -> dict[str, int]:
         """Case counts by status, and ``total``."""
 
-    def cases(self, study_id: int) -> pd.DataFrame:
-        """One row per design case, indexed by ``case_id``: the export's columns."""
+    def study_json(self, study_id: int) -> Iterator[str]:
+        """``show --json``'s text in pieces, read a page of cases at a time."""
+
+    def cases(self, study_id: int, columns: list[str] | None = None, *,
+              parquet: str | Path | None = None, chunk: int | None = None) -> pd.DataFrame:
+        """One row per design case, indexed by ``case_id``: the export's columns (or only
+        ``columns``), read in chunks; also written to ``parquet`` when given."""
 
     def export_rows(self, study_id: int) -> tuple[list[str], list[dict[str, Any]]]:
         """``gapsweep export``'s columns and rows."""

@@ -23,7 +23,7 @@ import os
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -197,22 +197,57 @@ class RemoteArchive:
         return self.listing(search=search, tag=tag, limit=limit)["items"]
 
     def study(self, study_id: int) -> dict[str, Any]:
-        return self._with_id(study_id, "GET", f"/api/studies/{study_id}")
+        """The whole study: the API's first page and every page after it (design.md 4.16)."""
+        head = self._with_id(study_id, "GET", f"/api/studies/{study_id}")
+        for key, link in (("cases", "next"), ("twins", "twins_next")):
+            for page in self._pages(study_id, head.get(link)):
+                head[key].extend(page)
+        from .streaming import PAGING_KEYS
+
+        return {k: v for k, v in head.items() if k not in PAGING_KEYS}
+
+    def _pages(self, study_id: int, link: str | None) -> Iterator[list[dict[str, Any]]]:
+        while link:
+            page = self._with_id(study_id, "GET", link)
+            link = page.get("next")
+            yield page["items"]
+
+    def study_json(self, study_id: int) -> Iterator[str]:
+        """``gapsweep show --json``'s text in pieces, a page of cases at a time."""
+        from .streaming import study_json_chunks
+
+        head = self._with_id(study_id, "GET", f"/api/studies/{study_id}")
+        return study_json_chunks(head, {
+            "cases": lambda: self._pages(study_id, head.get("next")),
+            "twins": lambda: self._pages(study_id, head.get("twins_next"))})
 
     def progress(self, study_id: int) -> dict[str, int]:
         # the progress route: a few bytes whatever the study's size, where the detail
         # carries every case's parameters and metrics
         return self._with_id(study_id, "GET", f"/api/studies/{study_id}/progress")["counts"]
 
-    def cases(self, study_id: int) -> pd.DataFrame:
-        """The server's ``cases.csv`` (the columns of ``gapsweep export``) as a DataFrame
-        indexed by ``case_id``."""
+    def cases(self, study_id: int, columns: list[str] | None = None, *,
+              parquet: str | Path | None = None, chunk: int | None = None) -> pd.DataFrame:
+        """The server's ``cases.csv`` (the columns of ``gapsweep export``, or only
+        ``columns`` of them) as a DataFrame indexed by ``case_id``, parsed ``chunk`` rows at
+        a time; ``parquet``: also written there."""
         import io
 
         import pandas as pd
 
+        from .frames import CASE_ID
+
         raw = self._with_id(study_id, "GET", f"/api/studies/{study_id}/cases.csv", raw=True)
-        return pd.read_csv(io.BytesIO(raw)).set_index("case_id")
+        wanted = None if columns is None else [*columns, CASE_ID]
+        try:
+            reader = pd.read_csv(io.BytesIO(raw), usecols=wanted, chunksize=chunk or 1000)
+            frame = pd.concat(list(reader), ignore_index=True)
+        except ValueError as exc:
+            raise ValueError(f"columns: {columns!r} — {exc}") from None
+        frame = frame.set_index(CASE_ID)
+        if parquet is not None:
+            frame.to_parquet(parquet)
+        return frame
 
     def export_rows(self, study_id: int) -> tuple[list[str], list[dict[str, Any]]]:
         raise self.database_only("export")

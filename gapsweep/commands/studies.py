@@ -168,10 +168,12 @@ def cmd_studies(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    detail = archive().study(args.id)
-    if args.json:
-        print_json(detail)
+    if args.json:  # whole, streamed a page of cases at a time (design.md 4.16)
+        for piece in archive().study_json(args.id):
+            sys.stdout.write(piece)
+        sys.stdout.write("\n")
         return EXIT_OK
+    detail = archive().study(args.id)
     print(f"study {detail['id']}: {detail['name']}  [{detail['status']}]  model {detail['model']}")
     if detail.get("description"):
         print(detail["description"])
