@@ -177,11 +177,12 @@ def create_study() -> Any:
     return response, 201
 
 
-def _cases_link(study_id: int, cursor: str | None, **query: Any) -> str | None:
+def _cases_link(study_id: int, cursor: str | None, limit: int = MAX_LIMIT,
+                **query: Any) -> str | None:
     """The path of the page after ``cursor`` (None: there is none)."""
     if cursor is None:
         return None
-    args = {"limit": MAX_LIMIT, **{k: v for k, v in query.items() if v}, "cursor": cursor}
+    args = {"limit": limit, **{k: v for k, v in query.items() if v}, "cursor": cursor}
     return f"/api/studies/{study_id}/cases?{urlencode(args)}"
 
 
@@ -215,7 +216,8 @@ def study_cases(study_id: int) -> Any:
         return _not_found("study", study_id)
     except ValueError as exc:
         return _error(422, str(exc))
-    link = _cases_link(study_id, page["cursor"], sort=query["sort"], status=query["status"],
+    link = _cases_link(study_id, page["cursor"], limit, sort=query["sort"],
+                       status=query["status"],
                        kind=None if kind == "case" else kind)
     return jsonify(_json_ready({"total": page["total"], "items": page["items"],
                                 "next": link}))
