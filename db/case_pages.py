@@ -96,6 +96,25 @@ def case_page(
     ``source_id`` and ``slot``). ``sort``: :data:`SORTS`, ``-`` for descending, the design
     index breaking ties, empty values last; ``status``: only the cases of one status. Two
     queries: the page, and its twins' metrics."""
+    query = page_query(study_id=study_id, kind=kind, limit=limit, cursor=cursor, sort=sort,
+                       status=status)
+    rows = session.execute(query).all()
+    more = len(rows) > limit
+    rows = rows[:limit]
+    twins = _twin_metrics(session, {c.twin_id for c, _, _ in rows if c.twin_id is not None}
+                          if kind != "twin" else set())
+    entries = [_entry(case, result, twins) for case, result, _ in rows]
+    if not more:
+        return entries, None
+    last = rows[-1]
+    return entries, encode_cursor(last.sort_value, last.Case.index)
+
+
+def page_query(*, study_id: int, kind: str = "case", limit: int = PAGE,
+               cursor: str | None = None, sort: str | None = None,
+               status: str | None = None) -> Any:
+    """The SELECT of :func:`case_page` (one row more than ``limit``: whether a next page
+    exists), checked argument by argument."""
     if kind not in CASE_KINDS:
         raise ValueError(f"kind: {kind!r} — one of {', '.join(CASE_KINDS)}")
     if status is not None and status not in CASE_STATUSES:
@@ -116,19 +135,9 @@ def case_page(
         order.insert(0, expr.is_(None))
     if key == "index":
         order = [Case.index.desc()] if descending else [Case.index]
-    query = (select(Case, Result, expr.label("sort_value"))
-             .outerjoin(Result, Result.case_id == Case.id)
-             .where(*conds).order_by(*order).limit(limit + 1))
-    rows = session.execute(query).all()
-    more = len(rows) > limit
-    rows = rows[:limit]
-    twins = _twin_metrics(session, {c.twin_id for c, _, _ in rows if c.twin_id is not None}
-                          if kind != "twin" else set())
-    entries = [_entry(case, result, twins) for case, result, _ in rows]
-    if not more:
-        return entries, None
-    last = rows[-1]
-    return entries, encode_cursor(last.sort_value, last.Case.index)
+    return (select(Case, Result, expr.label("sort_value"))
+            .outerjoin(Result, Result.case_id == Case.id)
+            .where(*conds).order_by(*order).limit(limit + 1))
 
 
 def _twin_metrics(session: Session, twin_ids: set[int]) -> dict[int, dict[str, Any]]:
