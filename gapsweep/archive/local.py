@@ -12,7 +12,7 @@ happen inside the methods: ``gapsweep --help`` and ``submit`` stay light
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +22,7 @@ from .accounts import AccountOperations
 from .errors import ForbiddenError, RefusedError, UnknownIdError
 from .following import Progress, follow_counts
 from .measured import MeasurementOperations
+from .reads import ReadOperations
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
 POLL_S = 0.1  # how often `wait` reads the study's progress on the database
 RETRY_CHUNK = 1  # a retried case goes out alone (workers/dispatch.py says why)
 
-class LocalArchive(AccountOperations, MeasurementOperations):
+class LocalArchive(AccountOperations, MeasurementOperations, ReadOperations):
     """The archive behind ``sessions`` (a SQLAlchemy session factory), acting for ``who``."""
 
     def __init__(self, sessions: Any, settings: Settings, who: Principal) -> None:
@@ -279,6 +280,24 @@ class LocalArchive(AccountOperations, MeasurementOperations):
         self.require(Action.CREATE)
         return int(submit_study(as_spec(spec), sessions=self.sessions, settings=self.settings,
                                 dispatcher=self.dispatcher(), owner=self._owner(), plan=plan))
+
+    @property
+    def starts_workers(self) -> bool:
+        """Embedded (no broker URL): following a study starts local worker processes."""
+        return not self.settings.broker_url
+
+    def run(self, spec: Any, *, concurrency: int | None = None,
+            progress: Progress | None = None,
+            announce: Callable[[str], None] | None = None) -> int:
+        """Create the study and follow it to its end; its id. Embedded, local workers start
+        first (they load the kernels while the study is written) and stop after."""
+        spec = as_spec(spec)  # refused before any worker starts
+        with self.local_workers(concurrency):
+            study_id = self.submit(spec)
+            if announce is not None:
+                announce(f"study {study_id}: {spec.name}")
+            self.follow(study_id, None, progress)
+        return study_id
 
     @contextlib.contextmanager
     def local_workers(self, concurrency: int | None = None) -> Iterator[None]:

@@ -67,6 +67,48 @@ class Archive(Protocol):
     def purge(self) -> dict[str, int]:
         """Remove the soft-deleted studies for good."""
 
+    @property
+    def starts_workers(self) -> bool:
+        """Whether following a study here starts worker processes on this machine (the
+        embedded default, design.md 4.5): the caller then stops them cleanly on SIGTERM."""
+
+    def run(self, spec: Any, *, concurrency: int | None = None,
+            progress: Callable[[dict[str, int]], None] | None = None,
+            announce: Callable[[str], None] | None = None) -> int:
+        """Create the study and follow it to its end, wherever this archive's workers are;
+        its id. ``announce`` hears a line about what happens (the id, a setting ignored)."""
+
+    def set_notes(self, study_id: int, *, description: str, tags: list[str]
+                  ) -> dict[str, Any]:
+        """Replace the study's description and tags; ``{"id", "description", "tags"}``."""
+
+    def users(self) -> list[dict[str, Any]]:
+        """Every user (name, role, disabled, created, live tokens), by name (admins)."""
+
+    def add_user(self, name: str, role: str, password: str) -> None:
+        """A new user (admins)."""
+
+    def set_role(self, name: str, role: str) -> str:
+        """Give ``name`` the role; the old one (admins)."""
+
+    def set_disabled(self, name: str, disabled: bool) -> None:
+        """Disable or enable a user (admins)."""
+
+    def set_password(self, name: str, password: str) -> None:
+        """A new password for ``name`` (admins)."""
+
+    def tokens(self, name: str) -> list[dict[str, Any]]:
+        """``name``'s API tokens (admins)."""
+
+    def create_token(self, name: str, label: str = "") -> tuple[int, str]:
+        """A new API token of ``name``: its id and the token, shown once (admins)."""
+
+    def revoke_token(self, name: str, token_id: int) -> None:
+        """Revoke one of ``name``'s tokens (admins)."""
+
+    def audit_log(self, limit: int = 100) -> list[dict[str, Any]]:
+        """The audit log, newest first (admins)."""
+
     def add_measurement(self, study_id: int, csv: str | bytes, *, name: str = "",
                         case_id: int | None = None, where: str = "file") -> dict[str, Any]:
         """Attach a rig's CSV record to the study (or its case); its entry without samples."""

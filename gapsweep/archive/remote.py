@@ -290,6 +290,55 @@ class RemoteArchive:
     def delete(self, study_id: int) -> None:
         raise self.database_only("delete")
 
+    @property
+    def starts_workers(self) -> bool:
+        return False  # the server's workers run its studies
+
+    def run(self, spec: Any, *, concurrency: int | None = None,
+            progress: Callable[[dict[str, int]], None] | None = None,
+            announce: Callable[[str], None] | None = None) -> int:
+        """Submit the study and follow it while the server's workers run it; its id."""
+        say = announce or (lambda _text: None)
+        if concurrency is not None:
+            say(f"--concurrency ignored: the workers of {self.client.base_url} run the study")
+        study_id = self.submit(spec)
+        say(f"study {study_id} submitted to {self.client.base_url}")
+        self.wait(study_id, None, progress)
+        return study_id
+
+    # --- what the API does not offer: notes, users, tokens, the audit log -------------------
+
+    def set_notes(self, study_id: int, *, description: str, tags: list[str]
+                  ) -> dict[str, Any]:
+        raise self.database_only("notes")
+
+    def users(self) -> list[dict[str, Any]]:
+        raise self.database_only("user list")
+
+    def add_user(self, name: str, role: str, password: str) -> None:
+        raise self.database_only("user add")
+
+    def set_role(self, name: str, role: str) -> str:
+        raise self.database_only("user role")
+
+    def set_disabled(self, name: str, disabled: bool) -> None:
+        raise self.database_only("user disable")
+
+    def set_password(self, name: str, password: str) -> None:
+        raise self.database_only("user password")
+
+    def tokens(self, name: str) -> list[dict[str, Any]]:
+        raise self.database_only("token list")
+
+    def create_token(self, name: str, label: str = "") -> tuple[int, str]:
+        raise self.database_only("token create")
+
+    def revoke_token(self, name: str, token_id: int) -> None:
+        raise self.database_only("token revoke")
+
+    def audit_log(self, limit: int = 100) -> list[dict[str, Any]]:
+        raise self.database_only("audit")
+
     def purge(self) -> dict[str, int]:
         raise self.database_only("purge")
 

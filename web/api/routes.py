@@ -274,9 +274,10 @@ def study_csv(study_id: int) -> Any:
 
 @api.post("/studies/<id:study_id>/<any(cancel, retry):verb>")
 def change_study(study_id: int, verb: str) -> Any:
-    change = actions.cancel if verb == "cancel" else actions.retry
+    arch = actions.archive(principal())
+    change = arch.cancel if verb == "cancel" else arch.retry
     try:
-        return jsonify(change(study_id, who=principal()))
+        return jsonify(change(study_id))
     except actions.UnknownIdError:
         return _not_found("study", study_id)
     except actions.ForbiddenError as exc:
@@ -313,7 +314,7 @@ def case_series(case_id: int) -> Any:
     if detail is None:
         return _not_found("case", case_id)
     try:
-        series = data.case_series(case_id, names)
+        series = data.series_of(case_id, names)
     except KeyError as exc:
         return _error(404, f"case {case_id} has no series {exc.args[0]!r}",
                       available=detail["series"])

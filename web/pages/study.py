@@ -436,10 +436,10 @@ def act(_cancel, _retry, study_id):
         return gone
     try:
         if context.triggered_id() == ids.STUDY_CANCEL_CONFIRM:
-            n = actions.cancel(study_id, who=principal())["cancelled"]
+            n = actions.archive(principal()).cancel(study_id)["cancelled"]
             text = f"Cancelled {n} queued cases; running ones finish their chunk."
         else:
-            n = actions.retry(study_id, who=principal())["retried"]
+            n = actions.archive(principal()).retry(study_id)["retried"]
             text = f"Queued {n} failed cases again."
     except actions.UnknownIdError:
         return gone
