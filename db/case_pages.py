@@ -218,3 +218,69 @@ def metric_columns(
         for key, value in zip(out, row, strict=True):
             out[key].append(value)
     return out
+
+
+def study_table(session: Session, study_id: int, *, metrics: Sequence[str] = ()
+                ) -> dict[str, Any] | None:
+    """The study as :func:`.studies.study_detail` shapes it, read by columns for a large
+    study's tabs (issue 41.2): each case and twin carries ``id``, ``status``, ``twin_id``,
+    its ``params`` as the spec's base plus its axis values (each axis read by the database's
+    JSON path, not the whole document), and ``metrics`` with every metric column, the other
+    ``metrics`` asked for (each by its JSON path in ``extra``) and the ``deviation_*`` from its
+    twin. ``attempts`` and ``reason`` are left out; the certificates are whole (a few). None
+    for a missing or deleted study."""
+    from .models import Study
+    from .studies import _study_fields
+
+    study = session.get(Study, study_id)
+    if study is None or study.deleted_at is not None:
+        return None
+    spec = study.spec or {}
+    base = {k: v for k, v in (spec.get("base") or {}).items() if k != "mechanism"}
+    axes = list(spec.get("axes") or {})
+    names = list(dict.fromkeys([*METRIC_COLUMNS, *metrics]))
+    # a number read by the JSON path as a number (SQLite's text round trip would keep only
+    # 15 digits)
+    metric_exprs = [(getattr(Result, n) if n in METRIC_COLUMNS else Result.extra[n].as_float())
+                    .label(f"m{i}") for i, n in enumerate(names)]
+    axis_exprs = [_axis_value(a, spec["axes"][a]).label(f"p{i}") for i, a in enumerate(axes)]
+    rows = session.execute(
+        select(Case.id, Case.kind, Case.status, Case.twin_id, *axis_exprs, *metric_exprs)
+        .outerjoin(Result, Result.case_id == Case.id)
+        .where(Case.study_id == study_id, Case.kind.in_(("case", "twin")))
+        .order_by(Case.kind.desc(), Case.index)).all()
+    n_axes = len(axes)
+    cases: list[dict[str, Any]] = []
+    twins: list[dict[str, Any]] = []
+    for row in rows:
+        params = dict(base)
+        params.update((a, v) for a, v in zip(axes, row[4:4 + n_axes], strict=True)
+                      if v is not None)
+        values = {n: v for n, v in zip(names, row[4 + n_axes:], strict=True) if v is not None}
+        entry = {"id": row.id, "params": params, "status": row.status, "metrics": values,
+                 "twin_id": row.twin_id}
+        (twins if row.kind == "twin" else cases).append(entry)
+    twin_metrics = {t["id"]: t["metrics"] for t in twins}
+    for entry in cases:
+        if entry["twin_id"] is not None and entry["metrics"]:
+            entry["metrics"].update(twin_deviations(entry["metrics"],
+                                                    twin_metrics.get(entry["twin_id"])))
+    certificates, _ = case_page(session, study_id=study_id, kind="certificate")
+    return {**_study_fields(session, study), "cases": cases, "twins": twins,
+            "certificates": certificates}
+
+
+def _axis_value(name: str, axis: Any) -> Any:
+    """An axis's value in a case's ``params`` by the JSON path, typed as the spec gives its
+    levels: integers, numbers, text (else the JSON value itself)."""
+    levels = [v for k, v in (axis or {}).items() if k in ("values", "nominal", "start", "stop")]
+    flat = [x for v in levels for x in (v if isinstance(v, list) else [v])]
+    expr = Case.params[name]
+    if flat and all(isinstance(x, int) and not isinstance(x, bool) for x in flat) \
+            and "values" in (axis or {}):
+        return expr.as_integer()
+    if flat and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in flat):
+        return expr.as_float()
+    if flat and all(isinstance(x, str) for x in flat):
+        return expr.as_string()
+    return expr

@@ -43,6 +43,17 @@ class ReadOperations:
         with self.sessions() as s:
             return [read(s, i) if _known(i) and i > 0 else None for i in study_ids]
 
+    def study_table(self, study_id: int | None, metrics: list[str] | None = None
+                    ) -> dict[str, Any] | None:
+        """The study by columns for a large study's tabs: the metric columns and
+        ``metrics`` (:func:`gapsweep.db.case_pages.study_table`); None if unknown."""
+        from gapsweep.db.case_pages import study_table as read
+
+        if not _known(study_id):
+            return None
+        with self.sessions() as s:
+            return read(s, study_id, metrics=metrics or ())
+
     def study_summary(self, study_id: int | None) -> dict[str, Any] | None:
         """The study without its cases (the page's frame): fast whatever its size."""
         from gapsweep.db.study_summary import study_summary as read

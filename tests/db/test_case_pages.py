@@ -145,3 +145,20 @@ def test_streamed_export_rows_equal_the_whole_export(study):
     pages = list(case_export.iter_export_rows(sessions, study_id, columns, page=8))
     assert len(pages) == 8
     assert [r for p in pages for r in p] == rows
+
+
+def test_the_table_by_columns_equals_the_whole_detail_where_it_reads(study):
+    sessions, study_id = study
+    extras = ["contact_time_fraction", "energy_balance_error"]
+    with sessions() as s:
+        whole = study_detail(s, study_id)
+        table = case_pages.study_table(s, study_id, metrics=extras)
+        bare = case_pages.study_table(s, study_id)
+    keep = ("id", "params", "status", "metrics", "twin_id")
+    assert table["cases"] == [{k: c[k] for k in keep} for c in whole["cases"]]
+    assert [t["metrics"] for t in table["twins"]] == [t["metrics"] for t in whole["twins"]]
+    assert table["counts"] == whole["counts"] and table["spec"] == whole["spec"]
+    # without asking, the other metrics' JSON is not read: only the columns (and deviations)
+    assert all(set(c["metrics"]).isdisjoint(extras) for c in bare["cases"])
+    assert [c["metrics"].get("peak_slider_accel") for c in bare["cases"]] == \
+        [c["metrics"].get("peak_slider_accel") for c in whole["cases"]]
