@@ -548,6 +548,24 @@ def windowed(metrics: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(sorted(out))
 
 
+@callback(
+    Output(ids.STUDY_TABS, "active_tab", allow_duplicate=True),
+    Output(ids.STUDY_CASE_GRID, "filterModel"),
+    Input(ids.TRENDS_GRAPH, "clickData"),
+    State(ids.TRENDS_X, "value"),
+    prevent_initial_call=True,
+)
+def open_level(click, x_axis):
+    """A click on a large study's band (one x level) opens the Cases tab, its grid filtered
+    to that level: the exact points one click away (issue 41.2)."""
+    from gapsweep.web.figures.trend_bands import clicked_level, level_filter
+
+    span = clicked_level(click)
+    if span is None or not isinstance(x_axis, str):
+        return no_update, no_update
+    return TAB_CASES, level_filter(x_axis, span)
+
+
 def _when_open(tab, wanted, study_id, render, metrics: tuple[str, ...] = ()):
     """``render(detail)`` while tab ``wanted`` is the open one; a closed tab costs no query."""
     if tab != wanted:

@@ -18,8 +18,8 @@ from ..figures import convergence as convergence_figs
 from ..figures import parallel as parallel_figs
 from ..figures import sensitivity as sensitivity_figs
 from ..figures import spectra as spectra_figs
+from ..figures import trend_bands, windows
 from ..figures import trends as trend_figs
-from ..figures import windows
 from ..figures.labels import level_name, metric_label
 from ..figures.windows import DEFAULT_WINDOW
 from . import parameters
@@ -77,6 +77,10 @@ def trends(
         key = metric_registry.RATIO + key
         cases = view.with_ratio(cases, detail.get("twins"), key)
         common["twin_metrics"] = {key: 1.0}
+    if len(cases) > trend_bands.POINT_LIMIT and x_axis != view.ALL_FACTORS:
+        # a night's study: the median and min-max band per level (web/figures/trend_bands)
+        return _noted(trend_bands.band_figure(cases, key, x_axis=x_axis, group_axis=group_axis,
+                                              **common), window_note)
     return _noted(_trends(detail, cases, design, axes, key, x_axis, group_axis, common),
                   window_note)
 
