@@ -48,6 +48,9 @@ class Archive(Protocol):
     def export_rows(self, study_id: int) -> tuple[list[str], list[dict[str, Any]]]:
         """``gapsweep export``'s columns and rows."""
 
+    def export_pages(self, study_id: int) -> tuple[list[str], Iterator[list[dict[str, Any]]]]:
+        """``gapsweep export``'s columns and its rows a page at a time."""
+
     def submit(self, spec: Any, *, plan: Any = None) -> int:
         """Create a study from a spec, a mapping or a file; its id."""
 

@@ -252,6 +252,9 @@ class RemoteArchive:
     def export_rows(self, study_id: int) -> tuple[list[str], list[dict[str, Any]]]:
         raise self.database_only("export")
 
+    def export_pages(self, study_id: int) -> tuple[list[str], Iterator[list[dict[str, Any]]]]:
+        raise self.database_only("export")
+
     # --- creating and following ------------------------------------------------------------
 
     def submit(self, spec: Any, *, plan: Any = None) -> int:

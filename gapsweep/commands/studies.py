@@ -170,14 +170,18 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from .export import write_mat, write_rows
+    from .export import write_mat, write_pages, write_rows
 
     arch = archive()
-    columns, rows = arch.export_rows(args.id)
+    if args.format in ("csv", "json"):  # streamed a page of cases at a time
+        columns, pages = arch.export_pages(args.id)
+        write_pages(columns, pages, args.format, args.output)
+    else:
+        columns, rows = arch.export_rows(args.id)
     if args.format == "mat":
         write_mat(args.output, arch.summary(args.id), columns, rows,
                   arch.case_series([row["case_id"] for row in rows]))
-    else:
+    elif args.format == "parquet":
         write_rows(columns, rows, args.format, args.output)
     if args.format == "csv" and args.output:
         # the header is the contract's names; their units travel beside it

@@ -162,3 +162,16 @@ def test_the_table_by_columns_equals_the_whole_detail_where_it_reads(study):
     assert all(set(c["metrics"]).isdisjoint(extras) for c in bare["cases"])
     assert [c["metrics"].get("peak_slider_accel") for c in bare["cases"]] == \
         [c["metrics"].get("peak_slider_accel") for c in whole["cases"]]
+
+
+def test_the_export_command_writes_pages_as_the_whole_rows(study, tmp_path):
+    from gapsweep.commands.export import write_pages, write_rows
+
+    sessions, study_id = study
+    with sessions() as s:
+        columns, rows = export_rows(s, study_id)
+    for fmt in ("csv", "json"):
+        write_rows(columns, rows, fmt, str(tmp_path / f"whole.{fmt}"))
+        pages = case_export.iter_export_rows(sessions, study_id, columns, page=9)
+        write_pages(columns, pages, fmt, str(tmp_path / f"paged.{fmt}"))
+        assert (tmp_path / f"paged.{fmt}").read_text() == (tmp_path / f"whole.{fmt}").read_text()

@@ -209,11 +209,20 @@ def spectra_rule(detail: Mapping[str, Any], shown: int) -> str:
             "choose others below.")
 
 
+#: the spectra picker's largest list (a night's study has 100,000 done cases: a dropdown of
+#: them all is megabytes for the browser; past it, the cases spread evenly over the first axis)
+MAX_CHOICES = 1_000
+
+
 def spectra_choices(detail: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The spectra's case picker: every done case, labelled by every varied factor."""
+    """The spectra's case picker: every done case (at most :data:`MAX_CHOICES`, then spread
+    over the first axis as the overlay picks them), labelled by every varied factor."""
     axes = view.axes_of(detail)
+    done = [c for c in detail["cases"] if c["status"] == "done"]
+    if len(done) > MAX_CHOICES:
+        done = spectra_cases({**detail, "cases": done}, MAX_CHOICES)
     return [{"label": f"{c['id']}: {spectra_figs.case_label(c, axes)}", "value": c["id"]}
-            for c in detail["cases"] if c["status"] == "done"]
+            for c in done]
 
 
 def spectra(detail: Mapping[str, Any], signal: str, kind: str, log_x: bool = False,
