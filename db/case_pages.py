@@ -101,13 +101,37 @@ def case_page(
     rows = session.execute(query).all()
     more = len(rows) > limit
     rows = rows[:limit]
-    twins = _twin_metrics(session, {c.twin_id for c, _, _ in rows if c.twin_id is not None}
+    twins = _twin_metrics(session, {r.twin_id for r in rows if r.twin_id is not None}
                           if kind != "twin" else set())
-    entries = [_entry(case, result, twins) for case, result, _ in rows]
+    entries = [_row_entry(r, twins) for r in rows]
     if not more:
         return entries, None
     last = rows[-1]
-    return entries, encode_cursor(last.sort_value, last.Case.index)
+    return entries, encode_cursor(last.sort_value, last.index)
+
+
+#: the columns a page reads: plain rows, not ORM objects (a third of the time per page)
+_CASE_COLUMNS = (Case.id, Case.index, Case.kind, Case.params, Case.status, Case.attempts,
+                 Case.reason, Case.twin_id, Case.source_case_id, Case.slot)
+_RESULT_COLUMNS = tuple(getattr(Result, m).label(f"r_{m}") for m in METRIC_COLUMNS)
+
+
+def _row_entry(row: Any, twins: dict[int, dict[str, Any]]) -> dict[str, Any]:
+    """A page's row as :func:`.metrics.case_entry` shapes a case (deviations added)."""
+    metrics: dict[str, Any] = {}
+    if row.result_id is not None:
+        start = len(_CASE_COLUMNS) + 1  # the metric columns follow the result's id
+        metrics = {m: v for m, v in zip(METRIC_COLUMNS, row[start:start + len(METRIC_COLUMNS)],
+                                        strict=True) if v is not None}
+        metrics.update(row.extra or {})
+    entry = {"id": row.id, "params": row.params, "status": row.status,
+             "attempts": row.attempts, "reason": row.reason, "metrics": metrics,
+             "twin_id": row.twin_id}
+    if row.kind == "certificate":
+        entry.update(source_id=row.source_case_id, slot=row.slot)
+    elif row.kind == "case" and row.twin_id is not None and metrics:
+        metrics.update(twin_deviations(metrics, twins.get(row.twin_id)))
+    return entry
 
 
 def page_query(*, study_id: int, kind: str = "case", limit: int = PAGE,
@@ -135,7 +159,8 @@ def page_query(*, study_id: int, kind: str = "case", limit: int = PAGE,
         order.insert(0, expr.is_(None))
     if key == "index":
         order = [Case.index.desc()] if descending else [Case.index]
-    return (select(Case, Result, expr.label("sort_value"))
+    return (select(*_CASE_COLUMNS, Result.id.label("result_id"), *_RESULT_COLUMNS,
+                   Result.extra, expr.label("sort_value"))
             .outerjoin(Result, Result.case_id == Case.id)
             .where(*conds).order_by(*order).limit(limit + 1))
 
