@@ -4,6 +4,7 @@ while memory holds the study's head and one page, not its 100,000 cases."""
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
@@ -39,7 +40,7 @@ def study_json_chunks(
             continue
         yield "["
         started = False
-        for page in (list(value), *rest[key]()):
+        for page in itertools.chain([value], rest[key]()):  # lazily: one page at a time
             for item in page:
                 yield (", " if started else "") + _text(item)
                 started = True

@@ -119,6 +119,18 @@ def test_show_json_streamed_equals_the_whole_text(study, monkeypatch):
     pieces = list(_archive(sessions).study_json(study_id))
     assert "".join(pieces) == whole
     assert max(map(len, pieces)) < len(whole) / 20  # one case at a time, not the study
+    # lazily: a page is read when the text reaches it, so memory holds one page
+    arch = _archive(sessions)
+    reads = []
+    original = arch.case_page
+    monkeypatch.setattr(arch, "case_page", lambda *a, **kw: reads.append(1) or original(*a, **kw))
+    stream = arch.study_json(study_id)
+    text = ""
+    while '"cases": [{' not in text:
+        text += next(stream)
+    assert reads == []  # the first case written, no further page read yet
+    text += "".join(stream)
+    assert text == whole and len(reads) == math.ceil(60 / 7) - 1 + math.ceil(5 / 7) - 1
 
 
 def test_the_chunked_table_equals_the_whole_read(study, tmp_path):
