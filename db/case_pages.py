@@ -16,9 +16,11 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import math
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from gapsweep.core import metrics as metric_registry
 from sqlalchemy import and_, false, func, or_, select, true
 from sqlalchemy.orm import Session
 
@@ -98,7 +100,7 @@ def case_page(
     queries: the page, and its twins' metrics."""
     query = page_query(study_id=study_id, kind=kind, limit=limit, cursor=cursor, sort=sort,
                        status=status)
-    rows = session.execute(query).all()
+    rows = session.connection().execute(query).all()  # Core rows: no ORM loading
     more = len(rows) > limit
     rows = rows[:limit]
     twins = _twin_metrics(session, {r.twin_id for r in rows if r.twin_id is not None}
@@ -252,8 +254,8 @@ def study_table(session: Session, study_id: int, *, metrics: Sequence[str] = ()
     its ``params`` as the spec's base plus its axis values (each axis read by the database's
     JSON path, not the whole document), and ``metrics`` with every metric column, the other
     ``metrics`` asked for (each by its JSON path in ``extra``) and the ``deviation_*`` from its
-    twin. ``attempts`` and ``reason`` are left out; the certificates are whole (a few). None
-    for a missing or deleted study."""
+    twin (those of ``metrics`` only). ``attempts`` and ``reason`` are left out; the
+    certificates are whole (a few). None for a missing or deleted study."""
     from .models import Study
     from .studies import _study_fields
 
@@ -269,7 +271,7 @@ def study_table(session: Session, study_id: int, *, metrics: Sequence[str] = ()
     metric_exprs = [(getattr(Result, n) if n in METRIC_COLUMNS else Result.extra[n].as_float())
                     .label(f"m{i}") for i, n in enumerate(names)]
     axis_exprs = [_axis_value(a, spec["axes"][a]).label(f"p{i}") for i, a in enumerate(axes)]
-    rows = session.execute(
+    rows = session.connection().execute(
         select(Case.id, Case.kind, Case.status, Case.twin_id, *axis_exprs, *metric_exprs)
         .outerjoin(Result, Result.case_id == Case.id)
         .where(Case.study_id == study_id, Case.kind.in_(("case", "twin")))
@@ -285,14 +287,30 @@ def study_table(session: Session, study_id: int, *, metrics: Sequence[str] = ()
         entry = {"id": row.id, "params": params, "status": row.status, "metrics": values,
                  "twin_id": row.twin_id}
         (twins if row.kind == "twin" else cases).append(entry)
+    # the deviations asked for only (computing all of them was half the read's time)
+    asked = [m for m in metric_registry.with_deviation()
+             if metric_registry.deviation_name(m) in metrics]
     twin_metrics = {t["id"]: t["metrics"] for t in twins}
     for entry in cases:
-        if entry["twin_id"] is not None and entry["metrics"]:
-            entry["metrics"].update(twin_deviations(entry["metrics"],
-                                                    twin_metrics.get(entry["twin_id"])))
+        if asked and entry["twin_id"] is not None and entry["metrics"]:
+            entry["metrics"].update(_deviations(entry["metrics"],
+                                                twin_metrics.get(entry["twin_id"]), asked))
     certificates, _ = case_page(session, study_id=study_id, kind="certificate")
     return {**_study_fields(session, study), "cases": cases, "twins": twins,
             "certificates": certificates}
+
+
+def _deviations(metrics: dict[str, Any], twin: dict[str, Any] | None,
+                names: Sequence[str]) -> dict[str, float | None]:
+    """``deviation_<m>`` = m / m_twin - 1 of ``names`` (as :func:`.case_reads.twin_deviations`
+    gives it: None where either is missing, not finite, or the twin's is 0)."""
+    out: dict[str, float | None] = {}
+    for m in names:
+        a, b = metrics.get(m), (twin or {}).get(m)
+        ok = all(isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+                 for x in (a, b))
+        out[metric_registry.deviation_name(m)] = float(a) / float(b) - 1.0 if ok and b else None
+    return out
 
 
 def _axis_value(name: str, axis: Any) -> Any:
