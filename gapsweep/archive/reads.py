@@ -54,6 +54,17 @@ class ReadOperations:
         with self.sessions() as s:
             return read(s, study_id, metrics=metrics or ())
 
+    def trend_columns(self, study_id: int, axes: list[str], metric: str, kind: str = "case"
+                      ) -> dict[str, list[Any]]:
+        """One metric and the axes of the study's done cases (or twins), as columns
+        (:func:`gapsweep.db.case_pages.trend_columns`): what a large study's Trends draws."""
+        from gapsweep.db.case_pages import trend_columns as read
+
+        if not _known(study_id):
+            return {}
+        with self.sessions() as s:
+            return read(s, study_id=study_id, axes=axes, metric=metric, kind=kind)
+
     def study_summary(self, study_id: int | None) -> dict[str, Any] | None:
         """The study without its cases (the page's frame): fast whatever its size."""
         from gapsweep.db.study_summary import study_summary as read

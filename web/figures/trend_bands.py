@@ -61,8 +61,20 @@ def band_figure(
         xs.append(float(x))
         ys.append(float(y))
         gs.append((case.get("params") or {}).get(group_axis) if group_axis else None)
-    x = np.asarray(xs)
-    y = np.asarray(ys)
+    return band_from_columns(np.asarray(xs, dtype=float), np.asarray(ys, dtype=float), gs,
+                             metric, x_axis=x_axis, group_axis=group_axis, log_y=log_y,
+                             limit=limit, twin_metrics=twin_metrics, n_cases=len(cases))
+
+
+def band_from_columns(
+    x: np.ndarray, y: np.ndarray, gs: Sequence[Any], metric: str, *, x_axis: str,
+    group_axis: str | None, log_y: bool = False, limit: float | None = None,
+    twin_metrics: Mapping[str, Any] | None = None, n_cases: int | None = None,
+) -> go.Figure:
+    """:func:`band_figure` from columns: ``x`` and ``y`` (the metric in its shown unit) of the
+    done cases with a value, ``gs`` their group levels (None without a group); ``n_cases``:
+    the study's case count for the note."""
+    cases = range(n_cases if n_cases is not None else x.size)
     levels = np.unique(x)
     binned = levels.size > MAX_LEVELS
     if binned:

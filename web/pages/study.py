@@ -24,6 +24,7 @@ from gapsweep.web.components import (
     study_motion,
     study_notes,
 )
+from gapsweep.web.figures import trend_bands
 from gapsweep.web.figures.trends import TREND_METRICS
 from gapsweep.web.figures.windows import DEFAULT_SETTLED, DEFAULT_WINDOW, WINDOWS, quantities
 from gapsweep.web.views import study_results, tolerance_views
@@ -496,11 +497,21 @@ def trends(tab, _version, metric, window, log_y, x_axis, group_axis, limit, shap
         kind = "log" if "log" in (log_y or []) else "linear"
         patch["layout"]["yaxis"]["type"] = kind
         return patch
+    limit = float(limit) if isinstance(limit, (int, float)) and not isinstance(limit, bool) \
+        and math.isfinite(limit) else None
+    state = load_progress(study_id)
+    if state is not None and state["counts"]["total"] > trend_bands.POINT_LIMIT \
+            and isinstance(metric, str) and isinstance(x_axis, str):
+        # a night's study: the columns drawn, not the cases (issue 41.2)
+        summary = data.study_summary(parse_id(study_id))
+        fig = None if summary is None else study_results.large_trends(
+            summary, metric=metric, x_axis=x_axis, group_axis=group_axis,
+            window=window or DEFAULT_WINDOW, log_y="log" in (log_y or []), limit=limit)
+        if fig is not None:
+            return fig
     detail = load_detail(study_id, (metric,))
     if detail is None:
         return no_update
-    limit = float(limit) if isinstance(limit, (int, float)) and not isinstance(limit, bool) \
-        and math.isfinite(limit) else None
     return study_results.trends(detail, metric=metric, x_axis=x_axis,
                                 group_axis=group_axis, window=window,
                                 log_y="log" in (log_y or []), limit=limit)
