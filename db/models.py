@@ -183,6 +183,8 @@ class Case(Base):
         # one certificate per source case and refinement, whoever writes them
         UniqueConstraint("source_case_id", "slot", name="uq_cases_source_case_id_slot"),
         Index("ix_cases_study_id_status", "study_id", "status"),
+        # a study's page of cases of one status, in design order (0005_case_pages)
+        Index("ix_cases_study_id_kind_status_index", "study_id", "kind", "status", "index"),
         Index("ix_cases_status_lease_expires", "status", "lease_expires"),
         Index("ix_cases_twin_id", "twin_id"),
         {"sqlite_autoincrement": True},

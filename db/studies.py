@@ -17,6 +17,7 @@ from typing import Any, Protocol
 from sqlalchemy import func, insert, or_, select
 from sqlalchemy.orm import Session
 
+from . import case_pages
 from .case_reads import case_detail, case_series, export_rows, twin_deviations
 from .certificates import certificate_entry
 from .leases import queued_case_ids
@@ -48,6 +49,7 @@ __all__ = [
     "set_analysis",
     "soft_delete",
     "study_detail",
+    "study_head",
     "study_progress",
 ]
 
@@ -362,6 +364,16 @@ def study_detail(session: Session, study_id: int) -> dict[str, Any] | None:
                 twin_deviations(entry["metrics"], twin_metrics.get(entry["twin_id"]))
             )
     return {
+        **_study_fields(session, study),
+        "cases": cases,
+        "twins": twins,
+        "certificates": certificates,
+        **search_entries(study.search, cases),
+    }
+
+
+def _study_fields(session: Session, study: Study) -> dict[str, Any]:
+    return {
         "id": study.id,
         "name": study.name,
         "model": study.model,
@@ -375,9 +387,41 @@ def study_detail(session: Session, study_id: int) -> dict[str, Any] | None:
         "spec": study.spec,
         "provenance": study.provenance,
         "analysis": study.analysis,
-        "counts": study_progress(session, study_id),
+        "counts": study_progress(session, study.id),
+    }
+
+
+def study_head(session: Session, study_id: int, *, page: int = case_pages.PAGE
+               ) -> dict[str, Any] | None:
+    """:func:`study_detail` with at most ``page`` cases and ``page`` twins (their first
+    pages in design order), plus ``"cases_total"``, ``"twins_total"`` and the cursors of the
+    next pages, ``"cases_cursor"`` and ``"twins_cursor"`` (None when the page holds them all:
+    a study of at most ``page`` cases reads as :func:`study_detail` with the totals added).
+    A few indexed queries and two pages, however large the study (design.md 4.16)."""
+    study = session.get(Study, study_id)
+    if study is None or study.deleted_at is not None:
+        return None
+    cases, cases_cursor = case_pages.case_page(session, study_id=study_id, limit=page)
+    twins, twins_cursor = case_pages.case_page(session, study_id=study_id, kind="twin",
+                                               limit=page)
+    certificates, _ = case_pages.case_page(session, study_id=study_id, kind=CERTIFICATE,
+                                           limit=case_pages.PAGE)
+    fields = _study_fields(session, study)
+    out = {
+        **fields,
         "cases": cases,
         "twins": twins,
         "certificates": certificates,
-        **search_entries(study.search, cases),
     }
+    if study.search is not None:
+        best = (study.search or {}).get("best") or {}
+        entry = (case_pages.case_at(session, study_id=study_id, index=best["index"])
+                 if best.get("index") is not None else None)
+        out["search"] = study.search
+        out["best"] = None if entry is None else {
+            "id": entry["id"], "params": entry["params"], "metrics": entry["metrics"],
+            "cost": best.get("cost")}
+    out.update(cases_total=fields["counts"]["total"],
+               twins_total=case_pages.count(session, study_id=study_id, kind="twin"),
+               cases_cursor=cases_cursor, twins_cursor=twins_cursor)
+    return out

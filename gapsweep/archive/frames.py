@@ -11,13 +11,31 @@ if TYPE_CHECKING:
 CASE_ID = "case_id"
 
 
-def cases_frame(columns: list[str], rows: list[dict[str, Any]]) -> pd.DataFrame:
+def frame_columns(every: list[str], columns: list[str] | None) -> list[str]:
+    """The columns of a table of ``columns`` (all of ``every`` when None), ``case_id`` kept
+    for the index; ValueError naming an unknown one."""
+    if columns is None:
+        return list(every)
+    unknown = [c for c in columns if c not in every]
+    if unknown:
+        raise ValueError(f"columns: {unknown[0]!r} — one of {', '.join(every)}")
+    return [c for c in every if c in columns or c == CASE_ID]
+
+
+def cases_frame(columns: list[str], rows: list[dict[str, Any]], *, numeric: bool = True,
+                frames: list[pd.DataFrame] | None = None) -> pd.DataFrame:
     """``gapsweep export``'s ``(columns, rows)`` as a DataFrame indexed by ``case_id``: one
     row per design case in design order; parameters, ``status``, metrics (SI units; a
-    missing value NaN, or None in a text column)."""
+    missing value NaN, or None in a text column). ``frames``: chunks made with
+    ``numeric=False`` (raw, not indexed) to put together first (rows then ignored)."""
     import pandas as pd
 
-    frame = pd.DataFrame.from_records(rows, columns=columns)
+    if frames:
+        frame = pd.concat(frames, ignore_index=True)
+    else:
+        frame = pd.DataFrame.from_records(rows, columns=columns)
+    if not numeric:
+        return frame
     for name in frame.columns:
         # a column of numbers and missing values is numeric, its gaps NaN, whether the rows
         # came from the database (None) or from a server's JSON (null); the same frame

@@ -12,7 +12,7 @@ happen inside the methods: ``gapsweep --help`` and ``submit`` stay light
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +22,7 @@ from .accounts import AccountOperations
 from .errors import ForbiddenError, RefusedError, UnknownIdError
 from .following import Progress, follow_study
 from .measured import MeasurementOperations
+from .reads import ReadOperations
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
 POLL_S = 0.1  # how often `wait` reads the study's progress on the database
 RETRY_CHUNK = 1  # a retried case goes out alone (workers/dispatch.py says why)
 
-class LocalArchive(AccountOperations, MeasurementOperations):
+class LocalArchive(AccountOperations, MeasurementOperations, ReadOperations):
     """The archive behind ``sessions`` (a SQLAlchemy session factory), acting for ``who``."""
 
     def __init__(self, sessions: Any, settings: Settings, who: Principal) -> None:
@@ -173,6 +174,16 @@ class LocalArchive(AccountOperations, MeasurementOperations):
             self._live(session, study_id)
             return studies.export_rows(session, study_id)
 
+    def export_pages(self, study_id: int) -> tuple[list[str], Iterator[list[dict[str, Any]]]]:
+        """``(columns, pages of rows)`` of ``gapsweep export``, the rows read a page at a
+        time as the pages are consumed (:mod:`gapsweep.db.case_export`)."""
+        from gapsweep.db import case_export
+
+        with self.sessions() as session:
+            self._live(session, study_id)
+            columns = case_export.export_columns(session, study_id)
+        return columns, case_export.iter_export_rows(self.sessions, study_id, columns)
+
     def summary(self, study_id: int) -> dict[str, Any]:
         """The study without its cases (id, name, model, status, counts, spec ...)."""
         from gapsweep.db.study_summary import study_summary
@@ -196,12 +207,75 @@ class LocalArchive(AccountOperations, MeasurementOperations):
                     out[case_id] = stored
         return out
 
-    def cases(self, study_id: int) -> pd.DataFrame:
+    def cases(self, study_id: int, columns: list[str] | None = None, *,
+              parquet: str | Path | None = None, chunk: int | None = None) -> pd.DataFrame:
         """One row per design case, indexed by ``case_id``: parameters, status, metrics
-        (the columns of ``gapsweep export``; SI units)."""
-        from .frames import cases_frame
+        (the columns of ``gapsweep export``, or only ``columns`` of them; SI units), read a
+        page of ``chunk`` cases at a time (default 1,000), so the reading holds one page
+        beside the table. ``parquet``: also write the table there (pyarrow)."""
+        from gapsweep.db import case_export, case_pages
 
-        return cases_frame(*self.export_rows(study_id))
+        from .frames import cases_frame, frame_columns
+
+        with self.sessions() as session:
+            self._live(session, study_id)
+            every = case_export.export_columns(session, study_id)
+        wanted = frame_columns(every, columns)
+        frames = [cases_frame(wanted, rows, numeric=False) for rows in
+                  case_export.iter_export_rows(self.sessions, study_id, wanted,
+                                               page=chunk or case_pages.PAGE)]
+        frame = cases_frame(wanted, [], frames=frames)
+        if parquet is not None:
+            frame.to_parquet(parquet)
+        return frame
+
+    def study_head(self, study_id: int, page: int | None = None) -> dict[str, Any]:
+        """The study with the first page of its cases and twins (at most ``page``, default
+        1,000), their totals and the next pages' cursors (``GET /api/studies/<id>``)."""
+        from gapsweep.db import case_pages, studies
+
+        with self.sessions() as session:
+            head = studies.study_head(session, study_id, page=page or case_pages.PAGE)
+        if head is None:
+            raise UnknownIdError(study_id)
+        return head
+
+    def case_page(self, study_id: int, *, kind: str = "case", limit: int | None = None,
+                  cursor: str | None = None, sort: str | None = None,
+                  status: str | None = None) -> dict[str, Any]:
+        """``{"items", "total", "cursor"}``: one page of the study's cases (or twins) after
+        ``cursor`` by a keyset (:func:`gapsweep.db.case_pages.case_page`), how many pass the
+        status filter, and the next page's cursor (None on the last). ValueError naming the
+        argument for a bad one."""
+        from gapsweep.db import case_pages
+
+        with self.sessions() as session:
+            self._live(session, study_id)
+            items, after = case_pages.case_page(
+                session, study_id=study_id, kind=kind, limit=limit or case_pages.PAGE,
+                cursor=cursor, sort=sort, status=status)
+            total = case_pages.count(session, study_id=study_id, kind=kind, status=status)
+        return {"items": items, "total": total, "cursor": after}
+
+    def study_json(self, study_id: int) -> Iterator[str]:
+        """``gapsweep show --json``'s text in pieces: the whole study, its cases and twins
+        read a page at a time (memory bounded by a page, not by the study)."""
+        from gapsweep.db import case_pages
+
+        from .streaming import study_json_chunks
+
+        head = self.study_head(study_id)
+
+        def rest(kind: str, cursor: str | None) -> Iterator[list[dict[str, Any]]]:
+            while cursor is not None:
+                page = self.case_page(study_id, kind=kind, cursor=cursor,
+                                      limit=case_pages.PAGE)
+                cursor = page["cursor"]
+                yield page["items"]
+
+        return study_json_chunks(head, {
+            "cases": lambda: rest("case", head["cases_cursor"]),
+            "twins": lambda: rest("twin", head["twins_cursor"])})
 
     # --- creating and following ------------------------------------------------------------
 
@@ -218,6 +292,24 @@ class LocalArchive(AccountOperations, MeasurementOperations):
         self.require(Action.CREATE)
         return int(submit_study(as_spec(spec), sessions=self.sessions, settings=self.settings,
                                 dispatcher=self.dispatcher(), owner=self._owner(), plan=plan))
+
+    @property
+    def starts_workers(self) -> bool:
+        """Embedded (no broker URL): following a study starts local worker processes."""
+        return not self.settings.broker_url
+
+    def run(self, spec: Any, *, concurrency: int | None = None,
+            progress: Progress | None = None,
+            announce: Callable[[str], None] | None = None) -> int:
+        """Create the study and follow it to its end; its id. Embedded, local workers start
+        first (they load the kernels while the study is written) and stop after."""
+        spec = as_spec(spec)  # refused before any worker starts
+        with self.local_workers(concurrency):
+            study_id = self.submit(spec)
+            if announce is not None:
+                announce(f"study {study_id}: {spec.name}")
+            self.follow(study_id, None, progress)
+        return study_id
 
     @contextlib.contextmanager
     def local_workers(self, concurrency: int | None = None) -> Iterator[None]:

@@ -10,7 +10,8 @@ users, tokens, the audit log) with :class:`~.errors.RefusedError`; every impleme
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
@@ -36,11 +37,19 @@ class Archive(Protocol):
     def progress(self, study_id: int) -> dict[str, int]:
         """Case counts by status, and ``total``."""
 
-    def cases(self, study_id: int) -> pd.DataFrame:
-        """One row per design case, indexed by ``case_id``: the export's columns."""
+    def study_json(self, study_id: int) -> Iterator[str]:
+        """``show --json``'s text in pieces, read a page of cases at a time."""
+
+    def cases(self, study_id: int, columns: list[str] | None = None, *,
+              parquet: str | Path | None = None, chunk: int | None = None) -> pd.DataFrame:
+        """One row per design case, indexed by ``case_id``: the export's columns (or only
+        ``columns``), read in chunks; also written to ``parquet`` when given."""
 
     def export_rows(self, study_id: int) -> tuple[list[str], list[dict[str, Any]]]:
         """``gapsweep export``'s columns and rows."""
+
+    def export_pages(self, study_id: int) -> tuple[list[str], Iterator[list[dict[str, Any]]]]:
+        """``gapsweep export``'s columns and its rows a page at a time."""
 
     def submit(self, spec: Any, *, plan: Any = None) -> int:
         """Create a study from a spec, a mapping or a file; its id."""
@@ -60,6 +69,48 @@ class Archive(Protocol):
 
     def purge(self) -> dict[str, int]:
         """Remove the soft-deleted studies for good."""
+
+    @property
+    def starts_workers(self) -> bool:
+        """Whether following a study here starts worker processes on this machine (the
+        embedded default, design.md 4.5): the caller then stops them cleanly on SIGTERM."""
+
+    def run(self, spec: Any, *, concurrency: int | None = None,
+            progress: Callable[[dict[str, int]], None] | None = None,
+            announce: Callable[[str], None] | None = None) -> int:
+        """Create the study and follow it to its end, wherever this archive's workers are;
+        its id. ``announce`` hears a line about what happens (the id, a setting ignored)."""
+
+    def set_notes(self, study_id: int, *, description: str, tags: list[str]
+                  ) -> dict[str, Any]:
+        """Replace the study's description and tags; ``{"id", "description", "tags"}``."""
+
+    def users(self) -> list[dict[str, Any]]:
+        """Every user (name, role, disabled, created, live tokens), by name (admins)."""
+
+    def add_user(self, name: str, role: str, password: str) -> None:
+        """A new user (admins)."""
+
+    def set_role(self, name: str, role: str) -> str:
+        """Give ``name`` the role; the old one (admins)."""
+
+    def set_disabled(self, name: str, disabled: bool) -> None:
+        """Disable or enable a user (admins)."""
+
+    def set_password(self, name: str, password: str) -> None:
+        """A new password for ``name`` (admins)."""
+
+    def tokens(self, name: str) -> list[dict[str, Any]]:
+        """``name``'s API tokens (admins)."""
+
+    def create_token(self, name: str, label: str = "") -> tuple[int, str]:
+        """A new API token of ``name``: its id and the token, shown once (admins)."""
+
+    def revoke_token(self, name: str, token_id: int) -> None:
+        """Revoke one of ``name``'s tokens (admins)."""
+
+    def audit_log(self, limit: int = 100) -> list[dict[str, Any]]:
+        """The audit log, newest first (admins)."""
 
     def add_measurement(self, study_id: int, csv: str | bytes, *, name: str = "",
                         case_id: int | None = None, where: str = "file") -> dict[str, Any]:

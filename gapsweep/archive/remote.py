@@ -23,7 +23,7 @@ import os
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -199,7 +199,29 @@ class RemoteArchive:
         return self.listing(search=search, tag=tag, limit=limit)["items"]
 
     def study(self, study_id: int) -> dict[str, Any]:
-        return self._with_id(study_id, "GET", f"/api/studies/{study_id}")
+        """The whole study: the API's first page and every page after it (design.md 4.16)."""
+        head = self._with_id(study_id, "GET", f"/api/studies/{study_id}")
+        for key, link in (("cases", "next"), ("twins", "twins_next")):
+            for page in self._pages(study_id, head.get(link)):
+                head[key].extend(page)
+        from .streaming import PAGING_KEYS
+
+        return {k: v for k, v in head.items() if k not in PAGING_KEYS}
+
+    def _pages(self, study_id: int, link: str | None) -> Iterator[list[dict[str, Any]]]:
+        while link:
+            page = self._with_id(study_id, "GET", link)
+            link = page.get("next")
+            yield page["items"]
+
+    def study_json(self, study_id: int) -> Iterator[str]:
+        """``gapsweep show --json``'s text in pieces, a page of cases at a time."""
+        from .streaming import study_json_chunks
+
+        head = self._with_id(study_id, "GET", f"/api/studies/{study_id}")
+        return study_json_chunks(head, {
+            "cases": lambda: self._pages(study_id, head.get("next")),
+            "twins": lambda: self._pages(study_id, head.get("twins_next"))})
 
     def progress(self, study_id: int) -> dict[str, int]:
         # the progress route: a few bytes whatever the study's size, where the detail
@@ -211,17 +233,33 @@ class RemoteArchive:
         ``generations`` for an adaptive study)."""
         return self._with_id(study_id, "GET", f"/api/studies/{study_id}/progress")
 
-    def cases(self, study_id: int) -> pd.DataFrame:
-        """The server's ``cases.csv`` (the columns of ``gapsweep export``) as a DataFrame
-        indexed by ``case_id``."""
+    def cases(self, study_id: int, columns: list[str] | None = None, *,
+              parquet: str | Path | None = None, chunk: int | None = None) -> pd.DataFrame:
+        """The server's ``cases.csv`` (the columns of ``gapsweep export``, or only
+        ``columns`` of them) as a DataFrame indexed by ``case_id``, parsed ``chunk`` rows at
+        a time; ``parquet``: also written there."""
         import io
 
         import pandas as pd
 
+        from .frames import CASE_ID
+
         raw = self._with_id(study_id, "GET", f"/api/studies/{study_id}/cases.csv", raw=True)
-        return pd.read_csv(io.BytesIO(raw)).set_index("case_id")
+        wanted = None if columns is None else [*columns, CASE_ID]
+        try:
+            reader = pd.read_csv(io.BytesIO(raw), usecols=wanted, chunksize=chunk or 1000)
+            frame = pd.concat(list(reader), ignore_index=True)
+        except ValueError as exc:
+            raise ValueError(f"columns: {columns!r} — {exc}") from None
+        frame = frame.set_index(CASE_ID)
+        if parquet is not None:
+            frame.to_parquet(parquet)
+        return frame
 
     def export_rows(self, study_id: int) -> tuple[list[str], list[dict[str, Any]]]:
+        raise self.database_only("export")
+
+    def export_pages(self, study_id: int) -> tuple[list[str], Iterator[list[dict[str, Any]]]]:
         raise self.database_only("export")
 
     # --- creating and following ------------------------------------------------------------
@@ -262,6 +300,55 @@ class RemoteArchive:
 
     def delete(self, study_id: int) -> None:
         raise self.database_only("delete")
+
+    @property
+    def starts_workers(self) -> bool:
+        return False  # the server's workers run its studies
+
+    def run(self, spec: Any, *, concurrency: int | None = None,
+            progress: Callable[[dict[str, int]], None] | None = None,
+            announce: Callable[[str], None] | None = None) -> int:
+        """Submit the study and follow it while the server's workers run it; its id."""
+        say = announce or (lambda _text: None)
+        if concurrency is not None:
+            say(f"--concurrency ignored: the workers of {self.client.base_url} run the study")
+        study_id = self.submit(spec)
+        say(f"study {study_id} submitted to {self.client.base_url}")
+        self.wait(study_id, None, progress)
+        return study_id
+
+    # --- what the API does not offer: notes, users, tokens, the audit log -------------------
+
+    def set_notes(self, study_id: int, *, description: str, tags: list[str]
+                  ) -> dict[str, Any]:
+        raise self.database_only("notes")
+
+    def users(self) -> list[dict[str, Any]]:
+        raise self.database_only("user list")
+
+    def add_user(self, name: str, role: str, password: str) -> None:
+        raise self.database_only("user add")
+
+    def set_role(self, name: str, role: str) -> str:
+        raise self.database_only("user role")
+
+    def set_disabled(self, name: str, disabled: bool) -> None:
+        raise self.database_only("user disable")
+
+    def set_password(self, name: str, password: str) -> None:
+        raise self.database_only("user password")
+
+    def tokens(self, name: str) -> list[dict[str, Any]]:
+        raise self.database_only("token list")
+
+    def create_token(self, name: str, label: str = "") -> tuple[int, str]:
+        raise self.database_only("token create")
+
+    def revoke_token(self, name: str, token_id: int) -> None:
+        raise self.database_only("token revoke")
+
+    def audit_log(self, limit: int = 100) -> list[dict[str, Any]]:
+        raise self.database_only("audit")
 
     def purge(self) -> dict[str, int]:
         raise self.database_only("purge")

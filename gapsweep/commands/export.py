@@ -7,7 +7,7 @@ import csv
 import io
 import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from gapsweep.core.errors import InputError
@@ -55,6 +55,36 @@ def write_rows(columns: list[str], rows: list[dict[str, Any]], fmt: str, path: s
             handle.write(text)
     else:
         sys.stdout.write(text)
+
+
+def write_pages(columns: list[str], pages: Iterable[list[dict[str, Any]]], fmt: str,
+                path: str | None) -> None:
+    """:func:`write_rows` for CSV and JSON with the rows coming a page at a time: each page
+    is written before the next is read (memory bounded by a page; the same text)."""
+    if path:
+        with open(path, "w", encoding="utf-8", newline="") as handle:
+            _write_pages(columns, pages, fmt, handle)
+    else:
+        _write_pages(columns, pages, fmt, sys.stdout)
+
+
+def _write_pages(columns: list[str], pages: Iterable[list[dict[str, Any]]], fmt: str,
+                 handle: Any) -> None:
+    if fmt == "csv":
+        writer = csv.DictWriter(handle, fieldnames=columns, extrasaction="ignore",
+                                lineterminator="\n")
+        writer.writeheader()
+        for rows in pages:
+            writer.writerows({k: ("" if row.get(k) is None else row.get(k)) for k in columns}
+                             for row in rows)
+        return
+    handle.write("[")
+    first = True
+    for rows in pages:
+        for row in rows:
+            handle.write(("" if first else ", ") + json_text({k: row.get(k) for k in columns}))
+            first = False
+    handle.write("]\n")
 
 
 MAT_NAME_LENGTH = 63  # MATLAB's longest field name (namelengthmax)

@@ -98,34 +98,16 @@ def archive():
     return open_archive()
 
 
-def _is_remote(arch: Any) -> bool:
-    from gapsweep.archive.local import LocalArchive
-
-    return not isinstance(arch, LocalArchive)
-
-
 def cmd_run(args: argparse.Namespace) -> int:
     path = _study_file(args)  # a wrong FILE / --example is refused before anything opens
     arch = archive()
-    show = progress_printer(sys.stderr, args.quiet)
-    if _is_remote(arch):  # the server's workers run it
-        if args.concurrency is not None:
-            print(f"--concurrency ignored: the workers of {arch.client.base_url} run the "
-                  "study", file=sys.stderr)
-        study_id = arch.submit(path)
-        print(f"study {study_id} submitted to {arch.client.base_url}", file=sys.stderr)
-        arch.wait(study_id, None, show)
-        return _finish(arch.study(study_id), args)
-    spec = _load(path)
-    if not arch.settings.broker_url:
+    if arch.starts_workers:
         from .termination import stop_cleanly_on_sigterm
 
         stop_cleanly_on_sigterm()
-    # workers start first: they load the kernels while the study is written
-    with arch.local_workers(args.concurrency):
-        study_id = arch.submit(spec)
-        print(f"study {study_id}: {spec.name}", file=sys.stderr)
-        arch.follow(study_id, None, show)
+    study_id = arch.run(path, concurrency=args.concurrency,
+                        progress=progress_printer(sys.stderr, args.quiet),
+                        announce=lambda text: print(text, file=sys.stderr))
     return _finish(arch.study(study_id), args)
 
 
@@ -142,7 +124,7 @@ def cmd_submit(args: argparse.Namespace) -> int:
 
 def cmd_wait(args: argparse.Namespace) -> int:
     arch = archive()
-    if not _is_remote(arch) and not arch.settings.broker_url:
+    if arch.starts_workers:
         from .termination import stop_cleanly_on_sigterm
 
         stop_cleanly_on_sigterm()  # the local workers `wait` may start stop cleanly
@@ -168,10 +150,12 @@ def cmd_studies(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    detail = archive().study(args.id)
-    if args.json:
-        print_json(detail)
+    if args.json:  # whole, streamed a page of cases at a time (design.md 4.16)
+        for piece in archive().study_json(args.id):
+            sys.stdout.write(piece)
+        sys.stdout.write("\n")
         return EXIT_OK
+    detail = archive().study(args.id)
     print(f"study {detail['id']}: {detail['name']}  [{detail['status']}]  model {detail['model']}")
     if detail.get("description"):
         print(detail["description"])
@@ -186,14 +170,18 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from .export import write_mat, write_rows
+    from .export import write_mat, write_pages, write_rows
 
     arch = archive()
-    columns, rows = arch.export_rows(args.id)
+    if args.format in ("csv", "json"):  # streamed a page of cases at a time
+        columns, pages = arch.export_pages(args.id)
+        write_pages(columns, pages, args.format, args.output)
+    else:
+        columns, rows = arch.export_rows(args.id)
     if args.format == "mat":
         write_mat(args.output, arch.summary(args.id), columns, rows,
                   arch.case_series([row["case_id"] for row in rows]))
-    else:
+    elif args.format == "parquet":
         write_rows(columns, rows, args.format, args.output)
     if args.format == "csv" and args.output:
         # the header is the contract's names; their units travel beside it
@@ -214,7 +202,7 @@ def cmd_retry(args: argparse.Namespace) -> int:
     arch = archive()
     n = arch.retry(args.id)["retried"]
     print(f"study {args.id}: {n} failed case(s) queued again")
-    if n and not _is_remote(arch) and not arch.settings.broker_url:
+    if n and arch.starts_workers:
         print("(embedded: they run while `gapsweep serve` or `gapsweep wait "
               f"{args.id}` is running)")
     return EXIT_OK

@@ -36,7 +36,7 @@ def test_clone_fills_the_form_with_the_source_spec_and_its_current_notes(archive
         from gapsweep.accounts.roles import LOCAL
         from gapsweep.web import actions
 
-        actions.set_notes(study_id, description="edited notes", tags=["c"], who=LOCAL)
+        actions.archive(LOCAL).set_notes(study_id, description="edited notes", tags=["c"])
         module = page("new_study")
         layout = module.layout(**{"from": str(study_id)})
         got = form_spec(module, layout)
@@ -137,10 +137,10 @@ def test_notes_over_the_limits_are_refused_naming_the_field(archive):
         study_id = archive.create()
         before = _notes(archive, study_id)
         with pytest.raises(ValueError, match=r"tags\[1\]: .*allowed 1 to 40 characters"):
-            actions.set_notes(study_id, description="", tags=["ok", "x" * 41], who=LOCAL)
+            actions.archive(LOCAL).set_notes(study_id, description="", tags=["ok", "x" * 41])
         with pytest.raises(ValueError, match="description: 10001 characters — allowed at "
                                              "most 10000"):
-            actions.set_notes(study_id, description="d" * 10_001, tags=[], who=LOCAL)
+            actions.archive(LOCAL).set_notes(study_id, description="d" * 10_001, tags=[])
         assert _notes(archive, study_id) == before and _audit(archive) == []
 
 

@@ -1,8 +1,9 @@
-"""The web reads the archive in one place (issue 28, part 6): only :mod:`gapsweep.web.data`
-opens a database session for a page, a view, a component or the JSON API - besides the
-request context that makes sessions and the sign-in that keeps its own. Everything else asks
-``data`` (plain dicts and arrays back) or the application layer (``actions`` / the archive),
-so no page holds an ORM row or builds a query of its own."""
+"""The web reads the archive in one place (issue 28, part 6; issue 34, part 3): no page,
+view, component or API route opens a database session or imports the database's read
+functions - besides the request context that makes sessions, the sign-in that keeps its own
+and the app that opens the database. Everything reads through the archive
+(:class:`gapsweep.archive.local.LocalArchive`: ``data`` for reads, ``actions`` for changes),
+plain dicts and arrays back, so no page holds an ORM row or builds a query of its own."""
 
 from __future__ import annotations
 
@@ -11,7 +12,10 @@ from pathlib import Path
 
 WEB = Path(__file__).resolve().parents[2] / "web"
 # context.py makes the sessions; auth.py signs in and keeps web sessions (issue 11)
-MAY_OPEN = {"data.py", "context.py", "auth.py"}
+MAY_OPEN = {"context.py", "auth.py"}
+# what a web module may import of the database package: constants and types, the engine
+# (app.py opens the database), the sign-in's accounts
+MAY_IMPORT = {"gapsweep.db.models", "gapsweep.db.engine", "gapsweep.db.accounts"}
 
 
 #: what makes a database session: SQLAlchemy's classes and the session factories' names
@@ -41,7 +45,38 @@ def opens_a_session(path: Path) -> list[int]:
     return lines
 
 
-def test_only_the_data_module_opens_sessions_for_the_pages_and_the_api():
+def database_imports(path: Path) -> list[str]:
+    """The ``gapsweep.db`` modules ``path`` imports (top level or inside a function)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+            if node.module == "gapsweep.db":
+                found += names[1:]
+            elif node.module.startswith("gapsweep.db."):
+                found.append(node.module)
+        elif isinstance(node, ast.Import):
+            found += [a.name for a in node.names if a.name.startswith("gapsweep.db")]
+    return found
+
+
+def test_the_web_imports_no_database_reads():
+    offenders = {}
+    for path in sorted(WEB.rglob("*.py")):
+        bad = [m for m in database_imports(path) if m not in MAY_IMPORT]
+        if bad:
+            offenders[path.relative_to(WEB).as_posix()] = bad
+    assert offenders == {}
+
+
+def test_the_import_rule_sees_a_read_imported_in_a_function(tmp_path):
+    view = tmp_path / "view.py"
+    view.write_text("def f(s):\n    from gapsweep.db.studies import study_detail\n"
+                    "    from gapsweep.db import case_pages\n    return study_detail(s, 1)\n")
+    assert database_imports(view) == ["gapsweep.db.studies", "gapsweep.db.case_pages"]
+
+
+def test_no_web_module_opens_a_session_for_the_pages_and_the_api():
     offenders = {}
     for path in sorted(WEB.rglob("*.py")):
         rel = path.relative_to(WEB).as_posix()

@@ -3,7 +3,9 @@
     GET  /api/health                         {"database", "broker", "workers", "kernels_ready"}
     GET  /api/studies?search=&tag=&status=&model=&limit=&offset=   {"total", "items"}
     POST /api/studies        (a spec as JSON) 201 {"id"} | 422 {"errors": [...]} (nothing written)
-    GET  /api/studies/<id>                   as ``gapsweep show --json``
+    GET  /api/studies/<id>                   as ``gapsweep show --json``, at most 1,000 cases:
+                                             "cases_total", "next" (design.md 4.16)
+    GET  /api/studies/<id>/cases?limit=&cursor=&sort=&status=&kind=   {"total", "items", "next"}
     GET  /api/studies/<id>/progress          {"id", "status", "counts", "started", "finished"}
     GET  /api/studies/<id>/cases.csv         one row per case (export columns, design.md 4.5)
     GET  /api/studies/<id>/cases.units.csv   the unit of each of those columns
@@ -26,6 +28,7 @@ import io
 import json
 import math
 from typing import Any
+from urllib.parse import urlencode
 
 import flask
 from flask import Blueprint, Response, jsonify, request
@@ -167,12 +170,50 @@ def create_study() -> Any:
     return response, 201
 
 
+def _cases_link(study_id: int, cursor: str | None, limit: int = MAX_LIMIT,
+                **query: Any) -> str | None:
+    """The path of the page after ``cursor`` (None: there is none)."""
+    if cursor is None:
+        return None
+    args = {"limit": limit, **{k: v for k, v in query.items() if v}, "cursor": cursor}
+    return f"/api/studies/{study_id}/cases?{urlencode(args)}"
+
+
 @api.get("/studies/<id:study_id>")
 def show_study(study_id: int) -> Any:
-    detail = data.study_detail(study_id)
-    if detail is None:
+    """The study with at most its first 1,000 cases and twins (design.md 4.16): the rest
+    through ``next`` (and ``twins_next``); a smaller study reads whole."""
+    try:
+        head = actions.archive(principal()).study_head(study_id)
+    except actions.UnknownIdError:
         return _not_found("study", study_id)
-    return jsonify(_json_ready(detail))
+    head["next"] = _cases_link(study_id, head.pop("cases_cursor"))
+    head["twins_next"] = _cases_link(study_id, head.pop("twins_cursor"), kind="twin")
+    return jsonify(_json_ready(head))
+
+
+@api.get("/studies/<id:study_id>/cases")
+def study_cases(study_id: int) -> Any:
+    """``{"total", "items", "next"}``: a page of the study's cases (``kind=twin``: its
+    twins) after ``cursor``, at most ``limit``, in ``sort`` order (``index``, ``id`` or a
+    metric column, ``-`` for descending), only ``status`` when given."""
+    limit = _int_arg("limit", MAX_LIMIT, 1, MAX_LIMIT)
+    query = {k: request.args.get(k) or None for k in ("cursor", "sort", "status")}
+    kind = request.args.get("kind") or "case"
+    if kind not in ("case", "twin"):
+        return _error(422, f"kind: {kind!r} — case or twin")
+    try:
+        page = actions.archive(principal()).case_page(study_id, kind=kind, limit=limit,
+                                                      **query)
+    except actions.UnknownIdError:
+        return _not_found("study", study_id)
+    except ValueError as exc:
+        return _error(422, str(exc))
+    link = _cases_link(study_id, page["cursor"], limit, sort=query["sort"],
+                       status=query["status"],
+                       kind=None if kind == "case" else kind)
+    return jsonify(_json_ready({"total": page["total"], "items": page["items"],
+                                "next": link}))
 
 
 @api.get("/studies/<id:study_id>/progress")
@@ -189,7 +230,7 @@ def study_csv_units(study_id: int) -> Any:
     from gapsweep.study.export_units import units_csv
 
     try:
-        columns, _ = actions.archive(principal()).export_rows(study_id)
+        columns, _ = actions.archive(principal()).export_pages(study_id)
     except actions.UnknownIdError:
         return _not_found("study", study_id)
     return Response(units_csv(columns), mimetype="text/csv", headers={
@@ -198,16 +239,27 @@ def study_csv_units(study_id: int) -> Any:
 
 @api.get("/studies/<id:study_id>/cases.csv")
 def study_csv(study_id: int) -> Any:
+    """The export rows as CSV, written a page of cases at a time (memory bounded by a page;
+    issue 41)."""
     try:
-        columns, rows = actions.archive(principal()).export_rows(study_id)
+        columns, pages = actions.archive(principal()).export_pages(study_id)
     except actions.UnknownIdError:
         return _not_found("study", study_id)
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=columns, extrasaction="ignore", lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(rows)
+
+    def text() -> Any:
+        buffer = io.StringIO()
+        writer = csv.DictWriter(buffer, fieldnames=columns, extrasaction="ignore",
+                                lineterminator="\n")
+        writer.writeheader()
+        for rows in pages:
+            writer.writerows(rows)
+            yield buffer.getvalue()
+            buffer.seek(0)
+            buffer.truncate()
+        yield buffer.getvalue()
+
     return Response(
-        buffer.getvalue(),
+        flask.stream_with_context(text()),
         mimetype="text/csv",
         headers={"Content-Disposition": f'attachment; filename="study-{study_id}-cases.csv"'},
     )
@@ -215,9 +267,10 @@ def study_csv(study_id: int) -> Any:
 
 @api.post("/studies/<id:study_id>/<any(cancel, retry):verb>")
 def change_study(study_id: int, verb: str) -> Any:
-    change = actions.cancel if verb == "cancel" else actions.retry
+    arch = actions.archive(principal())
+    change = arch.cancel if verb == "cancel" else arch.retry
     try:
-        return jsonify(change(study_id, who=principal()))
+        return jsonify(change(study_id))
     except actions.UnknownIdError:
         return _not_found("study", study_id)
     except actions.ForbiddenError as exc:
@@ -254,7 +307,7 @@ def case_series(case_id: int) -> Any:
     if detail is None:
         return _not_found("case", case_id)
     try:
-        series = data.case_series(case_id, names)
+        series = data.series_of(case_id, names)
     except KeyError as exc:
         return _error(404, f"case {case_id} has no series {exc.args[0]!r}",
                       available=detail["series"])

@@ -102,7 +102,7 @@ def rows_response(study_id: Any, request: Mapping[str, Any] | None,
     request = request or {}
     start = int(request.get("startRow") or 0)
     end = int(request.get("endRow") or start + BLOCK)
-    rows, total = data.case_page(int(study_id), axes=dict(kinds), start=start, end=end,
+    rows, total = data.grid_page(int(study_id), axes=dict(kinds), start=start, end=end,
                                  sort_model=request.get("sortModel") or [],
                                  filter_model=stored_units(request.get("filterModel") or {}))
     return {"rowData": [shown_row(row) for row in rows], "rowCount": total}

@@ -37,7 +37,7 @@ def store(study_id: int, contents: str, filename: str) -> tuple[str, str]:
     try:
         raw = decode_data_url(contents, name or "upload", max_bytes=MAX_BYTES,
                               what="CSV file", readable="a UTF-8 CSV file")
-        entry = actions.add_measurement(study_id, raw, name=name, who=principal())
+        entry = actions.archive(principal()).add_measurement(study_id, raw, name=name)
     except SpecError as exc:
         return "Not stored: " + "; ".join(str(e) for e in exc.errors), "danger"
     except (actions.ForbiddenError, actions.UnknownIdError) as exc:

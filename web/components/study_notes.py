@@ -1,6 +1,7 @@
 """A study's notes (description) and tags on its page, editable by whoever may tag it (its
 owner, an admin: :data:`gapsweep.accounts.roles.OWN_STUDY_ACTIONS`). The change goes through
-:func:`.actions.set_notes` (role check, audit row); the page shows what was stored."""
+:meth:`~gapsweep.archive.local.LocalArchive.set_notes` (role check, audit row); the page
+shows what was stored."""
 
 from __future__ import annotations
 
@@ -54,8 +55,8 @@ def save(_n, study_id, description, tags_text):
     """Store the notes and tags; show them as stored (or why not)."""
     try:
         sid = int(study_id)
-        stored = actions.set_notes(sid, description=str(description or ""),
-                                   tags=tags_from_text(str(tags_text or "")), who=principal())
+        stored = actions.archive(principal()).set_notes(
+            sid, description=str(description or ""), tags=tags_from_text(str(tags_text or "")))
     except (TypeError, ValueError) as exc:
         return no_update, no_update, dbc.Alert(str(exc), color="danger", className="py-2"), \
             no_update

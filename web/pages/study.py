@@ -24,6 +24,7 @@ from gapsweep.web.components import (
     study_motion,
     study_notes,
 )
+from gapsweep.web.figures import trend_bands
 from gapsweep.web.figures.trends import TREND_METRICS
 from gapsweep.web.figures.windows import DEFAULT_SETTLED, DEFAULT_WINDOW, WINDOWS, quantities
 from gapsweep.web.views import study_results, tolerance_views
@@ -50,21 +51,31 @@ def parse_id(value: Any) -> int | None:
 
 
 MEMO_SIZE = 8  # study details kept per process (a 1,000-case detail is ~0.5 MB)
+#: up to this many cases the tabs read the whole detail (every metric, attempts, reasons);
+#: above it, the study's table by columns: the metric columns and the metrics a tab asks
+#: for (:func:`gapsweep.db.case_pages.study_table`; issue 41.2: the JSON of 100,000 cases'
+#: other metrics is not decoded for a figure of one)
+WHOLE_UP_TO = 5_000
 
 
-def load_detail(study_id: int | None) -> dict[str, Any] | None:
+def load_detail(study_id: int | None, metrics: tuple[str, ...] = ()
+                ) -> dict[str, Any] | None:
     """The study's detail (``show --json``), memoised on its progress fingerprint: a tab
     switch or a figure option on a study whose cases did not move costs two small queries,
-    not the whole detail (about 0.1 s for 1,000 cases)."""
+    not the whole detail (about 0.1 s for 1,000 cases). Past :data:`WHOLE_UP_TO` cases,
+    its table by columns with ``metrics`` (and their windows) beside the metric columns."""
     study_id = parse_id(study_id)
     state = load_progress(study_id)
     if state is None:
         return None
-    key = (study_id, *fingerprint(state), state["analysed"])
+    whole = state["counts"]["total"] <= WHOLE_UP_TO
+    wanted = () if whole else windowed(metrics)
+    key = (study_id, *fingerprint(state), state["analysed"], wanted)
     memo = context.current().memo
     if key in memo:
         return memo[key]
-    detail = data.study_detail(study_id)
+    detail = (data.study_detail(study_id) if whole
+              else data.study_table(study_id, metrics=list(wanted)))
     if detail is not None:
         stale = [k for k in list(memo) if k[0] == study_id]  # its earlier states
         oldest = list(memo)[: max(0, len(memo) - MEMO_SIZE + 1)]
@@ -436,10 +447,10 @@ def act(_cancel, _retry, study_id):
         return gone
     try:
         if context.triggered_id() == ids.STUDY_CANCEL_CONFIRM:
-            n = actions.cancel(study_id, who=principal())["cancelled"]
+            n = actions.archive(principal()).cancel(study_id)["cancelled"]
             text = f"Cancelled {n} queued cases; running ones finish their chunk."
         else:
-            n = actions.retry(study_id, who=principal())["retried"]
+            n = actions.archive(principal()).retry(study_id)["retried"]
             text = f"Queued {n} failed cases again."
     except actions.UnknownIdError:
         return gone
@@ -486,11 +497,21 @@ def trends(tab, _version, metric, window, log_y, x_axis, group_axis, limit, shap
         kind = "log" if "log" in (log_y or []) else "linear"
         patch["layout"]["yaxis"]["type"] = kind
         return patch
-    detail = load_detail(study_id)
-    if detail is None:
-        return no_update
     limit = float(limit) if isinstance(limit, (int, float)) and not isinstance(limit, bool) \
         and math.isfinite(limit) else None
+    state = load_progress(study_id)
+    if state is not None and state["counts"]["total"] > trend_bands.POINT_LIMIT \
+            and isinstance(metric, str) and isinstance(x_axis, str):
+        # a night's study: the columns drawn, not the cases (issue 41.2)
+        summary = data.study_summary(parse_id(study_id))
+        fig = None if summary is None else study_results.large_trends(
+            summary, metric=metric, x_axis=x_axis, group_axis=group_axis,
+            window=window or DEFAULT_WINDOW, log_y="log" in (log_y or []), limit=limit)
+        if fig is not None:
+            return fig
+    detail = load_detail(study_id, (metric,))
+    if detail is None:
+        return no_update
     return study_results.trends(detail, metric=metric, x_axis=x_axis,
                                 group_axis=group_axis, window=window,
                                 log_y="log" in (log_y or []), limit=limit)
@@ -523,11 +544,44 @@ def open_case(click):
     return no_update if case_id is None else f"/cases/{case_id}"
 
 
-def _when_open(tab, wanted, study_id, render):
+def windowed(metrics: tuple[str, ...]) -> tuple[str, ...]:
+    """``metrics`` (a ratio's without its prefix) and each one's windowed names, sorted."""
+    from gapsweep.core import metrics as registry
+    from gapsweep.web.figures.windows import WINDOWS, windowed_metric
+
+    out = set()
+    for metric in metrics:
+        if not isinstance(metric, str):
+            continue
+        base = metric.removeprefix(registry.RATIO)
+        out.add(base)
+        out.update(windowed_metric(base, w)[0] for w in WINDOWS)
+    return tuple(sorted(out))
+
+
+@callback(
+    Output(ids.STUDY_TABS, "active_tab", allow_duplicate=True),
+    Output(ids.STUDY_CASE_GRID, "filterModel"),
+    Input(ids.TRENDS_GRAPH, "clickData"),
+    State(ids.TRENDS_X, "value"),
+    prevent_initial_call=True,
+)
+def open_level(click, x_axis):
+    """A click on a large study's band (one x level) opens the Cases tab, its grid filtered
+    to that level: the exact points one click away (issue 41.2)."""
+    from gapsweep.web.figures.trend_bands import clicked_level, level_filter
+
+    span = clicked_level(click)
+    if span is None or not isinstance(x_axis, str):
+        return no_update, no_update
+    return TAB_CASES, level_filter(x_axis, span)
+
+
+def _when_open(tab, wanted, study_id, render, metrics: tuple[str, ...] = ()):
     """``render(detail)`` while tab ``wanted`` is the open one; a closed tab costs no query."""
     if tab != wanted:
         return no_update
-    detail = load_detail(study_id)
+    detail = load_detail(study_id, metrics)
     return no_update if detail is None else render(detail)
 
 
@@ -540,7 +594,7 @@ def _when_open(tab, wanted, study_id, render):
 )
 def sensitivity(tab, _version, metric, study_id):
     return _when_open(tab, TAB_SENSITIVITY, study_id,
-                      lambda d: study_results.sensitivity(d, metric))
+                      lambda d: study_results.sensitivity(d, metric), (metric,))
 
 
 @callback(
@@ -603,4 +657,4 @@ def search(tab, _version, study_id):
 )
 def parallel(tab, _version, metric, study_id):
     return _when_open(tab, TAB_PARALLEL, study_id,
-                      lambda d: study_results.parallel(d, metric))
+                      lambda d: study_results.parallel(d, metric), (metric,))

@@ -59,7 +59,7 @@ def layout(**_query: Any) -> html.Div:
         return html.Div([html.H3("Users"), dbc.Alert(
             f"Not allowed: only an admin can manage users; you are signed in as {name}.",
             color="danger", id=ids.USERS_MESSAGE)])
-    users = actions.list_users(who=who)
+    users = actions.archive(who).users()
     names = [u["name"] for u in users]
     role_options = [{"label": r, "value": r} for r in ROLES]
     add = dbc.Card([dbc.CardHeader("Add a user"), dbc.CardBody([
@@ -111,22 +111,21 @@ def change(trigger: Any, *, name: str | None, role: str | None, password: str | 
            target: str | None, new_role: str | None, label: str | None,
            token_id: Any) -> dbc.Alert:
     """Do what the button ``trigger`` asks (as the request's principal); what happened."""
-    who = principal()
+    arch = actions.archive(principal())
     if trigger == ids.USERS_ADD:
-        actions.add_user(str(name or "").strip(), str(role or ""), str(password or ""),
-                         who=who)
+        arch.add_user(str(name or "").strip(), str(role or ""), str(password or ""))
         return _message(f"User {name} added ({role}).", "success")
     if not target:
         raise ValueError("user: none chosen — one of the users listed")
     if trigger == ids.USERS_SET_ROLE:
-        old = actions.set_role(target, str(new_role or ""), who=who)
+        old = arch.set_role(target, str(new_role or ""))
         return _message(f"User {target}: {old} -> {new_role}.", "success")
     if trigger in (ids.USERS_DISABLE, ids.USERS_ENABLE):
         disabled = trigger == ids.USERS_DISABLE
-        actions.set_disabled(target, disabled, who=who)
+        arch.set_disabled(target, disabled)
         return _message(f"User {target} {'disabled' if disabled else 'enabled'}.", "success")
     if trigger == ids.USERS_TOKEN_CREATE:
-        token_id, token = actions.create_token(target, str(label or ""), who=who)
+        token_id, token = arch.create_token(target, str(label or ""))
         return dbc.Alert([f"Token {token_id} of {target} (shown this once; only its digest "
                           "is kept): ", html.Code(token, id="users-new-token")],
                          color="success", className="py-2")
@@ -135,7 +134,7 @@ def change(trigger: Any, *, name: str | None, role: str | None, password: str | 
             number = int(token_id)
         except (TypeError, ValueError):
             raise ValueError(f"token id: {token_id!r} — a token id of {target}") from None
-        actions.revoke_token(target, number, who=who)
+        arch.revoke_token(target, number)
         return _message(f"Token {number} of {target} revoked.", "success")
     raise ValueError(f"action: {trigger!r} — one of the page's buttons")
 
@@ -169,10 +168,10 @@ def act(*args):
         if trigger not in (None, ids.USERS_TARGET):
             message = change(trigger, name=name, role=role, password=password, target=target,
                              new_role=new_role, label=label, token_id=token_id)
-        who = principal()
-        users = actions.list_users(who=who)
+        arch = actions.archive(principal())
+        users = arch.users()
         names = [u["name"] for u in users]
-        tokens = actions.list_tokens(target, who=who) if target in names else []
+        tokens = arch.tokens(target) if target in names else []
     except actions.ForbiddenError as exc:
         return _message(f"Not allowed: {exc}.", "danger"), no_update, no_update, no_update, ""
     except ValueError as exc:  # the field, the value, what is allowed

@@ -52,7 +52,7 @@ def _measurement_and_series(detail: dict[str, Any], best: dict[str, Any], series
     if not records:
         return None
     record = records[0]["data"]
-    stored = data.case_series(best["id"])
+    stored = data.series_of(best["id"])
     y = stored.get(series)
     t = stored.get(f"t:{series}", stored.get("t"))
     if y is None or t is None or series not in record["series"]:

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import dash_bootstrap_components as dbc
+import numpy as np
 import plotly.graph_objects as go
 from dash import dcc, html
 from gapsweep.core import metrics as metric_registry
@@ -18,9 +19,9 @@ from ..figures import convergence as convergence_figs
 from ..figures import parallel as parallel_figs
 from ..figures import sensitivity as sensitivity_figs
 from ..figures import spectra as spectra_figs
+from ..figures import trend_bands, windows
 from ..figures import trends as trend_figs
-from ..figures import windows
-from ..figures.labels import level_name, metric_label
+from ..figures.labels import level_name, metric_label, metric_scale
 from ..figures.windows import DEFAULT_WINDOW
 from . import parameters
 from . import study_view as view
@@ -77,8 +78,62 @@ def trends(
         key = metric_registry.RATIO + key
         cases = view.with_ratio(cases, detail.get("twins"), key)
         common["twin_metrics"] = {key: 1.0}
+    if len(cases) > trend_bands.POINT_LIMIT and x_axis != view.ALL_FACTORS:
+        # a night's study: the median and min-max band per level (web/figures/trend_bands)
+        return _noted(trend_bands.band_figure(cases, key, x_axis=x_axis, group_axis=group_axis,
+                                              **common), window_note)
     return _noted(_trends(detail, cases, design, axes, key, x_axis, group_axis, common),
                   window_note)
+
+
+def large_trends(
+    summary: Mapping[str, Any], *, metric: str, x_axis: str, group_axis: str | None,
+    window: str = DEFAULT_WINDOW, log_y: bool = False, limit: float | None = None,
+) -> go.Figure | None:
+    """:func:`trends` of a study past :data:`.trend_bands.POINT_LIMIT` cases from the columns
+    it draws only (x, the grouping, the metric; the twins' metric for a ratio or the ideal
+    line), never the cases as dicts (issue 41.2); None for a design drawn per factor (the
+    caller then draws from the detail)."""
+    axes = view.axes_of(summary)
+    design = view.design_of(summary)
+    if design == "one-at-a-time" or x_axis == view.ALL_FACTORS:
+        return None
+    if x_axis not in axes:
+        x_axis = view.trend_choices(summary)["x"]
+    if x_axis is None:
+        return None
+    if group_axis not in axes or group_axis == x_axis:
+        group_axis = None
+    ratio = metric.startswith(metric_registry.RATIO)
+    base = metric.removeprefix(metric_registry.RATIO)
+    key, note = windows.windowed_metric(base, window)
+    shown = [a for a in (x_axis, group_axis) if a]
+    cols = data.trend_columns(summary["id"], shown, key)
+    if key != base and not any(v is not None for v in cols.get(key, [])):
+        fallback = data.trend_columns(summary["id"], shown, base)
+        if any(v is not None for v in fallback.get(base, [])):  # run before the window
+            key, cols = base, fallback
+            note = (f"cases run before {windows.WINDOWS.get(window, window)} metrics: "
+                    "whole run shown")
+    twins = data.trend_columns(summary["id"], [], key, kind="twin")
+    twin_y = dict(zip(twins.get("id", []), twins.get(key, []), strict=True))
+    y = np.array([np.nan if v is None else float(v) for v in cols.get(key, [])])
+    twin_metrics = {key: twin_y[next(iter(twin_y))]} if len(twin_y) == 1 else None
+    if ratio:  # each case over its own twin
+        over = np.array([np.nan if twin_y.get(t) in (None, 0) else float(twin_y[t])
+                         for t in cols.get("twin_id", [])])
+        y = y / over if y.size else y
+        key = metric_registry.RATIO + key
+        twin_metrics = {key: 1.0}
+    x = np.array([np.nan if v is None else float(v) for v in cols.get(x_axis, [])])
+    scale = metric_scale(key)  # stored SI -> the unit the figure shows
+    keep = np.isfinite(x) & np.isfinite(y)
+    groups = cols.get(group_axis, [None] * x.size) if group_axis else [None] * x.size
+    fig = trend_bands.band_from_columns(
+        x[keep], y[keep] * scale, [g for g, k in zip(groups, keep, strict=True) if k], key,
+        x_axis=x_axis, group_axis=group_axis, log_y=log_y, limit=limit,
+        twin_metrics=twin_metrics, n_cases=int((summary.get("counts") or {}).get("total", 0)))
+    return _noted(fig, note)
 
 
 def _noted(fig: go.Figure, text: str | None) -> go.Figure:
@@ -205,11 +260,20 @@ def spectra_rule(detail: Mapping[str, Any], shown: int) -> str:
             "choose others below.")
 
 
+#: the spectra picker's largest list (a night's study has 100,000 done cases: a dropdown of
+#: them all is megabytes for the browser; past it, the cases spread evenly over the first axis)
+MAX_CHOICES = 1_000
+
+
 def spectra_choices(detail: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The spectra's case picker: every done case, labelled by every varied factor."""
+    """The spectra's case picker: every done case (at most :data:`MAX_CHOICES`, then spread
+    over the first axis as the overlay picks them), labelled by every varied factor."""
     axes = view.axes_of(detail)
+    done = [c for c in detail["cases"] if c["status"] == "done"]
+    if len(done) > MAX_CHOICES:
+        done = spectra_cases({**detail, "cases": done}, MAX_CHOICES)
     return [{"label": f"{c['id']}: {spectra_figs.case_label(c, axes)}", "value": c["id"]}
-            for c in detail["cases"] if c["status"] == "done"]
+            for c in done]
 
 
 def spectra(detail: Mapping[str, Any], signal: str, kind: str, log_x: bool = False,

@@ -1,0 +1,48 @@
+"""A whole study as JSON text, written a page of cases at a time (``gapsweep show --json``,
+issue 41): the text is the one ``json.dumps`` of the whole detail would give, byte for byte,
+while memory holds the study's head and one page, not its 100,000 cases."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import Any
+
+#: the keys of a study head that are not part of the detail (the paging's own)
+PAGING_KEYS = ("cases_total", "twins_total", "cases_cursor", "twins_cursor", "next",
+               "twins_next")
+
+
+def _text(value: Any) -> str:
+    from gapsweep.commands.output import json_text
+
+    return json_text(value)
+
+
+def study_json_chunks(
+    head: Mapping[str, Any],
+    rest: Mapping[str, Callable[[], Iterable[list[dict[str, Any]]]]],
+) -> Iterator[str]:
+    """The JSON text of ``head`` (its paging keys left out) whose lists named in ``rest``
+    are the head's first page followed by the pages ``rest[key]()`` yields, in pieces. The
+    pieces joined are ``json_text`` of the whole dict (same keys, same order, same
+    separators)."""
+    yield "{"
+    first = True
+    for key, value in head.items():
+        if key in PAGING_KEYS:
+            continue
+        yield ("" if first else ", ") + json.dumps(key) + ": "
+        first = False
+        if key not in rest:
+            yield _text(value)
+            continue
+        yield "["
+        started = False
+        for page in itertools.chain([value], rest[key]()):  # lazily: one page at a time
+            for item in page:
+                yield (", " if started else "") + _text(item)
+                started = True
+        yield "]"
+    yield "}"
