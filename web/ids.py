@@ -106,6 +106,8 @@ STUDY_NOTES_SAVE = "study-notes-save"
 STUDY_NOTES_MESSAGE = "study-notes-message"
 STUDY_CASE_GRID = "study-case-grid"
 STUDY_CASE_GRID_KINDS = "study-case-grid-kinds"
+# store: the grid's metric columns {name: [header, factor to the shown unit]}: the study's own
+STUDY_CASE_GRID_METRICS = "study-case-grid-metrics"
 STUDY_CASE_GRID_REFRESHED = "study-case-grid-refreshed"
 STUDY_CASE_GRID_PINNED = "study-case-grid-pinned"
 STUDY_CASE_GRID_PINNED_SHOWN = "study-case-grid-pinned-shown"

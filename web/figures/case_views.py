@@ -15,8 +15,9 @@ from typing import Any
 
 import numpy as np
 import plotly.graph_objects as go
+from gapsweep.core.series import REGISTRY as SERIES_REGISTRY
 
-from .labels import SERIES, series_label, with_unit
+from .labels import current_measures, series_label, series_parts, with_unit
 from .style import (
     LEGEND_BELOW,
     MARKER_COLOR,
@@ -52,7 +53,7 @@ def line(
         x=time_of(series, name),
         y=np.asarray(series[name]),
         mode="lines",
-        name=label or SERIES.get(name, (name,))[0],
+        name=label or series_parts(name)[0],
         line_color=color(index),
     )
 
@@ -67,18 +68,29 @@ def time_series_figure(
     return fig
 
 
+def measured_figure(
+    series: Mapping[str, np.ndarray], name: str,
+    twin_series: Mapping[str, np.ndarray] | None = None,
+) -> go.Figure:
+    """Series ``name`` of the case and, given ``twin_series``, of its ideal twin (dashed,
+    named ``"ideal joint"``, the second trace), titled and labelled by the series registry
+    with the study's measures (a mechanism's measure in its own unit)."""
+    fig = new_figure(series_parts(name)[0], TIME_TITLE, series_label(name))
+    fig.add_trace(line(series, name, label="clearance joint"))
+    if twin_series is not None and name in twin_series:
+        twin = line(twin_series, name, label="ideal joint")
+        twin.line.update(color=REFERENCE_COLOR, dash="dash")
+        fig.add_trace(twin)
+    return fig
+
+
 def slider_acceleration_figure(
     series: Mapping[str, np.ndarray], twin_series: Mapping[str, np.ndarray] | None = None
 ) -> go.Figure:
     """Slider acceleration [m/s²] of the case and, given ``twin_series``, of its ideal twin
-    (dashed, named ``"ideal joint"``, the second trace)."""
-    fig = new_figure("Slider acceleration", TIME_TITLE, series_label("slider_acceleration"))
-    fig.add_trace(line(series, "slider_acceleration", label="clearance joint"))
-    if twin_series is not None and "slider_acceleration" in twin_series:
-        twin = line(twin_series, "slider_acceleration", label="ideal joint")
-        twin.line.update(color=REFERENCE_COLOR, dash="dash")
-        fig.add_trace(twin)
-    return fig
+    (dashed, named ``"ideal joint"``, the second trace); a mechanism's probe is named for
+    what it is (its first measure's body coordinate)."""
+    return measured_figure(series, "slider_acceleration", twin_series)
 
 
 def contact_force_figure(series: Mapping[str, np.ndarray]) -> go.Figure:
@@ -262,6 +274,11 @@ def case_figures(
         "driving_torque": (("driving_torque",), lambda: driving_torque_figure(series)),
         "contact_state": (("contact_state",), lambda: contact_state_figure(series)),
     }
+    # a described mechanism's measures first, each in its own unit (design.md 4.7)
+    measured = {f"measure_{m}": ((m,), lambda m=m: measured_figure(series, m, twin_series))
+                for m, entry in current_measures().series.items() if m == entry.name
+                and m not in SERIES_REGISTRY}
+    views = {**measured, **views}
     joint_views = {"contact_force", "penetration", "orbit", "contact_state"}
     return {
         name: make()

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 import plotly.graph_objects as go
+from gapsweep.core.series import SPECTRUM_SERIES  # noqa: F401 - the series registry's
 
 from .labels import (
     SERIES,
@@ -28,7 +29,6 @@ from .labels import (
 )
 from .style import SEQUENTIAL, color, new_figure, vertical_markers
 
-SPECTRUM_SERIES = ("slider_acceleration", "contact_normal_force")
 FREQUENCY_TITLE = with_unit("Frequency", "Hz")
 # More markers than this grey the plot out: beyond them, narrow the x range (f_max_hz).
 MAX_HARMONIC_MARKERS = 40

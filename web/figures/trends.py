@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 import plotly.graph_objects as go
 from gapsweep.core import metrics as metric_registry
+from gapsweep.study.design_registry import SCATTERED_DESIGNS
 from plotly.subplots import make_subplots
 
 from .cases import metric_value, skipped_note
@@ -41,7 +42,8 @@ from .style import REFERENCE_COLOR, SEQUENTIAL, TEMPLATE, color, new_figure, tit
 TREND_METRICS = metric_registry.trend_metrics()  # the metric registry's
 TWIN_NAME = "ideal joint"
 NOMINAL_NAME = "nominal case"
-SAMPLING_DESIGNS = ("latin-hypercube", "sobol", "morris", "monte-carlo")  # scattered samples
+# the designs whose cases are scattered samples (the design registry's): a scatter, no lines
+SAMPLING_DESIGNS = SCATTERED_DESIGNS
 DASHES = ("solid", "dot", "dashdot", "longdash")  # further axes of a grid, by combination
 
 

@@ -27,7 +27,9 @@ from dash import (
 )
 from gapsweep.accounts.roles import Action, may
 from gapsweep.core import metrics as metric_registry
+from gapsweep.core.api import DEFAULT_MODEL, DESCRIBED, NAMED_JOINTS, can
 from gapsweep.core.iso286 import fit_names
+from gapsweep.study.design_registry import FORM_DESIGNS
 from gapsweep.study.errors import FieldError, SpecError
 from gapsweep.study.upload import MAX_UPLOAD_BYTES, read_upload
 from gapsweep.web import actions, data, ids
@@ -54,8 +56,7 @@ from gapsweep.web.views.study_form import (
 dash.register_page(__name__, path="/studies/new", name="New study",
                    title="gapsweep — new study", order=1)
 
-DESIGNS = ("grid", "one-at-a-time", "latin-hypercube", "sobol", "morris", "convergence",
-           "monte-carlo")
+DESIGNS = FORM_DESIGNS  # the design registry's
 SERIES = (("preview", "preview (default)"), ("full", "full"), ("none", "none"))
 
 # The active and selected cells in the form's tables: a quiet blue (Dash's default is red,
@@ -105,7 +106,7 @@ def axis_dropdowns(model: str, mechanism: dict | None = None) -> dict[str, Any]:
     sweepable names with their units (design.md 4.7)."""
     names = sorted(parameters.defaults(model))
     options = [{"label": f"{n} — {parameter_label(n)}", "value": n} for n in names]
-    if model == "mechanism":
+    if can(model, NAMED_JOINTS):
         options = [{"label": f"{n} [{u}]" if u else n, "value": n}
                    for n, u in mechanism_names(mechanism).items()]
     return {
@@ -151,9 +152,9 @@ def mechanism_library() -> dict[str, dict]:
 
 def variable_rows(table: dict | None) -> list[dict[str, Any]]:
     """The design variables of ``table`` as the variables table's rows (unit from the name)."""
-    from gapsweep.core.mechanism.table import _unit_of
+    from gapsweep.core.mechanism.table import unit_of
 
-    return [{"variable": k, "value": v, "unit": _unit_of(k) or "–"}
+    return [{"variable": k, "value": v, "unit": unit_of(k) or "–"}
             for k, v in ((table or {}).get("variables") or {}).items()]
 
 
@@ -247,7 +248,7 @@ def layout(**query: Any) -> html.Div:
     source, notice = (clone_source(query["from"]) if query.get("from") is not None
                       else (None, None))
     source = source or PRESET
-    model = source.get("model", "slider-crank")
+    model = source.get("model", DEFAULT_MODEL)
     if model not in parameters.model_names():
         model = PRESET["model"]
     form = spec_to_form(source, parameters.parameter_rows(model))
@@ -376,7 +377,7 @@ def layout(**query: Any) -> html.Div:
         dcc.Graph(id=ids.NEW_MECHANISM_DRAWING, figure=mechanism_drawing(form["mechanism"]),
                   style={"height": "380px"}),
     ]), id=ids.NEW_MECHANISM_CARD, className="mb-3",
-        style=_shown(form["model"] == "mechanism"))
+        style=_shown(can(form["model"], DESCRIBED)))
     return html.Div([
         html.H3("New study"),
         notice,
@@ -420,7 +421,7 @@ def edit_variables(_stamp, rows, table):
 )
 def mechanism_card(model):
     """The mechanism card shows for model = "mechanism" only."""
-    return _shown(model == "mechanism")
+    return _shown(can(model, DESCRIBED))
 
 
 @callback(
@@ -434,7 +435,7 @@ def mechanism_card(model):
 def show_mechanism(table, model):
     """The mechanism drawn and its sweepable names offered on the axes, for its model."""
     return (mechanism_drawing(table), axis_dropdowns(model, table),
-            _shown(model == "mechanism"))
+            _shown(can(model, DESCRIBED)))
 
 
 def _fmt_seconds(seconds: float) -> str:
@@ -634,9 +635,9 @@ def upload(contents, filename):
     data, errors = read_upload(contents or "", filename)
     if data is None:
         return (*[no_update] * len(FIELDS), error_list(errors), no_update, no_update)
-    model = data.get("model", "slider-crank")
+    model = data.get("model", DEFAULT_MODEL)
     if model not in parameters.model_names():
-        model = "slider-crank"
+        model = DEFAULT_MODEL
     try:
         form = spec_to_form(data, parameters.parameter_rows(model))
     except (AttributeError, TypeError, ValueError):

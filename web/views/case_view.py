@@ -7,6 +7,8 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from gapsweep.core.api import measures_of as core_measures_of
+
 from .. import data
 from ..figures.labels import metric_display, metric_label
 from .parameters import label as parameter_label
@@ -14,6 +16,14 @@ from .parameters import label as parameter_label
 # the solver's own counters among a case's metrics (how hard the step control worked)
 SOLVER_COUNTERS = ("accepted_steps", "rejected_steps", "rhs_evaluations", "peak_refinements",
                    "wall_time_s", "max_constraint_drift", "energy_balance_error")
+
+
+def measures_of(detail: Mapping[str, Any]) -> Any:
+    """What the case's study measures (:class:`gapsweep.core.measures.Measures`): its model's,
+    a described mechanism's read from its table (the case's params, else its study's spec)."""
+    params = detail.get("params") or {}
+    table = params.get("mechanism") or (detail.get("spec") or {}).get("mechanism")
+    return core_measures_of(detail.get("model"), table)
 
 
 def load_case(case_id: int) -> dict[str, Any] | None:

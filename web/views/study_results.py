@@ -11,6 +11,7 @@ import dash_bootstrap_components as dbc
 import plotly.graph_objects as go
 from dash import dcc, html
 from gapsweep.core import metrics as metric_registry
+from gapsweep.study.design_registry import TREND_PANELS, get_design
 
 from .. import data, ids
 from ..components.figure_downloads import GRAPH_CONFIG
@@ -47,6 +48,7 @@ def analysis_of(detail: Mapping[str, Any]) -> dict[str, Any]:
     return analyse_study(detail)
 
 
+@view.drawn
 def trends(
     detail: Mapping[str, Any], *, metric: str, x_axis: str, group_axis: str | None,
     window: str = DEFAULT_WINDOW, log_y: bool = False, limit: float | None = None,
@@ -62,7 +64,8 @@ def trends(
     axes = view.axes_of(detail)
     design = view.design_of(detail)
     defaults = view.trend_choices(detail)
-    if x_axis not in axes and not (design == "one-at-a-time" and x_axis == view.ALL_FACTORS):
+    panels = get_design(design).trends == TREND_PANELS
+    if x_axis not in axes and not (panels and x_axis == view.ALL_FACTORS):
         x_axis = defaults["x"]
     if group_axis not in axes or group_axis == x_axis:
         group_axis = None
@@ -90,7 +93,7 @@ def _noted(fig: go.Figure, text: str | None) -> go.Figure:
 def _trends(detail: Mapping[str, Any], cases: list[dict[str, Any]], design: str,
             axes: list[str], metric: str, x_axis: str, group_axis: str | None,
             common: dict[str, Any]) -> go.Figure:
-    if design == "one-at-a-time":
+    if get_design(design).trends == TREND_PANELS:
         shown = axes if x_axis == view.ALL_FACTORS else [x_axis]
         return trend_figs.one_at_a_time_figure(
             cases, metric, axes=shown, factors=axes, nominal=trend_figs.nominal_of(cases, axes),
@@ -103,9 +106,10 @@ def _trends(detail: Mapping[str, Any], cases: list[dict[str, Any]], design: str,
                                    other_axes=others, twins=detail.get("twins"), **common)
 
 
+@view.drawn
 def sensitivity(detail: Mapping[str, Any], metric: str) -> Any:
     figs = sensitivity_figs
-    design = (detail.get("spec") or {}).get("design", "grid")
+    design = view.design_of(detail)
     analysis = analysis_of(detail)
     if analysis.get("error"):
         return note(f"The analysis could not run: {analysis['error']}", "warning")
@@ -205,6 +209,7 @@ def spectra_rule(detail: Mapping[str, Any], shown: int) -> str:
             "choose others below.")
 
 
+@view.drawn
 def spectra_choices(detail: Mapping[str, Any]) -> list[dict[str, Any]]:
     """The spectra's case picker: every done case, labelled by every varied factor."""
     axes = view.axes_of(detail)
@@ -212,6 +217,7 @@ def spectra_choices(detail: Mapping[str, Any]) -> list[dict[str, Any]]:
             for c in detail["cases"] if c["status"] == "done"]
 
 
+@view.drawn
 def spectra(detail: Mapping[str, Any], signal: str, kind: str, log_x: bool = False,
             log_y: bool = False, chosen: Sequence[int] | None = None) -> Any:
     """The spectra tab: the cases ``chosen`` (ids; at most :data:`MAX_SPECTRA`) or the
@@ -251,14 +257,15 @@ def crank_speed(detail: Mapping[str, Any]) -> float | None:
         return None
     value = (spec.get("base") or {}).get("speed_rpm")
     if value is None:
-        value = parameters.defaults(detail.get("model", "slider-crank")).get("speed_rpm")
+        value = parameters.defaults(view.model_of(detail)).get("speed_rpm")
     return float(value) if isinstance(value, (int, float)) else None
 
 
+@view.drawn
 def convergence(detail: Mapping[str, Any]) -> Any:
     """A convergence-design study: its refinement study (metric against the levels, order,
     Richardson estimate, verdict). Any other: its convergence certificates."""
-    design = (detail.get("spec") or {}).get("design", "grid")
+    design = view.design_of(detail)
     if design != "convergence":
         return certificates(detail)
     analysis = analysis_of(detail)
@@ -271,6 +278,7 @@ def convergence(detail: Mapping[str, Any]) -> Any:
                      html.P(f"Verdict: {verdict}" if verdict else "", className="fw-bold")])
 
 
+@view.drawn
 def parallel(detail: Mapping[str, Any], metric: str) -> go.Figure:
     return parallel_figs.parallel_figure(detail["cases"], view.axes_of(detail), metric)
 
@@ -286,6 +294,7 @@ CERTIFICATES_EXPLAINED = (
 )
 
 
+@view.drawn
 def certificates(detail: Mapping[str, Any]) -> Any:
     """The certificates' verdict, progress, figure and table (see
     ``gapsweep.study.certificates``)."""
@@ -308,7 +317,7 @@ def certificates(detail: Mapping[str, Any]) -> Any:
             text = ("No convergence certificate: none of the cases ended done, or the study "
                     "finished before certificates existed (or they are being queued now).")
         return html.Div([note(text), explained])
-    report = certificate_report(detail.get("model", "slider-crank"), detail["cases"], certs)
+    report = certificate_report(view.model_of(detail), detail["cases"], certs)
     counts = report["counts"]
     progress = (f"Certificates: {counts.get('done', 0)} of {len(certs)} done"
                 + "".join(f", {n} {s}" for s, n in counts.items() if s != "done" and n))
