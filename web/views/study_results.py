@@ -21,7 +21,7 @@ from ..figures import sensitivity as sensitivity_figs
 from ..figures import spectra as spectra_figs
 from ..figures import trends as trend_figs
 from ..figures import windows
-from ..figures.labels import level_name, metric_label
+from ..figures.labels import default_metric, level_name, metric_label
 from ..figures.windows import DEFAULT_WINDOW
 from . import parameters
 from . import study_view as view
@@ -343,21 +343,24 @@ def certificate_table(report: Mapping[str, Any], names: Mapping[Any, str]) -> db
     """One row per refinement: source, refinement, run, peak, its change from the step
     before (the verdict's reference: K × 4 against K × 2), the maximum penetration's, the
     ladder's verdict."""
-    head = ["Source", "Refinement", "Run", metric_label("peak_slider_accel"),
+    # the whole-run peak of the study's headline (a mechanism's first measure's): the first
+    # impact sets it, so it stays put under chaos (CERTIFICATES_EXPLAINED)
+    metric = (report.get("metric") or default_metric()).removesuffix("_settled")
+    head = ["Source", "Refinement", "Run", metric_label(metric),
             "Change of the peak from the step before", "Change of max. penetration",
             "Verdict"]
     rows = []
     for source in report["sources"]:
         for ladder in source["ladders"]:
             for k, step in enumerate(ladder["steps"][1:]):
-                peak = step["metrics"].get("peak_slider_accel")
+                peak = step["metrics"].get(metric)
                 rows.append(html.Tr([
                     html.Td(names.get(source["case_id"], f"case {source['case_id']}")),
                     html.Td(step["label"]),
                     html.Td(dcc.Link(str(step["case_id"]), href=f"/cases/{step['case_id']}")
                             if step.get("case_id") else ""),
                     html.Td("" if peak is None else f"{peak:.6g}"),
-                    html.Td(_percent(step["step_changes"].get("peak_slider_accel"))),
+                    html.Td(_percent(step["step_changes"].get(metric))),
                     html.Td(_percent(step["step_changes"].get("max_penetration"))),
                     html.Td(ladder["verdict"] if k == len(ladder["steps"]) - 2 else
                             step.get("status") if step.get("status") != "done" else ""),

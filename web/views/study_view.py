@@ -52,8 +52,10 @@ def _axis_text(axis: Mapping[str, Any]) -> str:
         return text + (f" (nominal {format_value(axis['nominal'])})" if "nominal" in axis
                        else "")
     if "relative_percent" in axis:
+        # a sampling design draws within nominal ± % and needs no level count
+        levels = f" ({axis['levels']} levels)" if axis.get("levels") is not None else ""
         return (f"{format_value(axis.get('nominal'))} ± {format_value(axis['relative_percent'])} "
-                f"% ({axis.get('levels')} levels)")
+                f"%{levels}")
     if "start" in axis:
         span = f"{format_value(axis['start'])} to {format_value(axis.get('stop'))}"
         return span + (f" ({axis['count']} levels)" if "count" in axis else "")
