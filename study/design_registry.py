@@ -123,14 +123,13 @@ _ENTRIES: tuple[Design, ...] = (
            "(start-stop) to minimise, maximise or reach a target of the objective metric, "
            "at most Budget cases, seeded",
            "Axes (the search box: start-stop bounds)", adaptive=True,
-           fields=("seed", "objective", "budget"), trends=TREND_SCATTER, in_form=False),
+           fields=("seed", "objective", "budget"), trends=TREND_SCATTER),
     Design("calibrate", "designs:adaptive_cases", "design_rules:budget_count", None,
            "a fit to a measurement: cases chosen generation by generation within the axes' "
            "bounds to minimise the RMS difference between a case's series and the measured "
            "one, at most Budget cases, seeded",
            "Axes (the parameters fitted: start-stop bounds)", adaptive=True,
-           fields=("seed", "budget", "measurement", "series"), trends=TREND_SCATTER,
-           in_form=False),
+           fields=("seed", "budget", "measurement", "fit_series"), trends=TREND_SCATTER),
 )
 
 #: design name -> its entry, in the order the form lists them

@@ -82,6 +82,13 @@ FIELDS = (
     ("morris_levels", ids.NEW_MORRIS_LEVELS, "value"),
     ("metric", ids.NEW_METRIC, "value"),
     ("mechanism", ids.NEW_MECHANISM, "data"),
+    ("objective", ids.NEW_OBJECTIVE, "value"),
+    ("goal", ids.NEW_GOAL, "value"),
+    ("target", ids.NEW_TARGET, "value"),
+    ("budget", ids.NEW_BUDGET, "value"),
+    ("measurement", ids.NEW_MEASUREMENT, "value"),
+    ("measurement_file", ids.NEW_MEASUREMENT_FILE, "data"),
+    ("fit_series", ids.NEW_FIT_SERIES, "value"),
     ("base_rows", ids.NEW_BASE_TABLE, "data"),
     ("axis_rows", ids.NEW_AXES_TABLE, "data"),
 )
@@ -204,11 +211,48 @@ def _field(label: str, control: Any, help_text: str | None = None,
 
 # the design-dependent fields' rows (DESIGN_FIELDS): shown only for the designs using them
 DESIGN_ROWS = (("samples", ids.NEW_SAMPLES_ROW), ("seed", ids.NEW_SEED_ROW),
-               ("morris_levels", ids.NEW_MORRIS_LEVELS_ROW), ("metric", ids.NEW_METRIC_ROW))
+               ("morris_levels", ids.NEW_MORRIS_LEVELS_ROW), ("metric", ids.NEW_METRIC_ROW),
+               ("objective", ids.NEW_OBJECTIVE_ROW), ("budget", ids.NEW_BUDGET_ROW),
+               ("measurement", ids.NEW_MEASUREMENT_ROW), ("fit_series", ids.NEW_FIT_SERIES_ROW))
 
 
 def _shown(shown: bool) -> dict[str, str]:
     return {} if shown else {"display": "none"}
+
+
+def adaptive_rows(form: dict[str, Any]) -> list[Any]:
+    """An optimize or calibrate study's own fields (design.md 4.9), shown for those designs."""
+    goals = [{"label": g, "value": g} for g in ("min", "max", "target")]
+    record = form.get("measurement_file") or {}
+    carried = (f"the uploaded study's own record ({record.get('file') or 'embedded'})"
+               if record else "the id of a stored measurement (the study page's upload, or "
+               "gapsweep measured add)")
+    return [
+        _field("Objective", dbc.Row([
+            dbc.Col(dcc.Dropdown(id=ids.NEW_OBJECTIVE, options=metric_options(),
+                                 value=form.get("objective"), placeholder="metric"), md=6),
+            dbc.Col(dbc.RadioItems(id=ids.NEW_GOAL, value=form.get("goal") or "min",
+                                   inline=True, options=goals), md=4),
+            dbc.Col(dbc.Input(id=ids.NEW_TARGET, type="number", step="any",
+                              value=form.get("target"), placeholder="target"), md=2),
+        ], className="g-2"), "optimize: the metric to minimise, maximise or bring to a target",
+            ids.NEW_OBJECTIVE_ROW, design_uses("objective", form["design"])),
+        _field("Budget", dbc.Input(id=ids.NEW_BUDGET, type="number", min=10, step=1,
+                                   value=form.get("budget")),
+               "at most this many cases (10 to 100000); the search may stop sooner",
+               ids.NEW_BUDGET_ROW, design_uses("budget", form["design"])),
+        _field("Measurement", dbc.Input(id=ids.NEW_MEASUREMENT, type="number", min=1, step=1,
+                                        value=form.get("measurement"),
+                                        placeholder="stored measurement id"),
+               f"calibrate: {carried}", ids.NEW_MEASUREMENT_ROW,
+               design_uses("measurement", form["design"])),
+        _field("Fitted series", dbc.Input(id=ids.NEW_FIT_SERIES, value=form.get("fit_series"),
+                                          placeholder="slider_acceleration"),
+               "calibrate: the measured series fitted (a case's series name, or a measure's "
+               "for a mechanism)", ids.NEW_FIT_SERIES_ROW,
+               design_uses("fit_series", form["design"])),
+        dcc.Store(id=ids.NEW_MEASUREMENT_FILE, data=form.get("measurement_file")),
+    ]
 
 
 def role_notice() -> Any:
@@ -280,6 +324,7 @@ def layout(**query: Any) -> html.Div:
         _field("Metric", dcc.Dropdown(id=ids.NEW_METRIC, options=metric_options(),
                                       value=form["metric"]), "convergence: the judged metric",
                ids.NEW_METRIC_ROW, design_uses("metric", form["design"])),
+        *adaptive_rows(form),
     ]), className="mb-3")
     axes = dbc.Card([
         dbc.CardHeader(axes_header, id=ids.NEW_AXES_HEADER),

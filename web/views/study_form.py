@@ -283,6 +283,13 @@ def form_to_spec(
     base_rows: Sequence[Mapping[str, Any]] | None,
     axis_rows: Sequence[Mapping[str, Any]] | None,
     mechanism: Mapping[str, Any] | None = None,
+    objective: str | None = None,
+    goal: str | None = None,
+    target: Any = None,
+    budget: Any = None,
+    measurement: Any = None,
+    measurement_file: Mapping[str, Any] | None = None,
+    fit_series: str | None = None,
 ) -> tuple[dict[str, Any], list[FieldError]]:
     """The study file's mapping from the form, and the table-only errors (see
     :func:`axes_from_rows`). Optional fields left empty are left out, as in a file; so are
@@ -306,12 +313,38 @@ def form_to_spec(
         spec["morris_levels"] = cell(morris_levels)
     if not blank(metric) and design_uses("metric", spec["design"]):
         spec["metric"] = metric
+    spec.update(_adaptive(spec["design"], objective, goal, target, budget, measurement,
+                          measurement_file, fit_series))
     base = base_from_rows(base_rows)
     spec["base"] = {k: v for k, v in base.items() if k not in axes}
     spec["axes"] = axes
     if can(spec["model"], DESCRIBED) and mechanism:  # the picked or uploaded table
         spec["mechanism"] = dict(mechanism)
     return spec, errors
+
+
+def _adaptive(design: str, objective: str | None, goal: str | None, target: Any, budget: Any,
+              measurement: Any, measurement_file: Mapping[str, Any] | None,
+              fit_series: str | None) -> dict[str, Any]:
+    """An optimize or calibrate study's own keys (design.md 4.9) from the form: the objective
+    (metric, goal, the target's value), the budget, the measurement (a stored one's id, else
+    the uploaded study's own record) and the fitted series; only the design's, only those
+    filled in (the spec's validation says what is missing)."""
+    out: dict[str, Any] = {}
+    if design_uses("objective", design) and not blank(objective):
+        out["objective"] = {"metric": objective, "goal": goal or "min"}
+        if goal == "target" and not blank(target):
+            out["objective"]["value"] = cell(target)
+    if design_uses("budget", design) and not blank(budget):
+        out["budget"] = cell(budget)
+    if design_uses("measurement", design):
+        if not blank(measurement):
+            out["measurement"] = {"id": cell(measurement)}
+        elif isinstance(measurement_file, Mapping) and measurement_file:
+            out["measurement"] = dict(measurement_file)
+    if design_uses("fit_series", design) and not blank(fit_series):
+        out["fit_series"] = fit_series
+    return out
 
 
 def spec_to_form(spec: Mapping[str, Any], parameter_rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -329,7 +362,8 @@ def spec_to_form(spec: Mapping[str, Any], parameter_rows: list[dict[str, Any]]) 
         "model": spec.get("model", DEFAULT_MODEL),
         "design": spec.get("design", DEFAULT_DESIGN),
         "ideal_twin": bool(spec.get("ideal_twin", True)),
-        "series": spec.get("series", "preview"),
+        # a calibration's series names the fitted one (below), not the storage policy
+        "series": spec["series"] if spec.get("series") in SERIES_POLICIES else "preview",
         "samples": spec.get("samples"),
         "seed": spec.get("seed"),
         "morris_levels": spec.get("morris_levels", 4),
@@ -337,7 +371,31 @@ def spec_to_form(spec: Mapping[str, Any], parameter_rows: list[dict[str, Any]]) 
         "base_rows": rows,
         "axis_rows": axis_rows(spec.get("axes") or {}),
         "mechanism": spec.get("mechanism"),
+        **_adaptive_form(spec),
     }
+
+
+def _adaptive_form(spec: Mapping[str, Any]) -> dict[str, Any]:
+    """The form's adaptive fields of ``spec`` (a file's mapping: a calibration's fitted
+    series is its ``series`` when that is not a storage policy)."""
+    objective = spec.get("objective") if isinstance(spec.get("objective"), Mapping) else {}
+    measured = spec.get("measurement") if isinstance(spec.get("measurement"), Mapping) else {}
+    series = spec.get("fit_series")
+    if series is None and spec.get("series") not in (None, *SERIES_POLICIES):
+        series = spec.get("series")
+    return {
+        "objective": objective.get("metric"),
+        "goal": objective.get("goal", "min"),
+        "target": objective.get("value"),
+        "budget": spec.get("budget"),
+        "measurement": measured.get("id"),
+        # a record the file carries (its csv, or a file beside it): sent back as it came
+        "measurement_file": {k: v for k, v in measured.items() if k != "id"} or None,
+        "fit_series": series,
+    }
+
+
+SERIES_POLICIES = ("preview", "full", "none")
 
 
 ERROR_CELL = {"backgroundColor": "#f8d7da", "border": "2px solid #dc3545"}

@@ -229,7 +229,8 @@ def whatif_panel(s: Any, metric: str) -> dbc.Card:
             dbc.Col(html.Span(parameter_label(name)), md=3),
             dbc.Col(dcc.Slider(id={"type": ids.WHATIF_SLIDER, "factor": name}, min=mn, max=mx,
                                step=step, value=float(s.centre[i]), marks=None,
-                               tooltip={"always_visible": True, "placement": "bottom"},
+                               tooltip={"always_visible": True, "placement": "bottom",
+                                        "transform": "significant"},  # assets/slider_tooltip.js
                                updatemode="mouseup"), md=9),
         ], className="my-1", align="center"))
     return dbc.Card(dbc.CardBody([
