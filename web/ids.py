@@ -253,4 +253,5 @@ SEARCH_SPECTRUM = "search-spectrum"
 SEARCH_PROFILES = "search-profiles"
 MEASUREMENT_UPLOAD = "measurement-upload"
 MEASUREMENT_MESSAGE = "measurement-message"
+MEASUREMENT_LIST = "measurement-list"  # the study's stored measured records
 CASE_MEASURED = "case-measured"  # + "-<measurement id>-<series>" (web/views/case_measurements.py)

@@ -99,7 +99,7 @@ def header(detail: dict[str, Any]) -> html.Div:
                id=ids.STUDY_OWNER, className="small text-muted mb-2"),
         study_notes.editor(study_id, notes),
         html.Div(id=ids.STUDY_NOTES_MESSAGE),
-        measurement_upload.uploader(notes["owner"]),
+        measurement_upload.uploader(notes["owner"], study_id),
         html.Div([
             dbc.Button("Clone", id=ids.STUDY_CLONE, href=f"/studies/new?from={study_id}",
                        size="sm", color="primary", outline=True, className="me-2"),
