@@ -52,14 +52,28 @@ def stored(tmp_path_factory):
     mp = _pytest.MonkeyPatch()
     archive = make_archive(tmp_path_factory.mktemp("mech"), mp)
     study_id = create_study_rows(parse_spec(SPEC), sessions=archive.sessions)
-    ids_ = archive.case_ids(study_id)
+    _run(archive, study_id, archive.case_ids(study_id))
+    # the convergence certificates (as the worker queues them when the study is done),
+    # run for real: the Convergence tab reads them
+    from gapsweep.workers.certificates import start_certificates
+
+    certs = start_certificates(archive.sessions, study_id, settings=archive.settings,
+                               dispatcher=None)
+    assert certs
+    _run(archive, study_id, certs)
+    yield archive, study_id
+    mp.undo()
+
+
+def _run(archive, study_id, case_ids):
+    """Claim, run and complete ``case_ids`` as a worker does (a twin ideal)."""
     from gapsweep.db.models import Case
 
     with archive.sessions.begin() as s:
-        leases.claim_cases(s, case_ids=ids_, holder=HOLDER, lease_s=600)
-        params = {cid: dict(s.get(Case, cid).params) for cid in ids_}
-        kinds = {cid: s.get(Case, cid).kind for cid in ids_}
-    for cid in ids_:
+        leases.claim_cases(s, case_ids=case_ids, holder=HOLDER, lease_s=600)
+        params = {cid: dict(s.get(Case, cid).params) for cid in case_ids}
+        kinds = {cid: s.get(Case, cid).kind for cid in case_ids}
+    for cid in case_ids:
         p = dict(params[cid])
         if kinds[cid] == "twin":
             p["ideal"] = True
@@ -70,8 +84,6 @@ def stored(tmp_path_factory):
             assert leases.complete_case(s, case_id=cid, holder=HOLDER, result=result,
                                         series=series)
             refresh_study_status(s, study_id)
-    yield archive, study_id
-    mp.undo()
 
 
 def _detail(archive, study_id):
@@ -163,10 +175,21 @@ def test_convergence_and_response_surface_render_for_a_mechanism(stored):
     from gapsweep.web.views import study_results, tolerance_views
 
     detail = _detail(archive, study_id)
+    assert detail["certificates"] and all(c["status"] == "done" for c in detail["certificates"])
     with archive.request():
         content = study_results.convergence(detail)
         words = texts(content)
         assert "could not" not in words and "Error" not in words
+        # the certificates' figure and table, read on the rocker's measure (whole run: the
+        # first impact sets it), each refined run's value the stored one
+        (fig,) = [g.figure for g in content._traverse() if type(g).__name__ == "Graph"]
+        assert fig.layout.yaxis.title.text == f"Peak {FIRST.replace('_', ' ')} [rad/s²]"
+        by_id = {c["id"]: c for c in detail["certificates"]}
+        for trace in fig.data:
+            refined = [row[0] for row in trace.customdata][1:]
+            assert list(trace.y)[1:] == [by_id[k]["metrics"][f"peak_{FIRST}"] for k in refined]
+        table = find(content, ids.CERTIFICATE_TABLE)
+        assert f"Peak {FIRST.replace('_', ' ')} [rad/s²]" in texts(table.children[0])
         summary = page("study").load_summary(study_id)
         surface_tab = tolerance_views.surface_tab(summary)
         metric = find(surface_tab, ids.SURFACE_METRIC)
