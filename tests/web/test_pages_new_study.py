@@ -301,7 +301,7 @@ def test_the_help_texts_follow_the_design(new_study):
     layout = module.layout()
     assert find(layout, ids.NEW_DESIGN_HELP).children.startswith("every combination")
     assert "outermost" in find(layout, ids.NEW_AXES_HEADER).children
-    said = {d: module.design_fields(d)[4:] for d in module.DESIGNS}
+    said = {d: module.design_fields(d)[len(module.DESIGN_ROWS):] for d in module.DESIGNS}
     assert len({help_text for help_text, _, _ in said.values()}) == len(module.DESIGNS)
     assert "outermost" not in said["latin-hypercube"][1]
     assert "bounds" in said["latin-hypercube"][1]
