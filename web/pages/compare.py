@@ -26,6 +26,7 @@ from gapsweep.web.views.study_view import (
     TABLE_METRICS,
     axes_of,
     clicked_case,
+    design_of,
     differing_settings,
     single_twin_metrics,
 )
@@ -137,7 +138,7 @@ def studies_content(text: str | None) -> list[Any]:
     if missing:
         return [note(f"studies: no study with id {', '.join(map(str, missing))}", "warning")]
     rows = [{"study": f"[{d['id']}](/studies/{d['id']})", "name": d["name"],
-             "model": d["model"], "design": (d.get("spec") or {}).get("design", "grid"),
+             "model": d["model"], "design": design_of(d),
              "axes": ", ".join(case_view.parameter_label(a) for a in (d.get("spec") or {})
                                .get("axes", {})),
              "done": f"{d['counts'].get('done', 0)} / {d['counts'].get('total', 0)}"}
