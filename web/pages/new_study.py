@@ -209,7 +209,8 @@ def _field(label: str, control: Any, help_text: str | None = None,
                    style=_shown(shown), **({"id": row_id} if row_id else {}))
 
 
-# the design-dependent fields' rows (DESIGN_FIELDS): shown only for the designs using them
+# the design-dependent fields' rows (the design registry's fields): shown only for the designs
+# using them
 DESIGN_ROWS = (("samples", ids.NEW_SAMPLES_ROW), ("seed", ids.NEW_SEED_ROW),
                ("morris_levels", ids.NEW_MORRIS_LEVELS_ROW), ("metric", ids.NEW_METRIC_ROW),
                ("objective", ids.NEW_OBJECTIVE_ROW), ("budget", ids.NEW_BUDGET_ROW),
@@ -573,8 +574,9 @@ def validate(*values):
 )
 def design_fields(design):
     """Samples and seed for the sampling designs, Morris levels for morris, the metric for
-    convergence (DESIGN_FIELDS); hidden fields are not sent either (form_to_spec). The help
-    texts follow the design."""
+    convergence, objective, budget, measurement and fitted series for the adaptive designs
+    (the design registry's fields); hidden fields are not sent either (form_to_spec). The
+    help texts follow the design."""
     design = design if isinstance(design, str) else None
     shown = tuple(_shown(design_uses(field, design)) for field, _ in DESIGN_ROWS)
     return (*shown, *design_help(design))

@@ -294,7 +294,7 @@ def form_to_spec(
     """The study file's mapping from the form, and the table-only errors (see
     :func:`axes_from_rows`). Optional fields left empty are left out, as in a file; so are
     samples, seed, Morris levels and metric for a design that does not read them
-    (:data:`DESIGN_FIELDS`: the form hides them), and a base value an axis replaces
+    (the design registry's ``fields``: the form hides them), and a base value an axis replaces
     (:func:`base_overridden` gives the notes)."""
     axes, errors = axes_from_rows(axis_rows)
     spec: dict[str, Any] = {
