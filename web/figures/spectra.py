@@ -19,11 +19,11 @@ import plotly.graph_objects as go
 from gapsweep.core.series import SPECTRUM_SERIES  # noqa: F401 - the series registry's
 
 from .labels import (
-    SERIES,
     level_name,
     parameter_label,
     parameter_parts,
     phrase,
+    series_parts,
     series_unit,
     with_unit,
 )
@@ -247,7 +247,7 @@ def spectra_overlay_figure(
     x_max = _x_limit(arrays, f_max_hz)
     band, why = (x_max, None) if f_max_hz is not None else default_band_hz(arrays, speed_rpm)
     view_top = x_max if log_x else band
-    name = SERIES.get(series, (series, ""))[0]
+    name = series_parts(series)[0]
     positive = [f[f > 0.0] for f, _ in arrays]
     first_bin = min((float(p[0]) for p in positive if p.size), default=1.0)
     subtitle = None
@@ -310,7 +310,7 @@ def spectra_waterfall_figure(
     arrays = [spectrum_arrays(s, series) for s in spectra]
     x_max = _x_limit(arrays, f_max_hz)
     order = np.argsort(np.asarray(levels, dtype=float), kind="stable")
-    name = SERIES.get(series, (series, ""))[0]
+    name = series_parts(series)[0]
     fig = new_figure(
         f"Spectra of {phrase(name)} across {phrase(parameter_parts(level_axis)[0])}",
         FREQUENCY_TITLE,

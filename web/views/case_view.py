@@ -88,17 +88,24 @@ def side_by_side(cases: Sequence[Mapping[str, Any]]) -> tuple[list[dict], list[d
     names: dict[str, None] = {}
     for c in cases:
         names.update(dict.fromkeys(c.get("params") or {}))
-    rows = [{"name": parameter_label(n),
-             **{str(c["id"]): _show((c.get("params") or {}).get(n, "—")) for c in cases}}
+    def shown(n: str, c: Mapping[str, Any]) -> str:
+        value = (c.get("params") or {}).get(n, "—")
+        return _mechanism_name(value) if n == "mechanism" else _show(value)
+
+    rows = [{"name": parameter_label(n), **{str(c["id"]): shown(n, c) for c in cases}}
             for n in names]
     rows.append({"name": "status", **{str(c["id"]): c.get("status", "") for c in cases}})
-    from .study_view import TABLE_METRICS
-
-    for m in TABLE_METRICS:
+    for m in compared_metrics(cases):
         rows.append({"name": metric_label(m),
                      **{str(c["id"]): _show(metric_display(m, (c.get("metrics") or {}).get(m)))
                     for c in cases}})
     return columns, rows
+
+
+def compared_metrics(cases: Sequence[Mapping[str, Any]]) -> tuple[str, ...]:
+    """The headline metrics cases are compared on: their model's (the first case's; a
+    mechanism's measures), the built-in models' when there are none."""
+    return measures_of(cases[0]).headline if cases else core_measures_of(None).headline
 
 
 def parse_case_ids(text: str | None, lo: int = 2, hi: int = 6) -> tuple[list[int], str | None]:
