@@ -20,10 +20,25 @@ Params = Mapping[str, Any]
 Progress = Callable[[int, int], None]
 
 
+#: the model a study, a form or a command means when it names none (design.md 4.2)
+DEFAULT_MODEL = "slider-crank"
+
+# capabilities a model has (:attr:`Model.capabilities`): what the study, the worker and the
+# pages ask of a model, instead of comparing its name
+DESCRIBED = "described"  # the study carries the model in its [mechanism] table (design.md 4.7)
+NAMED_JOINTS = "named-joints"  # clearance joints with names: dotted `joints.<j>.` parameters
+CRANK_SPEED = "crank-speed"  # a `speed_rpm` parameter: the crank's, constant
+SECTIONS = "sections"  # runs until settled, with Poincaré sections and classes (4.10)
+
+
 @dataclass(frozen=True)
 class Model:
     """A registry entry: where the model's case type and runner live (imported on use, so
-    the flexible models cost nothing until asked for)."""
+    the flexible models cost nothing until asked for), what it can do
+    (:attr:`capabilities`: :data:`DESCRIBED`, :data:`NAMED_JOINTS`, :data:`CRANK_SPEED`,
+    :data:`SECTIONS`), its parameters (:meth:`parameters`, :mod:`.parameters`) and what its
+    studies measure (:meth:`measures`, :mod:`.measures`: the metrics and series the pages
+    offer and the default metric they open on)."""
 
     name: str
     module: str
@@ -34,6 +49,31 @@ class Model:
     #: a warm-up case runs with the model's defaults (``gapsweep warmup``); a described
     #: mechanism has no default table, and its runs use the slider-crank's compiled kernels
     warms_up: bool = True
+    capabilities: frozenset[str] = frozenset()
+
+    def can(self, capability: str) -> bool:
+        """Whether the model has ``capability`` (one of this module's constants)."""
+        return capability in self.capabilities
+
+    def parameters(self) -> tuple[Any, ...]:
+        """Its parameters (:class:`.parameters.Parameter`), in the registry's order."""
+        from .parameters import model_parameters
+
+        return model_parameters(self.name)
+
+    def measures(self, table: Mapping[str, Any] | None = None) -> Any:
+        """What a study of the model measures (:class:`.measures.Measures`): a described
+        model's from its ``[mechanism]`` table ``table``, a built-in model's from the metric
+        and series registries."""
+        from . import measures
+
+        return measures.of_table(table) if self.can(DESCRIBED) else measures.built_in()
+
+    @property
+    def default_metric(self) -> str:
+        """The metric a page opens on for a study with no measures of its own (a described
+        model's studies read theirs: :meth:`measures`)."""
+        return self.measures().default_metric
 
     def _get(self, attr: str) -> Any:
         return getattr(importlib.import_module(self.module, __package__), attr)
@@ -77,6 +117,7 @@ MODELS: dict[str, Model] = {
             "simulate",
             "Flores slider-crank with a revolute clearance joint (design.md 1.3)",
             batch_runner="simulate_batch",
+            capabilities=frozenset({CRANK_SPEED, SECTIONS}),
         ),
         Model(
             "mechanism",
@@ -86,6 +127,7 @@ MODELS: dict[str, Model] = {
             "your own planar mechanism: the [mechanism] table of the study (design.md 4.7)",
             batch_runner="simulate_mechanisms",
             warms_up=False,
+            capabilities=frozenset({DESCRIBED, NAMED_JOINTS, SECTIONS}),
         ),
         Model(
             "cantilever",
@@ -100,6 +142,7 @@ MODELS: dict[str, Model] = {
             "FlexibleSliderCrankCase",
             "simulate_flexible_slider_crank",
             "slider-crank with an ANCF connecting rod and the clearance joint at its end",
+            capabilities=frozenset({CRANK_SPEED}),
         ),
     )
 }
@@ -111,6 +154,19 @@ def get_model(name: str) -> Model:
         return MODELS[name]
     except KeyError:
         raise InputError("model", name, "one of " + ", ".join(MODELS)) from None
+
+
+def can(model: str | None, capability: str) -> bool:
+    """Whether model ``model`` has ``capability`` (False for a name no model has: a page or
+    a form asks before the spec is validated)."""
+    entry = MODELS.get(model or DEFAULT_MODEL)
+    return entry is not None and entry.can(capability)
+
+
+def measures_of(model: str | None, table: Mapping[str, Any] | None = None) -> Any:
+    """What a study of ``model`` (with ``[mechanism]`` table ``table``) measures
+    (:class:`.measures.Measures`); a name no model has measures what the default model does."""
+    return (MODELS.get(model or DEFAULT_MODEL) or MODELS[DEFAULT_MODEL]).measures(table)
 
 
 def run_case(model: str, params: Params) -> CaseResult:

@@ -322,16 +322,29 @@ _MEASURE_UNITS = {
 }
 
 
+def measure_unit(quantity: str, component: str) -> str:
+    """The SI unit of a mechanism measure's ``quantity`` (position, velocity, acceleration)
+    of ``component`` (``angle``: rad, rad/s, rad/s²; x, y, magnitude: m, m/s, m/s²)."""
+    if quantity not in _MEASURE_UNITS:
+        raise ValueError(f"quantity {quantity!r} is not one of {tuple(_MEASURE_UNITS)}")
+    return _MEASURE_UNITS[quantity][component == "angle"]
+
+
 def measure_metrics(measure: str, quantity: str, component: str) -> tuple[Metric, ...]:
     """``peak_<measure>``, ``rms_<measure>`` and ``peak_<measure>_steady`` of a mechanism's
     measure (design.md 4.7), with the unit its quantity and component give (``angle``: rad,
     rad/s, rad/s²; x, y, magnitude: m, m/s, m/s²)."""
-    if quantity not in _MEASURE_UNITS:
-        raise ValueError(f"quantity {quantity!r} is not one of {tuple(_MEASURE_UNITS)}")
-    unit = _MEASURE_UNITS[quantity][component == "angle"]
+    unit = measure_unit(quantity, component)
     words = measure.replace("_", " ")
     peak = _m(f"peak_{measure}", f"Peak {words}", unit, has_deviation=True, trend=True)
     return (peak, _m(f"rms_{measure}", f"RMS {words}", unit), _steady(peak))
+
+
+def settled_metrics(quantity: str, label: str, unit: str) -> tuple[Metric, ...]:
+    """``peak_<quantity>_settled`` (a headline and trend metric, with a twin deviation, as
+    the slider's), ``p95_`` and ``mean_``: the settled window's statistics of a measure
+    (design.md 4.10) with its label and SI unit."""
+    return _settled(quantity, label, unit, headline=True, trend=True, has_deviation=True)
 
 
 def _words(name: str) -> str:

@@ -14,6 +14,7 @@ import numpy as np
 
 from .errors import InputError
 from .result import CaseResult
+from .series import SPECTRAL_KEYS
 from .spectra import (
     Spectrum,
     amplitude_spectrum,
@@ -83,7 +84,7 @@ def series_spectrum(
     )
 
 
-SPECTRAL_SERIES = (("slider_acceleration", "accel"), ("contact_normal_force", "force"))
+SPECTRAL_SERIES = SPECTRAL_KEYS  # the series registry's: (series, key of its metrics)
 SPECTRAL_METRICS = tuple(
     name
     for _, key in SPECTRAL_SERIES

@@ -29,6 +29,7 @@ from .model import Mechanism
 from .motion import DRIFT_HORIZON, JITTER_CAP, JITTER_FACTOR, classify
 from .peak_refinement import COMPONENTS, PROBE_FIELDS, QUANTITIES
 from .result import CaseResult
+from .series import SOLVER_SERIES
 from .settled import (
     Revolutions,
     analyse,
@@ -127,27 +128,7 @@ from .stepping import (
     integrate_batch,
 )
 
-SERIES_NAMES = (
-    "t",
-    "slider_position",
-    "slider_velocity",
-    "slider_acceleration",
-    "driving_torque",
-    "contact_normal_force",
-    "contact_tangential_force",
-    "penetration",
-    "eccentricity_x",
-    "eccentricity_y",
-    "contact_state",
-    "kinetic_energy",
-    "potential_energy",
-    "contact_energy",
-    "damping_dissipation",
-    "friction_dissipation",
-    "driver_work",
-    "energy_residual",
-    "constraint_drift",
-)
+SERIES_NAMES = SOLVER_SERIES  # the series registry's, in the output grid's column order
 assert len(SERIES_NAMES) == N_SER
 # an observed joint's series (design.md 4.7: named ``<name>.<joint>``, core.metrics.per_joint),
 # in the order of the loop's SJ_* columns; ``impact_count`` its impacts up to each sample

@@ -36,11 +36,13 @@ NUMBER_COLUMNS = {"case": Case.id, "id": Case.id, "attempts": Case.attempts,
                   **{m: _metric_expression(m) for m in TABLE_METRICS}}
 
 
-def columns(axes: Mapping[str, str]) -> dict[str, tuple[str, Any]]:
+def columns(axes: Mapping[str, str],
+            metrics: Sequence[str] = TABLE_METRICS) -> dict[str, tuple[str, Any]]:
     """{column id: ("number" | "text", SQL expression)} for a study with ``axes``
-    ({name: "number" | "text"}: how its values compare)."""
+    ({name: "number" | "text"}: how its values compare) and metric columns ``metrics``."""
     out: dict[str, tuple[str, Any]] = {c: ("text", e) for c, e in TEXT_COLUMNS.items()}
     out.update({c: ("number", e) for c, e in NUMBER_COLUMNS.items()})
+    out.update({m: ("number", _metric_expression(m)) for m in metrics if m not in out})
     for name, kind in axes.items():
         value = Case.params[name]
         out[name] = (kind, value.as_float() if kind == "number" else value.as_string())
@@ -127,23 +129,25 @@ def case_page(
     end: int = 100,
     sort_model: Sequence[Any] = (),
     filter_model: Mapping[str, Any] | None = None,
+    metrics: Sequence[str] = TABLE_METRICS,
 ) -> tuple[list[dict[str, Any]], int]:
     """Rows ``start``..``end`` (end excluded) of the study's design cases after the filter and
     sort, and how many pass the filter. Each row: ``id``, ``status``, ``attempts``, ``reason``,
-    ``wall_time_s``, the axis values, :data:`TABLE_METRICS` (None before a case is done).
+    ``wall_time_s``, the axis values, ``metrics`` (the study's headline, by default
+    :data:`TABLE_METRICS`; None before a case is done).
     Two queries (the count and the page), whatever the study's size."""
     if not 0 <= start <= end or end - start > MAX_ROWS:
         raise ValueError(f"startRow, endRow: {start}, {end} — 0 <= start <= end, at most "
                          f"{MAX_ROWS} rows")
-    cols = columns(axes)
+    cols = columns(axes, metrics)
     conds = [Case.study_id == study_id, Case.kind == "case", *_filter(cols, filter_model)]
     base = select(Case.id).outerjoin(Result, Result.case_id == Case.id).where(*conds)
     total = session.scalar(select(func.count()).select_from(base.subquery())) or 0
     # a headline metric without a column of its own is read from Result.extra
-    metrics = [_metric_expression(m).label(m) for m in TABLE_METRICS]
+    labelled = [_metric_expression(m).label(m) for m in metrics]
     rows = session.execute(
         select(Case.id, Case.status, Case.attempts, Case.reason, Case.wall_time_s, Case.params,
-               *metrics)
+               *labelled)
         .outerjoin(Result, Result.case_id == Case.id)
         .where(*conds)
         .order_by(*_order(cols, sort_model))
@@ -156,20 +160,21 @@ def case_page(
             "id": row.id, "status": row.status, "attempts": row.attempts,
             "reason": row.reason or "", "wall_time_s": row.wall_time_s,
             **{a: params.get(a) for a in axes},
-            **{m: getattr(row, m) for m in TABLE_METRICS},
+            **{m: row._mapping[m] for m in metrics},
         })
     return out, int(total)
 
 
-def twin_rows(session: Session, *, study_id: int, axes: Mapping[str, str]) -> list[dict[str, Any]]:
+def twin_rows(session: Session, *, study_id: int, axes: Mapping[str, str],
+              metrics: Sequence[str] = TABLE_METRICS) -> list[dict[str, Any]]:
     """The study's ideal twins as rows of :func:`case_page`'s shape (``kind`` = ``twin``; an
     axis the ideal joint does not read, such as the clearance, is None): the grid shows them
     pinned under the cases, marked. A study has a few (design.md 4.5: one per distinct
     non-joint setting)."""
-    metrics = [_metric_expression(m).label(m) for m in TABLE_METRICS]
+    labelled = [_metric_expression(m).label(m) for m in metrics]
     rows = session.execute(
         select(Case.id, Case.status, Case.attempts, Case.reason, Case.wall_time_s, Case.params,
-               *metrics)
+               *labelled)
         .outerjoin(Result, Result.case_id == Case.id)
         .where(Case.study_id == study_id, Case.kind == "twin")
         .order_by(Case.index)
@@ -177,4 +182,4 @@ def twin_rows(session: Session, *, study_id: int, axes: Mapping[str, str]) -> li
     return [{"id": r.id, "kind": "twin", "status": r.status, "attempts": r.attempts,
              "reason": r.reason or "", "wall_time_s": r.wall_time_s,
              **{a: (r.params or {}).get(a) for a in axes},
-             **{m: getattr(r, m) for m in TABLE_METRICS}} for r in rows]
+             **{m: r._mapping[m] for m in metrics}} for r in rows]

@@ -226,6 +226,13 @@ def list_studies(
     return int(total), items
 
 
+def described_models() -> list[str]:
+    """The models whose studies carry their mechanism as a table (the model registry's)."""
+    from gapsweep.core.api import DESCRIBED, MODELS
+
+    return [name for name, m in MODELS.items() if m.can(DESCRIBED)]
+
+
 def study_mechanisms(session: Session, *, limit: int = 50) -> list[dict[str, Any]]:
     """The ``[mechanism]`` tables of the archive's live mechanism studies, newest first, one
     entry per distinct table (the newest study holding it): ``[{"study_id", "study_name",
@@ -234,7 +241,7 @@ def study_mechanisms(session: Session, *, limit: int = 50) -> list[dict[str, Any
 
     rows = session.execute(
         select(Study.id, Study.name, Study.spec)
-        .where(Study.deleted_at.is_(None), Study.model == "mechanism")
+        .where(Study.deleted_at.is_(None), Study.model.in_(described_models()))
         .order_by(Study.id.desc())
         .limit(limit)
     ).all()

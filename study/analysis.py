@@ -19,6 +19,7 @@ from gapsweep.core import metrics as metric_registry
 from gapsweep.core.convergence import refinement_study
 from gapsweep.core.errors import InputError
 
+from .design_registry import get_design
 from .designs import StudyPlan, plan_study, problem
 from .spec import StudySpec, parse_spec
 
@@ -235,23 +236,21 @@ def _convergence(spec: StudySpec, plan: StudyPlan, rows: Rows) -> dict[str, Any]
     return {"axis": axis, "metric": metric, **convergence_summary(levels, values)}
 
 
-ANALYSES: dict[str, Callable[[StudySpec, StudyPlan, Rows], dict[str, Any]]] = {
-    "grid": lambda spec, plan, rows: {},  # trends are read from the cases themselves
-    "one-at-a-time": _one_at_a_time,
-    "latin-hypercube": _lhs,
-    "sobol": _per_metric(_sobol),
-    "morris": _per_metric(_morris),
-    "convergence": _convergence,
-    # the variation analysis takes a metric and a limit: study/variation.py, on request
-    "monte-carlo": lambda spec, plan, rows: {},
-}
+# each design's analysis, named by its entry in the design registry (study/design_registry.py;
+# a grid's trends are read from the cases themselves, a monte-carlo's variation analysis takes
+# a metric and a limit: study/variation.py, on request)
+one_at_a_time_analysis = _one_at_a_time
+lhs_analysis = _lhs
+sobol_analysis = _per_metric(_sobol)
+morris_analysis = _per_metric(_morris)
+convergence_analysis = _convergence
 
 
 def analyse(spec: StudySpec, plan: StudyPlan, metrics: Rows) -> dict[str, Any]:
     """The design's analysis of the cases' metrics (JSON-ready; see the module doc)."""
     if len(metrics) != len(plan.cases):
         raise ValueError(f"{len(metrics)} metric rows for {len(plan.cases)} cases")
-    return ANALYSES[spec.design](spec, plan, metrics)
+    return get_design(spec.design).analysis(spec, plan, metrics)
 
 
 def analyse_study(detail: Mapping[str, Any]) -> dict[str, Any]:

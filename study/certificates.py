@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gapsweep.core import metrics as metric_registry
-from gapsweep.core.api import get_model
+from gapsweep.core.api import DESCRIBED, NAMED_JOINTS, can, get_model
 from gapsweep.core.convergence import refinement_study
 from gapsweep.core.errors import InputError
 
@@ -63,7 +63,7 @@ def headline(model: str, cases: Sequence[Mapping[str, Any]] = ()) -> str:
     other models, rows from before); for a described mechanism (design.md 4.7) the whole-run peak
     of its first measure (measures in name order, the run's probe), or its peak contact
     force when it measures nothing."""
-    if model == "mechanism":
+    if can(model, DESCRIBED):
         for c in cases:
             table = (c.get("params") or {}).get("mechanism") or {}
             measures = sorted(table.get("measures") or {})
@@ -203,7 +203,7 @@ def refined_params(model: str, params: Mapping[str, Any], refinement: Refinement
     the parameter's allowed range."""
     m = get_model(model)
     defaults = m.defaults()
-    if model == "mechanism" and refinement.param == "stiffness_scale":
+    if m.can(NAMED_JOINTS) and refinement.param == "stiffness_scale":
         return _mechanism_stiffness(m, params, refinement)
     if refinement.param not in defaults:
         return None
@@ -268,17 +268,20 @@ def _level(model: str, params: Mapping[str, Any], ladder: str) -> float:
     if ladder == "tolerance":
         return float(get("rtol"))
     if ladder == "output step":
-        t_end, n_output = float(get("t_end")), int(get("n_output"))
-        if model == "mechanism":  # without t_end until settled, as below (core/mechanism)
+        n_output = int(get("n_output"))
+        t_end, period = float(get("t_end") or 0.0), None
+        if can(model, DESCRIBED):  # its length, output step and period are its table's
             options = get_model(model).parse(params).solver_options()
-            if options.output_step > 0.0:
+            if options.output_step > 0.0:  # a run until settled (core/mechanism)
                 return options.output_step
             t_end = options.t_end
-        elif t_end == 0.0 and get("speed_rpm"):
+        elif get("speed_rpm"):
+            period = 60.0 / float(get("speed_rpm"))
+        if not t_end and period:
             # a run until settled stores (n_output - 1) / 4 samples a revolution (core/cases)
-            return 60.0 / float(get("speed_rpm")) / max((n_output - 1) // 4, 1)
+            return period / max((n_output - 1) // 4, 1)
         return t_end / (n_output - 1)
-    if model == "mechanism":
+    if can(model, NAMED_JOINTS):
         paths = _mechanism_stiffness_paths(params)
         if not paths:
             return 1.0

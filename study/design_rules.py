@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable
 
 from gapsweep.core.convergence import refinement_study
 from gapsweep.core.errors import InputError
 
+from .design_registry import ADAPTIVE_DESIGNS, SAMPLING_DESIGNS, get_design
 from .errors import FieldError
-from .schema import ADAPTIVE_DESIGNS, SAMPLING_DESIGNS, StudySpec
+from .schema import StudySpec
 from .search_rules import adaptive_errors, not_adaptive_errors
 from .variation_design import check_design as check_monte_carlo
 
@@ -42,22 +42,38 @@ def _is_number(x: object) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool)
 
 
-CASE_COUNTS: dict[str, Callable[[StudySpec], int]] = {
-    "grid": lambda s: math.prod(_n_levels(s)),
-    "one-at-a-time": lambda s: 1 + sum(n - 1 for n in _n_levels(s)),
-    "latin-hypercube": lambda s: s.samples or 0,
-    "sobol": lambda s: (s.samples or 0) * (2 * len(s.axes) + 2),
-    "morris": lambda s: (s.samples or 0) * (len(s.axes) + 1),
-    "convergence": lambda s: sum(_n_levels(s)),
-    "monte-carlo": lambda s: s.samples or 0,
-    "optimize": lambda s: s.budget or 0,  # at most: the search may stop short of it
-    "calibrate": lambda s: s.budget or 0,
-}
+# each design's case count, named by its entry in the design registry (.design_registry)
+def grid_count(s: StudySpec) -> int:
+    return math.prod(_n_levels(s))
+
+
+def one_at_a_time_count(s: StudySpec) -> int:
+    return 1 + sum(n - 1 for n in _n_levels(s))
+
+
+def samples_count(s: StudySpec) -> int:
+    return s.samples or 0
+
+
+def sobol_count(s: StudySpec) -> int:
+    return (s.samples or 0) * (2 * len(s.axes) + 2)
+
+
+def morris_count(s: StudySpec) -> int:
+    return (s.samples or 0) * (len(s.axes) + 1)
+
+
+def convergence_count(s: StudySpec) -> int:
+    return sum(_n_levels(s))
+
+
+def budget_count(s: StudySpec) -> int:
+    return s.budget or 0  # at most: the search may stop short of it
 
 
 def count_cases(spec: StudySpec) -> int:
     """Cases the design makes (ideal twins not counted)."""
-    return CASE_COUNTS[spec.design](spec)
+    return get_design(spec.design).case_count(spec)
 
 
 def _one_at_a_time(spec: StudySpec) -> list[FieldError]:

@@ -1,6 +1,7 @@
 """Designs: a validated spec -> the list of cases to run (and their ideal twins).
 
-A registry, :data:`DESIGNS`, maps each design name to a function ``spec -> StudyPlan``.
+Each design's plan is a function ``spec -> (cases, design matrix)`` named by its entry in the
+design registry (:mod:`.design_registry`, which also counts and analyses).
 Every design is deterministic (sampling designs draw from ``seed``, 0 when unset), so a
 plan can be rebuilt from the stored spec. A case's ``params`` are the base overrides, then
 its axis values, in the spec's order (design.md 4.5).
@@ -18,12 +19,12 @@ from typing import Any
 import numpy as np
 
 from .adaptive import first_generation
+from .design_registry import ADAPTIVE_DESIGNS, get_design
+from .design_registry import REGISTRY as DESIGN_REGISTRY
 from .design_rules import count_cases, max_cases
 from .errors import FieldError, SpecError
-from .schema import ADAPTIVE_DESIGNS
 from .spec import StudySpec, typed
 from .twins import twin_key, twin_params
-from .variation_design import monte_carlo
 
 
 @dataclass(frozen=True)
@@ -127,18 +128,23 @@ def _sampled(make: Callable[[StudySpec, list[list[float]], int], np.ndarray]) ->
     return design
 
 
+# each design's plan, named by its entry in the design registry (study/design_registry.py)
+grid_cases = _grid
+one_at_a_time_cases = _one_at_a_time
+latin_hypercube_cases = _sampled(lambda s, b, seed: lhs_matrix(b, s.samples, seed))
+sobol_cases = _sampled(lambda s, b, seed: sobol_matrix(b, s.samples, seed))
+morris_cases = _sampled(lambda s, b, seed: morris_matrix(b, s.samples, seed, s.morris_levels))
+convergence_cases = _convergence
+
+
+def adaptive_cases(spec: StudySpec) -> Cases:
+    """An adaptive design's first generation; the rest follow as the study runs (.adaptive)."""
+    return first_generation(spec), None
+
+
+#: design name -> its plan (the design registry's, for callers that index by name)
 DESIGNS: dict[str, Callable[[StudySpec], Cases]] = {
-    "grid": _grid,
-    "one-at-a-time": _one_at_a_time,
-    "latin-hypercube": _sampled(lambda s, b, seed: lhs_matrix(b, s.samples, seed)),
-    "sobol": _sampled(lambda s, b, seed: sobol_matrix(b, s.samples, seed)),
-    "morris": _sampled(lambda s, b, seed: morris_matrix(b, s.samples, seed, s.morris_levels)),
-    "convergence": _convergence,
-    "monte-carlo": monte_carlo,
-    # adaptive: the first generation; the rest follow as the study runs (.adaptive)
-    "optimize": lambda spec: (first_generation(spec), None),
-    "calibrate": lambda spec: (first_generation(spec), None),
-}
+    name: design.make_plan for name, design in DESIGN_REGISTRY.items()}
 
 
 def plan_study(spec: StudySpec) -> StudyPlan:
@@ -146,7 +152,7 @@ def plan_study(spec: StudySpec) -> StudyPlan:
     n, limit = count_cases(spec), max_cases()
     if n > limit:
         raise SpecError([FieldError("design", n, f"at most {limit} cases (GAPSWEEP_MAX_CASES)")])
-    cases, matrix = DESIGNS[spec.design](spec)
+    cases, matrix = get_design(spec.design).make_plan(spec)
     if spec.mechanism is not None:  # each case carries its mechanism: workers need no file
         cases = [{**c, "mechanism": spec.mechanism} for c in cases]
     twins, twin_of = _twins(spec, cases)

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from gapsweep.core.api import DEFAULT_MODEL
 
 from .errors import FieldError, SpecError
 
@@ -60,7 +61,7 @@ def series_names(model: str) -> tuple[str, ...]:
 
 
 def parse_measurement(
-    text: str | bytes, *, model: str = "slider-crank", name: str = "", where: str = "measurement"
+    text: str | bytes, *, model: str = DEFAULT_MODEL, name: str = "", where: str = "measurement"
 ) -> Measurement:
     """Read the CSV ``text`` as a measurement of a ``model`` case; raise :class:`SpecError`
     naming ``where`` (+ ``.<column>`` or ``[row]``) for every problem found."""

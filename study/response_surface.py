@@ -113,6 +113,8 @@ def fit_surface(x: np.ndarray, y: np.ndarray, names: Sequence[str],
     would be constant); more terms than cases -> :class:`SurfaceError`."""
     if order not in ORDERS:
         raise SurfaceError(f"order {order}: one of {ORDERS}")
+    if len(y) == 0:  # the metric is in no done case (another model's name, or none done)
+        raise SurfaceError("no done case has this metric")
     x = np.asarray(x, dtype=float).reshape(len(y), -1)
     y = np.asarray(y, dtype=float)
     lo, hi = x.min(axis=0), x.max(axis=0)

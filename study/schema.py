@@ -11,13 +11,14 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 import numpy as np
-from gapsweep.core.api import get_model
+from gapsweep.core.api import DEFAULT_MODEL, get_model
 from pydantic import BaseModel, ConfigDict, Field, FiniteFloat, StringConstraints, model_validator
 
-DesignName = Literal["grid", "one-at-a-time", "latin-hypercube", "sobol", "morris", "convergence",
-                     "monte-carlo", "optimize", "calibrate"]
-SAMPLING_DESIGNS = ("latin-hypercube", "sobol", "morris")
-ADAPTIVE_DESIGNS = ("optimize", "calibrate")  # cases chosen as the study runs (design.md 4.9)
+from . import design_registry
+from .design_registry import ADAPTIVE_DESIGNS, DEFAULT_DESIGN, SAMPLING_DESIGNS  # noqa: F401
+
+# the design registry's names (study/design_registry.py), a Literal for pydantic's message
+DesignName = Literal[design_registry.NAMES]  # type: ignore[valid-type]
 Goal = Literal["min", "max", "target"]
 Tag = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=40)]
 Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
@@ -201,10 +202,10 @@ class StudySpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: Name
-    model: str = "slider-crank"
+    model: str = DEFAULT_MODEL
     description: str = Field("", max_length=10_000)
     tags: list[Tag] = Field(default_factory=list, max_length=50)
-    design: DesignName = "grid"
+    design: DesignName = DEFAULT_DESIGN
     ideal_twin: bool = True
     series: Literal["preview", "full", "none"] = "preview"
     samples: int | None = Field(None, ge=1)

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from gapsweep.core import metrics as registry
+from gapsweep.core.api import NAMED_JOINTS, can
 from gapsweep.core.mechanism.table import ideal_ignores
 from gapsweep.core.parameters import ideal_ignored
 
@@ -32,7 +33,7 @@ def twin_params(params: Mapping[str, Any], model: str | None = None) -> dict[str
     model does not read (without a model: minus :data:`IDEAL_IGNORES`), ideal on."""
     ignored = IDEAL_IGNORES if model is None else ideal_ignored(model)
     out = {k: v for k, v in params.items() if k not in ignored and k != "ideal"}
-    if model == "mechanism":  # a described mechanism's clearance joints: dotted names
+    if can(model, NAMED_JOINTS):  # a described mechanism's clearance joints: dotted names
         out = {k: v for k, v in out.items() if not ideal_ignores(k)}
     out["ideal"] = True
     return out

@@ -42,6 +42,18 @@ NEW_SAMPLES_ROW = "new-samples-row"
 NEW_SEED_ROW = "new-seed-row"
 NEW_MORRIS_LEVELS_ROW = "new-morris-levels-row"
 NEW_METRIC_ROW = "new-metric-row"
+# the adaptive designs' fields (optimize, calibrate: design.md 4.9)
+NEW_OBJECTIVE = "new-objective"  # the objective's metric
+NEW_GOAL = "new-goal"  # min | max | target
+NEW_TARGET = "new-target"  # the target value (goal = target)
+NEW_BUDGET = "new-budget"
+NEW_MEASUREMENT = "new-measurement"  # the id of a stored measurement
+NEW_MEASUREMENT_FILE = "new-measurement-file"  # store: an uploaded study's own record
+NEW_FIT_SERIES = "new-fit-series"  # the calibrated series
+NEW_OBJECTIVE_ROW = "new-objective-row"
+NEW_BUDGET_ROW = "new-budget-row"
+NEW_MEASUREMENT_ROW = "new-measurement-row"
+NEW_FIT_SERIES_ROW = "new-fit-series-row"
 NEW_CASE_COUNT = "new-case-count"
 NEW_ERRORS = "new-errors"
 NEW_SUBMIT = "new-submit"
@@ -106,6 +118,8 @@ STUDY_NOTES_SAVE = "study-notes-save"
 STUDY_NOTES_MESSAGE = "study-notes-message"
 STUDY_CASE_GRID = "study-case-grid"
 STUDY_CASE_GRID_KINDS = "study-case-grid-kinds"
+# store: the grid's metric columns {name: [header, factor to the shown unit]}: the study's own
+STUDY_CASE_GRID_METRICS = "study-case-grid-metrics"
 STUDY_CASE_GRID_REFRESHED = "study-case-grid-refreshed"
 STUDY_CASE_GRID_PINNED = "study-case-grid-pinned"
 STUDY_CASE_GRID_PINNED_SHOWN = "study-case-grid-pinned-shown"
@@ -239,4 +253,5 @@ SEARCH_SPECTRUM = "search-spectrum"
 SEARCH_PROFILES = "search-profiles"
 MEASUREMENT_UPLOAD = "measurement-upload"
 MEASUREMENT_MESSAGE = "measurement-message"
+MEASUREMENT_LIST = "measurement-list"  # the study's stored measured records
 CASE_MEASURED = "case-measured"  # + "-<measurement id>-<series>" (web/views/case_measurements.py)

@@ -18,6 +18,7 @@ from typing import Any
 from gapsweep.db import certificates as certificate_rows
 from gapsweep.db import studies
 from gapsweep.study.certificates import plan_certificates
+from gapsweep.study.design_registry import DEFAULT_DESIGN
 from sqlalchemy.orm import Session, sessionmaker
 
 from gapsweep.settings import Settings
@@ -44,7 +45,7 @@ def start_certificates(
             detail = studies.study_detail(session, study_id)
     if detail is None or detail["status"] != "done" or detail.get("certificates"):
         return []
-    design = (detail.get("spec") or {}).get("design", "grid")
+    design = (detail.get("spec") or {}).get("design", DEFAULT_DESIGN)
     try:
         plan = plan_certificates(detail["model"], design, detail["cases"])
     except Exception:  # a certificate that cannot be planned must not touch the results

@@ -22,6 +22,7 @@ from gapsweep.core.errors import InputError
 from gapsweep.core.metrics import joint_of, per_joint
 from gapsweep.core.postprocessing import series_spectrum
 from gapsweep.core.result import CaseResult
+from gapsweep.core.series import SPECTRUM_SERIES
 from gapsweep.core.solver import SERIES_NAMES
 
 # Points per series in a preview: a 1280-px-wide figure shows no more than this.
@@ -34,9 +35,9 @@ PREVIEW_SERIES = tuple(name for name in SERIES_NAMES if name != "t")
 # keeps them at the same instants, so that each point of the orbit is one position.
 PAIRED_SERIES = (("eccentricity_x", "eccentricity_y"),)
 
-# Stored spectra: "spectrum_freq_hz" [Hz] shared by "spectrum_<series>" amplitudes (series
-# units), over the settled window ("spectrum_t_start" [s], one value, where it is not 0).
-SPECTRUM_SERIES = ("slider_acceleration", "contact_normal_force")
+# Stored spectra (SPECTRUM_SERIES, the series registry's): "spectrum_freq_hz" [Hz] shared by
+# "spectrum_<series>" amplitudes (series units), over the settled window ("spectrum_t_start"
+# [s], one value, where it is not 0).
 
 
 def decimate(t: np.ndarray, x: np.ndarray, budget: int) -> tuple[np.ndarray, np.ndarray]:

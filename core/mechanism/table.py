@@ -592,6 +592,12 @@ def _sweepable(text: str) -> tuple[tuple[str, str], ...]:
     return tuple(out.items())
 
 
+def unit_of(name: str) -> str:
+    """The unit of a mechanism table's number ``name`` (``mass_kg``: kg, ``rod_mm``: mm) from
+    its key or its suffix; "" for none."""
+    return _unit_of(name)
+
+
 def _unit_of(name: str) -> str:
     for key, unit in _UNITS.items():
         if name.endswith(key):

@@ -136,12 +136,14 @@ class ReadOperations:
         with self.sessions() as s:
             return read(s, study_id=study_id, **request)
 
-    def twin_rows(self, study_id: int, axes: dict[str, str]) -> list[dict[str, Any]]:
-        """The study's ideal twins as case-grid rows (:func:`gapsweep.db.case_table.twin_rows`)."""
+    def twin_rows(self, study_id: int, axes: dict[str, str], **metrics: Any
+                  ) -> list[dict[str, Any]]:
+        """The study's ideal twins as case-grid rows (:func:`gapsweep.db.case_table.twin_rows`;
+        ``metrics=``: its metric columns)."""
         from gapsweep.db.case_table import twin_rows as read
 
         with self.sessions() as s:
-            return read(s, study_id=study_id, axes=axes)
+            return read(s, study_id=study_id, axes=axes, **metrics)
 
     # --- cases -----------------------------------------------------------------------------
 

@@ -305,7 +305,7 @@ def test_archive_delete_callback_role_matrix(archive, accounts, who):
     body = r.get_data(as_text=True)
     after = snapshot(archive)
     if who in ("owner", "admin"):
-        assert "Deleted 1 studies." in body
+        assert "Deleted 1 study." in body
         assert after["deleted"][study_id] is not None
         assert audit_rows(archive)[-1] == (BY_TOKEN[who], "study.delete", f"study:{study_id}")
     else:

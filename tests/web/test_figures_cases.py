@@ -415,3 +415,27 @@ def test_orbit_points_pair_x_and_y_of_one_instant():
     np.testing.assert_array_equal(orbit_figure(series, 0.05).data[0].x, x)
     shared = {**series, "eccentricity_y": c * np.sin(w * tx), "t:eccentricity_y": tx}
     assert orbit_points(shared)[1] is shared["eccentricity_y"]
+
+
+def test_a_stretch_the_series_does_not_store_breaks_the_line_and_is_marked():
+    """Issue 35.6: a long run stores its first revolution and its last ones; the line must
+    not join them with a straight segment that reads as a constant acceleration."""
+    from gapsweep.web.figures.case_views import slider_acceleration_figure
+
+    t = np.r_[np.linspace(0.0, 0.012, 121), np.linspace(0.3, 0.312, 121)]  # 1 rev, gap, 1 rev
+    a = np.sin(2 * np.pi * t / 0.012)
+    fig = slider_acceleration_figure({"t": t, "slider_acceleration": a})
+    (trace,) = fig.data
+    y = np.asarray(trace.y, dtype=float)
+    x = np.asarray(trace.x, dtype=float)
+    assert y.size == a.size + 1 and np.isnan(y).sum() == 1
+    k = int(np.flatnonzero(np.isnan(y))[0])
+    assert x[k - 1] == 0.012 and x[k + 1] == 0.3  # the break is exactly across the gap
+    assert np.array_equal(y[~np.isnan(y)], a)  # every stored sample drawn as stored
+    (band,) = [s for s in fig.layout.shapes if s.type == "rect"]
+    assert (band.x0, band.x1) == (0.012, 0.3)
+    assert any(an.text == "not stored" for an in fig.layout.annotations)
+    # a series without a gap is drawn as it is (no NaN, no band)
+    whole = slider_acceleration_figure({"t": t[:121], "slider_acceleration": a[:121]})
+    assert np.array_equal(np.asarray(whole.data[0].y, dtype=float), a[:121])
+    assert not [s for s in whole.layout.shapes if s.type == "rect"]

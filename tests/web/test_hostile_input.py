@@ -524,7 +524,7 @@ def test_sql_like_strings_are_stored_and_searched_as_text(eve):
     # the archive page's own query, as its search box sends it
     with eve.archive.request(headers=eve.token):
         table = page("archive").update_table(0, None, SQL_NAME, None, None, None, 0, None, [])
-        assert [row["id"] for row in table[0]] == [study_id] and table[2] == "1 studies"
+        assert [row["id"] for row in table[0]] == [study_id] and table[2] == "1 study"
         table = page("archive").update_table(0, None, '" OR 1=1 --', None, None, None, 0,
                                              None, [])
         assert table[0] == [] and table[2] == "0 studies"
@@ -676,7 +676,7 @@ def test_the_archive_table_with_hostile_inputs_shows_a_page(eve, case):
     before = state(eve.archive)
     out = outputs(call(eve, "archive-table.data", {key: value}))
     assert [r["id"] for r in out[ids.ARCHIVE_TABLE]["data"]] == [eve.study][:rows]
-    assert out[ids.ARCHIVE_TOTAL]["children"] == "1 studies"
+    assert out[ids.ARCHIVE_TOTAL]["children"] == "1 study"
     assert state(eve.archive) == before
 
 
@@ -712,7 +712,7 @@ def test_the_archive_delete_of_a_real_row_still_deletes(eve):
         (ids.ARCHIVE_DELETE_CONFIRM, "submit_n_clicks"): 1,
         (ids.ARCHIVE_TABLE, "selected_rows"): [0],
         (ids.ARCHIVE_TABLE, "data"): [{"id": eve.study}], (ids.ARCHIVE_REFRESH, "data"): "x"}))
-    assert out[ids.ARCHIVE_MESSAGE]["children"] == "Deleted 1 studies."
+    assert out[ids.ARCHIVE_MESSAGE]["children"] == "Deleted 1 study."
     assert out[ids.ARCHIVE_REFRESH]["data"] == 1
     after = state(eve.archive)
     assert grown(before, after) == {"audit_events": 1}

@@ -75,7 +75,7 @@ def test_soft_delete_of_the_selected_rows(archive_page):
     message, refresh = module.delete_selected(1, [0, 2], rows, 4)
     assert message == "Deleted 2 studies." and refresh == 5
     rows, _, total, *_ = module.update_table(0, NEWEST_FIRST, None, None, None, None, 5, None, [])
-    assert total == "1 studies" and [r["id"] for r in rows] == [study_ids[1]]
+    assert total == "1 study" and [r["id"] for r in rows] == [study_ids[1]]
 
 
 def test_delete_and_compare_need_a_selection(archive_page):

@@ -49,3 +49,20 @@ def test_a_case_page_overlays_the_measurement_on_its_series(archive):
         assert list(measured.y) == y.tolist() and list(measured.x) == (t * 1e3).tolist()
         assert any(tr.name == SIMULATED_NAME for tr in graph.figure.data)
         assert "correlation" in graph.figure.layout.title.text
+
+
+def test_a_stored_record_stays_listed_on_the_study_page_after_a_reload(archive):
+    """Issue 35.5: "Measurement 1 stored", then nothing on the page after a reload."""
+    from archive_fixtures import find
+
+    with archive.request():
+        study_id = archive.create()  # a grid study
+        before = texts(find(page("study").layout(study_id=str(study_id)), ids.MEASUREMENT_LIST))
+        assert "rig.csv" not in before
+        message, listed = measurement_upload.upload(
+            _upload("time_s,slider_acceleration\n0,1.5\n0.001,-2\n0.002,3\n"), "rig.csv",
+            study_id)
+        assert "Measurement 1 stored" in texts(message) and "rig.csv" in texts(listed)
+        reloaded = find(page("study").layout(study_id=str(study_id)), ids.MEASUREMENT_LIST)
+    line = texts(reloaded)
+    assert "Measurement 1: rig.csv" in line and "3 samples of slider_acceleration" in line

@@ -301,7 +301,7 @@ def test_the_help_texts_follow_the_design(new_study):
     layout = module.layout()
     assert find(layout, ids.NEW_DESIGN_HELP).children.startswith("every combination")
     assert "outermost" in find(layout, ids.NEW_AXES_HEADER).children
-    said = {d: module.design_fields(d)[4:] for d in module.DESIGNS}
+    said = {d: module.design_fields(d)[len(module.DESIGN_ROWS):] for d in module.DESIGNS}
     assert len({help_text for help_text, _, _ in said.values()}) == len(module.DESIGNS)
     assert "outermost" not in said["latin-hypercube"][1]
     assert "bounds" in said["latin-hypercube"][1]
@@ -390,3 +390,44 @@ def test_a_submit_parses_and_plans_the_spec_once(new_study, monkeypatch):
     path, _ = module.submit(1, *vals)
     assert path.startswith("/studies/") and archive.count("cases") == 16
     assert counts == {"parse_spec": 1, "plan_study": 1}
+
+
+def test_the_form_sets_up_optimize_and_calibrate(new_study):
+    """Issue 35.5: both designs offered; a calibrate file's budget, seed, fitted series and
+    embedded record reach the form and come back in the spec (they read "null" before); an
+    optimize study's objective, goal, target and budget are sent from the form's fields."""
+    module, _ = new_study
+    assert {"optimize", "calibrate"} <= set(module.DESIGNS)
+    rows = "".join(f"{0.001 * k!r},{(-1) ** k * 100.0 * k!r}\n" for k in range(20))
+    csv = "time_s,slider_acceleration\n" + rows
+    toml = ('name = "Fit the rig"\ndesign = "calibrate"\nbudget = 24\nseed = 7\n'
+            'series = "slider_acceleration"\n'
+            "[axes.restitution]\nstart = 0.3\nstop = 0.9\n"
+            f"[measurement]\ncsv = '''{csv}'''\n")
+    out = module.upload(_upload(toml), "fit.toml")
+    form = dict(zip([k for k, _, _ in module.FIELDS], out[: len(module.FIELDS)], strict=True))
+    assert (form["design"], form["budget"], form["seed"]) == ("calibrate", 24, 7)
+    assert form["fit_series"] == "slider_acceleration" and form["series"] == "preview"
+    assert form["measurement"] is None and form["measurement_file"] == {"csv": csv}
+    shown = module.design_fields("calibrate")
+    rows_shown = dict(zip([f for f, _ in module.DESIGN_ROWS], shown, strict=False))
+    assert rows_shown["budget"] == {} and rows_shown["measurement"] == {}
+    assert rows_shown["objective"] == {"display": "none"}
+    summary, errors, _ = module.validate(*out[: len(module.FIELDS)])[:3]
+    assert errors is None, texts(errors)
+    assert "null" not in texts(summary)
+    # a stored measurement's id replaces the file's record
+    vals = set_value(module, out[: len(module.FIELDS)], "measurement", 3)
+    spec, _ = module.form_to_spec(**module.form_kwargs(vals))
+    assert spec["measurement"] == {"id": 3} and spec["budget"] == 24
+
+    vals = values(module.layout(), module)
+    for key, value in (("design", "optimize"), ("objective", "peak_contact_force_settled"),
+                       ("goal", "target"), ("target", 800), ("budget", 30), ("seed", 2),
+                       ("axis_rows", [axis_row("clearance_mm", "range", start=0.02,
+                                               stop=0.1, count="")])):
+        vals = set_value(module, vals, key, value)
+    spec, _ = module.form_to_spec(**module.form_kwargs(vals))
+    assert spec["objective"] == {"metric": "peak_contact_force_settled", "goal": "target",
+                                 "value": 800}
+    assert (spec["budget"], spec["seed"]) == (30, 2) and "measurement" not in spec

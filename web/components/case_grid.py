@@ -11,14 +11,15 @@ for its rows when the study's progress fingerprint moves (the poll), not every p
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from contextlib import nullcontext
 from typing import Any
 
 import dash_ag_grid as dag
 from dash import Input, Output, State, callback, clientside_callback, dcc, no_update
 
 from .. import data, ids
-from ..figures.labels import metric_label, metric_scale, parameter_label
+from ..figures.labels import measuring, metric_label, metric_scale, parameter_label
 from ..views import study_view as view
 
 BLOCK = 100  # rows per request
@@ -40,10 +41,29 @@ def axis_kinds(detail: Mapping[str, Any]) -> dict[str, str]:
 RUN_COLUMNS = ("attempts", "reason", "wall_time_s")
 
 
-def column_defs(kinds: Mapping[str, str], *, more: bool = False) -> list[dict[str, Any]]:
+Shown = Mapping[str, Sequence[Any]]  # metric -> (header, factor from SI to the shown unit)
+
+
+def shown_metrics(detail: Mapping[str, Any] | None = None) -> dict[str, list[Any]]:
+    """The grid's metric columns of a study ({name: [header, factor]}): its measures'
+    headline (a mechanism's own settled peaks, not the slider's); the built-in models' for
+    None."""
+    measures = view.measures_of(detail) if detail is not None else None
+    names = measures.headline if measures is not None else view.TABLE_METRICS
+    with measuring(measures) if measures is not None else nullcontext():
+        return {m: [metric_label(m), metric_scale(m)] for m in names}
+
+
+def _metrics(shown: Any) -> Shown:
+    return shown if isinstance(shown, Mapping) and shown else shown_metrics()
+
+
+def column_defs(kinds: Mapping[str, str], shown: Shown | None = None, *,
+                more: bool = False) -> list[dict[str, Any]]:
     """The grid's columns: the case link (with the selection tick), status, the axes, the
-    headline metrics - each sortable and filterable - and, with ``more``, attempts, reason
-    and time (:data:`RUN_COLUMNS`, hidden otherwise)."""
+    metrics ``shown`` (:func:`shown_metrics`) - each sortable and filterable - and, with
+    ``more``, attempts, reason and time (:data:`RUN_COLUMNS`, hidden otherwise). A dotted
+    name (a mechanism's ``joints.pin.clearance_mm``) is one field, not a path."""
     number = {"filter": "agNumberColumnFilter", "type": "numericColumn"}
     text = {"filter": "agTextColumnFilter"}
     cols: list[dict[str, Any]] = [
@@ -59,8 +79,8 @@ def column_defs(kinds: Mapping[str, str], *, more: bool = False) -> list[dict[st
     ]
     cols += [{"field": a, "headerName": parameter_label(a),
               **(number if kind == "number" else text)} for a, kind in kinds.items()]
-    cols += [{"field": m, "headerName": metric_label(m), **number}
-             for m in view.TABLE_METRICS]
+    cols += [{"field": m, "headerName": header, **number}
+             for m, (header, _) in _metrics(shown).items()]
     for col in cols:
         if col["field"] in RUN_COLUMNS:
             col["hide"] = not more
@@ -73,12 +93,14 @@ def grid(detail: Mapping[str, Any]) -> dag.AgGrid:
     return dag.AgGrid(
         id=ids.STUDY_CASE_GRID,
         rowModelType="infinite",
-        columnDefs=column_defs(axis_kinds(detail)),
+        columnDefs=column_defs(axis_kinds(detail), shown_metrics(detail)),
         defaultColDef={"sortable": True, "resizable": True, "minWidth": 100,
                        "filterParams": {"maxNumConditions": 2}, "wrapHeaderText": True,
                        "autoHeaderHeight": True},
         getRowId="params.data.id",
         dashGridOptions={
+            # a mechanism's parameters are dotted names, not paths into the row
+            "suppressFieldDotNotation": True,
             "rowSelection": {"mode": "multiRow", "checkboxes": True, "headerCheckbox": False,
                              "enableClickSelection": False},
             "cacheBlockSize": BLOCK, "maxBlocksInCache": 20, "infiniteInitialRowCount": 1,
@@ -96,31 +118,34 @@ def _show(value: Any) -> Any:
 
 
 def rows_response(study_id: Any, request: Mapping[str, Any] | None,
-                  kinds: Mapping[str, str]) -> dict[str, Any]:
+                  kinds: Mapping[str, str], shown: Shown | None = None) -> dict[str, Any]:
     """``getRowsResponse`` for a grid's ``getRowsRequest``: ``{"rowData", "rowCount"}``
     (the count of cases passing the filter, so the grid knows where the table ends)."""
     request = request or {}
+    shown = _metrics(shown)
     start = int(request.get("startRow") or 0)
     end = int(request.get("endRow") or start + BLOCK)
     rows, total = data.grid_page(int(study_id), axes=dict(kinds), start=start, end=end,
                                  sort_model=request.get("sortModel") or [],
-                                 filter_model=stored_units(request.get("filterModel") or {}))
-    return {"rowData": [shown_row(row) for row in rows], "rowCount": total}
+                                 filter_model=stored_units(request.get("filterModel") or {},
+                                                           shown),
+                                 metrics=list(shown))
+    return {"rowData": [shown_row(row, shown) for row in rows], "rowCount": total}
 
 
-def shown_row(row: Mapping[str, Any]) -> dict[str, Any]:
+def shown_row(row: Mapping[str, Any], shown: Shown | None = None) -> dict[str, Any]:
     """A :func:`case_page` row as the grid shows it: the case link, each metric in the unit
     its header names (penetrations in µm), numbers to 6 significant digits."""
     out = dict(row)
     twin = " (ideal twin)" if row.get("kind") == "twin" else ""
     out["case"] = f"[{row['id']}{twin}](/cases/{row['id']})"
-    for m in view.TABLE_METRICS:
+    for m, (_, factor) in _metrics(shown).items():
         if isinstance(out.get(m), (int, float)) and not isinstance(out[m], bool):
-            out[m] = out[m] * metric_scale(m)
+            out[m] = out[m] * factor
     return {k: _show(v) if not isinstance(v, (list, dict)) else str(v) for k, v in out.items()}
 
 
-def stored_units(filter_model: Mapping[str, Any]) -> dict[str, Any]:
+def stored_units(filter_model: Mapping[str, Any], shown: Shown | None = None) -> dict[str, Any]:
     """The grid's filter model with each metric's typed numbers (in the shown unit, e.g. µm)
     turned back into the stored unit (m) the SQL compares with."""
     if not isinstance(filter_model, Mapping):
@@ -137,13 +162,14 @@ def stored_units(filter_model: Mapping[str, Any]) -> dict[str, Any]:
             out["conditions"] = [scaled(c, factor) for c in out["conditions"]]
         return out
 
-    return {k: scaled(v, metric_scale(k)) if k in view.TABLE_METRICS and metric_scale(k) != 1
-            else v for k, v in filter_model.items()}
+    factors = {m: factor for m, (_, factor) in _metrics(shown).items()}
+    return {k: scaled(v, factors[k]) if factors.get(k, 1) != 1 else v
+            for k, v in filter_model.items()}
 
 
-def get_rows(request, study_id, kinds):
+def get_rows(request, study_id, kinds, shown=None):
     try:
-        return rows_response(study_id, request, kinds or {})
+        return rows_response(study_id, request, kinds or {}, shown)
     except (TypeError, ValueError):  # a hand-made request: no rows rather than an error page
         return {"rowData": [], "rowCount": 0}
 
@@ -154,28 +180,32 @@ def compare_link(selected):
     return (view.compare_href(chosen) if ok else "/compare"), not ok
 
 
-def pinned_twins(_version: Any, study_id: Any, kinds: Any) -> Any:
+def pinned_twins(_version: Any, study_id: Any, kinds: Any, shown: Any = None) -> Any:
     """The rows of the ideal twins pinned under the cases (marked "ideal twin" in the case
     column), refreshed as the study moves; the browser pins them through the grid's API.
 
     Not a ``Patch`` of the grid's options: one that arrives after the user left the page
     (Clone pressed while a refresh was in flight) has no options to patch, and the renderer
     throws "Cannot patch undefined" (seen in a CI run of the clone test)."""
+    shown = _metrics(shown)
     try:
-        rows = data.twin_rows(int(study_id), dict(kinds) if isinstance(kinds, Mapping) else {})
+        rows = data.twin_rows(int(study_id), dict(kinds) if isinstance(kinds, Mapping) else {},
+                              metrics=list(shown))
     except (TypeError, ValueError):
         return no_update
-    return [shown_row(r) for r in rows]
+    return [shown_row(r, shown) for r in rows]
 
 
-def more_columns(shown: Any, kinds: Any) -> list[dict[str, Any]]:
+def more_columns(more: Any, kinds: Any, shown: Any = None) -> list[dict[str, Any]]:
     """The grid's columns once the "more columns" switch moved."""
-    return column_defs(kinds if isinstance(kinds, Mapping) else {}, more=bool(shown))
+    return column_defs(kinds if isinstance(kinds, Mapping) else {}, _metrics(shown),
+                       more=bool(more))
 
 
 def stores(detail: Mapping[str, Any]) -> list[Any]:
     """What the grid's callbacks read: the axes' kinds, and where the refresh reports."""
     return [dcc.Store(id=ids.STUDY_CASE_GRID_KINDS, data=axis_kinds(detail)),
+            dcc.Store(id=ids.STUDY_CASE_GRID_METRICS, data=shown_metrics(detail)),
             dcc.Store(id=ids.STUDY_CASE_GRID_REFRESHED),
             dcc.Store(id=ids.STUDY_CASE_GRID_PINNED),
             dcc.Store(id=ids.STUDY_CASE_GRID_PINNED_SHOWN)]
@@ -188,6 +218,7 @@ def register_callbacks() -> None:
         Input(ids.STUDY_CASE_GRID, "getRowsRequest"),
         State(ids.STUDY_ID_STORE, "data"),
         State(ids.STUDY_CASE_GRID_KINDS, "data"),
+        State(ids.STUDY_CASE_GRID_METRICS, "data"),
         prevent_initial_call=True,
     )(get_rows)
     callback(
@@ -195,6 +226,7 @@ def register_callbacks() -> None:
         Input(ids.STUDY_VERSION, "data"),
         State(ids.STUDY_ID_STORE, "data"),
         State(ids.STUDY_CASE_GRID_KINDS, "data"),
+        State(ids.STUDY_CASE_GRID_METRICS, "data"),
     )(pinned_twins)
     # a grid that is gone (the page left) has no API: nothing is written
     clientside_callback(
@@ -214,6 +246,7 @@ def register_callbacks() -> None:
         Output(ids.STUDY_CASE_GRID, "columnDefs"),
         Input(ids.STUDY_CASE_GRID_MORE, "value"),
         State(ids.STUDY_CASE_GRID_KINDS, "data"),
+        State(ids.STUDY_CASE_GRID_METRICS, "data"),
         prevent_initial_call=True,
     )(more_columns)
     callback(

@@ -10,16 +10,32 @@ import dash_bootstrap_components as dbc
 from dash import Input, Output, State, callback, dcc, html, no_update
 from gapsweep.study.errors import SpecError
 
-from .. import actions, ids
+from .. import actions, data, ids
 from ..auth import principal
 from .study_notes import may_edit
 
 
-def uploader(owner: str | None) -> html.Div:
-    """The upload box and its message (nothing for a viewer who may not edit)."""
+def listing(study_id: int | None) -> html.Div:
+    """The study's stored measured records, one line each (what an upload added stays listed
+    after a reload); nothing when it has none."""
+    records = data.measured_records(int(study_id)) if study_id is not None else []
+    items = [html.Li(
+        f"Measurement {r['id']}: {r.get('name') or 'unnamed'} — {r['n_samples']} samples of "
+        f"{', '.join(r.get('series') or sorted((r.get('data') or {}).get('series', {})))} "
+        f"on {r['time_base']}"
+        + (f" (case {r['case_id']})" if r.get("case_id") else " (the whole study)"))
+        for r in records]
+    return html.Div([html.Span("Measured records", className="fw-semibold"), html.Ul(items)]
+                    if items else [], id=ids.MEASUREMENT_LIST, className="small mb-2")
+
+
+def uploader(owner: str | None, study_id: int | None = None) -> html.Div:
+    """The study's measured records, the upload box and its message (no box for a viewer
+    who may not edit)."""
     if not may_edit(owner):
-        return html.Div()
+        return listing(study_id)
     return html.Div([
+        listing(study_id),
         dcc.Upload(id=ids.MEASUREMENT_UPLOAD, multiple=False, children=html.Div(
             ["Drop a measured record (CSV: time_s or crank_deg, then series columns) or ",
              html.A("choose a file")]),
@@ -48,6 +64,7 @@ def store(study_id: int, contents: str, filename: str) -> tuple[str, str]:
 
 @callback(
     Output(ids.MEASUREMENT_MESSAGE, "children"),
+    Output(ids.MEASUREMENT_LIST, "children"),
     Input(ids.MEASUREMENT_UPLOAD, "contents"),
     State(ids.MEASUREMENT_UPLOAD, "filename"),
     State(ids.STUDY_ID_STORE, "data"),
@@ -55,6 +72,7 @@ def store(study_id: int, contents: str, filename: str) -> tuple[str, str]:
 )
 def upload(contents: Any, filename: Any, study_id: Any):
     if not contents or study_id is None:
-        return no_update
+        return no_update, no_update
     text, colour = store(int(study_id), str(contents), str(filename or ""))
-    return dbc.Alert(text, color=colour, className="py-1 small")
+    return (dbc.Alert(text, color=colour, className="py-1 small"),
+            listing(int(study_id)).children)

@@ -26,7 +26,11 @@ TAB_MOTION = "motion"
 
 
 def numeric_axes(detail: Mapping[str, Any]) -> list[str]:
-    """The study's axes whose values are numbers in every case that has them."""
+    """The study's axes whose values are numbers in every case that has them (a summary
+    without its cases - the page's frame - reads the spec's levels)."""
+    if "cases" not in detail:
+        spec_axes = (detail.get("spec") or {}).get("axes") or {}
+        return [a for a in view.axes_of(detail) if _numeric_spec(spec_axes.get(a) or {})]
     out = []
     for axis in view.axes_of(detail):
         values = [(c.get("params") or {}).get(axis) for c in detail.get("cases") or []]
@@ -37,12 +41,26 @@ def numeric_axes(detail: Mapping[str, Any]) -> list[str]:
     return out
 
 
+def _numeric_spec(axis: Mapping[str, Any]) -> bool:
+    values = [v for k, v in axis.items() if k in ("values", "nominal", "start", "stop", "low",
+                                                   "high")]
+    flat = [x for v in values for x in (v if isinstance(v, list) else [v])]
+    return bool(flat) and all(isinstance(x, (int, float)) and not isinstance(x, bool)
+                              for x in flat)
+
+
+def _named(axes: Sequence[str], stem: str) -> str | None:
+    """The axis that is ``stem`` (a mechanism's ``joints.<j>.clearance_mm``,
+    ``driver.speed_rpm`` too)."""
+    return next((a for a in axes if a.split(".")[-1] == stem), None)
+
+
 def map_axes(axes: Sequence[str]) -> tuple[str | None, str | None]:
     """The class map's default axes: clearance x speed when the study has both, else the
     first two numeric axes (None where it has fewer)."""
-    x = "clearance_mm" if "clearance_mm" in axes else (axes[0] if axes else None)
+    x = _named(axes, "clearance_mm") or (axes[0] if axes else None)
     rest = [a for a in axes if a != x]
-    y = "speed_rpm" if "speed_rpm" in rest else (rest[0] if rest else None)
+    y = _named(rest, "speed_rpm") or (rest[0] if rest else None)
     return x, y
 
 

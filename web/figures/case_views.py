@@ -15,8 +15,9 @@ from typing import Any
 
 import numpy as np
 import plotly.graph_objects as go
+from gapsweep.core.series import REGISTRY as SERIES_REGISTRY
 
-from .labels import SERIES, series_label, with_unit
+from .labels import current_measures, series_label, series_parts, with_unit
 from .style import (
     LEGEND_BELOW,
     MARKER_COLOR,
@@ -44,15 +45,57 @@ def time_of(series: Mapping[str, np.ndarray], name: str) -> np.ndarray:
     return np.asarray(series["t"] if own is None else own)
 
 
+# a step of the time base this many times its median step is a stretch the series does not
+# store (a long run keeps its first revolution and its last ones: workers/series_policy.py);
+# a preview's min/max buckets space samples up to about twice the median step
+GAP_STEPS = 10.0
+
+
+def _gap_starts(t: np.ndarray) -> np.ndarray:
+    """Indices ``k`` whose step to ``t[k + 1]`` is a gap (see :data:`GAP_STEPS`)."""
+    if t.size < 3:
+        return np.zeros(0, dtype=int)
+    dt = np.diff(t)
+    median = float(np.median(dt))
+    return np.nonzero(dt > GAP_STEPS * median)[0] if median > 0.0 else np.zeros(0, dtype=int)
+
+
+def gaps(t: np.ndarray) -> list[tuple[float, float]]:
+    """The stretches ``(t0, t1)`` [s] between stored samples that the series leaves out."""
+    t = np.asarray(t, dtype=float)
+    return [(float(t[k]), float(t[k + 1])) for k in _gap_starts(t)]
+
+
+def broken(t: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(t, y)`` with a NaN inside each gap (:func:`gaps`): the line breaks there rather
+    than draw a straight segment across what was not stored."""
+    t, y = np.asarray(t, dtype=float), np.asarray(y, dtype=float)
+    at = _gap_starts(t)
+    if not at.size:
+        return t, y
+    return np.insert(t, at + 1, (t[at] + t[at + 1]) / 2.0), np.insert(y, at + 1, np.nan)
+
+
+def mark_gaps(fig: go.Figure, t: np.ndarray) -> go.Figure:
+    """A grey band over each stretch the series does not store, said as such."""
+    for t0, t1 in gaps(t):
+        fig.add_vrect(x0=t0, x1=t1, fillcolor=REFERENCE_COLOR, opacity=0.12, line_width=0,
+                      annotation_text="not stored", annotation_position="top left")
+    return fig
+
+
 def line(
-    series: Mapping[str, np.ndarray], name: str, *, label: str | None = None, index: int = 0
+    series: Mapping[str, np.ndarray], name: str, *, label: str | None = None, index: int = 0,
+    scale: float = 1.0,
 ) -> go.Scatter:
-    """A line trace of series ``name`` against its time base, named ``label`` or the series."""
+    """A line trace of series ``name`` (times ``scale``) against its time base, named
+    ``label`` or the series, broken where the series has a gap (:func:`broken`)."""
+    x, y = broken(time_of(series, name), np.asarray(series[name], dtype=float) * scale)
     return go.Scatter(
-        x=time_of(series, name),
-        y=np.asarray(series[name]),
+        x=x,
+        y=y,
         mode="lines",
-        name=label or SERIES.get(name, (name,))[0],
+        name=label or series_parts(name)[0],
         line_color=color(index),
     )
 
@@ -64,21 +107,32 @@ def time_series_figure(
     fig = new_figure(title, TIME_TITLE, y_title)
     for i, name in enumerate(names):
         fig.add_trace(line(series, name, index=i))
-    return fig
+    return mark_gaps(fig, time_of(series, names[0])) if names else fig
+
+
+def measured_figure(
+    series: Mapping[str, np.ndarray], name: str,
+    twin_series: Mapping[str, np.ndarray] | None = None,
+) -> go.Figure:
+    """Series ``name`` of the case and, given ``twin_series``, of its ideal twin (dashed,
+    named ``"ideal joint"``, the second trace), titled and labelled by the series registry
+    with the study's measures (a mechanism's measure in its own unit)."""
+    fig = new_figure(series_parts(name)[0], TIME_TITLE, series_label(name))
+    fig.add_trace(line(series, name, label="clearance joint"))
+    if twin_series is not None and name in twin_series:
+        twin = line(twin_series, name, label="ideal joint")
+        twin.line.update(color=REFERENCE_COLOR, dash="dash")
+        fig.add_trace(twin)
+    return mark_gaps(fig, time_of(series, name))
 
 
 def slider_acceleration_figure(
     series: Mapping[str, np.ndarray], twin_series: Mapping[str, np.ndarray] | None = None
 ) -> go.Figure:
     """Slider acceleration [m/s²] of the case and, given ``twin_series``, of its ideal twin
-    (dashed, named ``"ideal joint"``, the second trace)."""
-    fig = new_figure("Slider acceleration", TIME_TITLE, series_label("slider_acceleration"))
-    fig.add_trace(line(series, "slider_acceleration", label="clearance joint"))
-    if twin_series is not None and "slider_acceleration" in twin_series:
-        twin = line(twin_series, "slider_acceleration", label="ideal joint")
-        twin.line.update(color=REFERENCE_COLOR, dash="dash")
-        fig.add_trace(twin)
-    return fig
+    (dashed, named ``"ideal joint"``, the second trace); a mechanism's probe is named for
+    what it is (its first measure's body coordinate)."""
+    return measured_figure(series, "slider_acceleration", twin_series)
 
 
 def contact_force_figure(series: Mapping[str, np.ndarray]) -> go.Figure:
@@ -98,10 +152,10 @@ def penetration_figure(series: Mapping[str, np.ndarray], clearance_mm: float | N
     """Penetration depth [µm] (the stored series in m × 1e6, the unit the metric tables use),
     with the radial clearance c [µm] as a dashed line labelled as the clearance, for scale:
     the penetration must stay far below it (design.md 2). No line when c is unknown."""
-    trace = line(series, "penetration")
-    trace.update(y=np.asarray(series["penetration"]) * UM_PER_M)
+    trace = line(series, "penetration", scale=UM_PER_M)
     fig = new_figure("Contact penetration", TIME_TITLE, with_unit("Penetration", "µm"))
     fig.add_trace(trace)
+    mark_gaps(fig, time_of(series, "penetration"))
     if clearance_mm is None:
         return fig
     c_um = clearance_mm * 1e3
@@ -262,6 +316,11 @@ def case_figures(
         "driving_torque": (("driving_torque",), lambda: driving_torque_figure(series)),
         "contact_state": (("contact_state",), lambda: contact_state_figure(series)),
     }
+    # a described mechanism's measures first, each in its own unit (design.md 4.7)
+    measured = {f"measure_{m}": ((m,), lambda m=m: measured_figure(series, m, twin_series))
+                for m, entry in current_measures().series.items() if m == entry.name
+                and m not in SERIES_REGISTRY}
+    views = {**measured, **views}
     joint_views = {"contact_force", "penetration", "orbit", "contact_state"}
     return {
         name: make()

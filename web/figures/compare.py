@@ -9,7 +9,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from .case_views import TIME_TITLE, line
-from .labels import SERIES, level_name, series_label
+from .labels import level_name, series_label, series_parts
 from .style import REFERENCE_COLOR, new_figure
 
 # Overlaid lines: the later ones thinner and all translucent, so the last drawn does not hide
@@ -39,7 +39,7 @@ def compare_figure(
         raise ValueError(f"{len(series_by_case)} cases for {len(labels)} labels")
     if not 1 <= len(series_by_case) <= MAX_CASES:
         raise ValueError(f"{len(series_by_case)} cases: compare takes 1 to {MAX_CASES}")
-    title = SERIES.get(name, (name.replace("_", " ").capitalize(),))[0]
+    title = series_parts(name)[0]
     fig = new_figure(f"{title}: {len(labels)} cases", TIME_TITLE, series_label(name))
     for i, (series, label) in enumerate(zip(series_by_case, labels, strict=True)):
         if name in series:

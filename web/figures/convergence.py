@@ -15,7 +15,14 @@ from typing import Any
 
 import plotly.graph_objects as go
 
-from .labels import metric_label, metric_parts, metric_scale, parameter_label, phrase
+from .labels import (
+    default_metric,
+    metric_label,
+    metric_parts,
+    metric_scale,
+    parameter_label,
+    phrase,
+)
 from .style import REFERENCE_COLOR, color, fit_tick_labels, new_figure
 
 RICHARDSON_NAME = "Richardson estimate"
@@ -117,7 +124,7 @@ def certificate_figure(
     ``report``: ``gapsweep.study.certificates.certificate_report``; ``source_names``:
     {source case id: legend name} (default ``"case <id>"``, prefixed with its roles).
     """
-    metric = report.get("metric") or "peak_slider_accel"
+    metric = report.get("metric") or default_metric()
     span = "" if metric.endswith("_settled") else " (whole run)"
     fig = new_figure(f"{CERTIFICATE_TITLE}: {phrase(metric_parts(metric)[0])}{span}",
                      "Refinement", metric_label(metric),

@@ -18,34 +18,47 @@ dimensionless quantities say ``[–]``, counts ``[count]``.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 from gapsweep.core import metrics
 from gapsweep.core import parameters as registry
+from gapsweep.core import series as series_registry
+from gapsweep.core.measures import Measures, built_in
 from gapsweep.core.metrics import DIMENSIONLESS
 
-# series name -> (title, unit)
-SERIES = {
-    "t": ("Time", "s"),
-    "slider_position": ("Slider position", "m"),
-    "slider_velocity": ("Slider velocity", "m/s"),
-    "slider_acceleration": ("Slider acceleration", "m/s²"),
-    "driving_torque": ("Driving torque", "N m"),
-    "contact_normal_force": ("Contact normal force", "N"),
-    "contact_tangential_force": ("Contact tangential force", "N"),
-    "penetration": ("Penetration", "m"),
-    "eccentricity_x": ("Eccentricity x", "m"),
-    "eccentricity_y": ("Eccentricity y", "m"),
-    "contact_state": ("Contact state", DIMENSIONLESS),
-    "kinetic_energy": ("Kinetic energy", "J"),
-    "potential_energy": ("Potential energy", "J"),
-    "contact_energy": ("Contact energy", "J"),
-    "damping_dissipation": ("Damping dissipation", "J"),
-    "friction_dissipation": ("Friction dissipation", "J"),
-    "driver_work": ("Driver work", "J"),
-    "energy_residual": ("Energy residual", "J"),
-    "constraint_drift": ("Constraint drift", "m"),
-}
+# series name -> (title, unit): the core's series registry's
+SERIES = {s.name: (s.label, s.unit) for s in series_registry.REGISTRY.values()}
+
+# What the study at hand measures (gapsweep.core.measures): a described mechanism's measures
+# and its probe's series named for what they are. A view sets it around the figures of one
+# study (:func:`measuring`); every label and default metric below reads it, so no figure
+# function needs to be told. The built-in models' by default.
+_MEASURES: ContextVar[Measures | None] = ContextVar("gapsweep_measures", default=None)
+
+
+def current_measures() -> Measures:
+    """The measures of the study being drawn (the built-in models' outside :func:`measuring`)."""
+    return _MEASURES.get() or built_in()
+
+
+@contextmanager
+def measuring(measures: Measures) -> Iterator[Measures]:
+    """Labels, units and default metrics read ``measures`` inside the block."""
+    token = _MEASURES.set(measures)
+    try:
+        yield measures
+    finally:
+        _MEASURES.reset(token)
+
+
+def default_metric() -> str:
+    """The metric a figure shows when it is given none: the study's headline quantity over
+    the whole run (``peak_slider_accel``; a mechanism's first measure's ``peak_<measure>``),
+    which the figure's window may then read settled."""
+    return current_measures().default_metric.removesuffix("_settled")
 
 # metric name -> (title, unit shown): the core's metric registry, which also resolves the
 # "_steady", "deviation_" and per-joint names (tests/web/test_labels.py: every metric a model
@@ -61,15 +74,21 @@ def with_unit(title: str, unit: str) -> str:
     return f"{title} [{unit}]"
 
 
+def series_parts(name: str) -> tuple[str, str]:
+    """(title, unit) of series ``name``: the series registry's, the study's measures first
+    (a mechanism's probe is its first measure's body coordinate, not a slider)."""
+    entry = current_measures().series_entry(name)
+    return entry.label, entry.unit
+
+
 def series_unit(name: str) -> str:
     """The unit of series ``name`` (``"m/s²"`` for slider_acceleration)."""
-    return SERIES.get(name, (name, DIMENSIONLESS))[1]
+    return series_parts(name)[1]
 
 
 def series_label(name: str) -> str:
     """Axis title of a series: ``"Slider acceleration [m/s²]"``."""
-    title, u = SERIES.get(name, (name.replace("_", " ").capitalize(), DIMENSIONLESS))
-    return with_unit(title, u)
+    return with_unit(*series_parts(name))
 
 
 def metric_parts(name: str) -> tuple[str, str]:
@@ -78,7 +97,7 @@ def metric_parts(name: str) -> tuple[str, str]:
 
     ``deviation_*`` metrics are relative to the ideal twin (m / m_twin - 1), so dimensionless.
     """
-    entry = metrics.lookup(name)
+    entry = current_measures().metric(name)
     return entry.label, str(entry.display_unit)
 
 
@@ -95,13 +114,13 @@ def metric_label(name: str) -> str:
 def metric_scale(name: str) -> float:
     """Factor from the stored (SI) value of metric ``name`` to the unit it is shown in
     (1e6 for the penetrations shown in µm, else 1)."""
-    return metrics.scale(name)
+    return current_measures().metric(name).scale
 
 
 def metric_display(name: str, value: Any) -> Any:
     """A stored value of metric ``name`` in the unit its label names; anything not a number
     (None, a bool, text) is returned as it is, an int only when the scale is 1."""
-    return metrics.lookup(name).display(value)
+    return current_measures().metric(name).display(value)
 
 
 def parameter_parts(name: str) -> tuple[str, str]:
@@ -110,10 +129,31 @@ def parameter_parts(name: str) -> tuple[str, str]:
     entry = registry.find(name)
     if entry is not None:
         return entry.label, entry.unit or DIMENSIONLESS
-    stem = name
-    for suffix in ("_mm", "_rpm", "_deg", "_s"):
-        stem = stem.removesuffix(suffix)
-    return stem.replace("_", " ").capitalize(), registry.unit(name) or DIMENSIONLESS
+    if metrics.JOINT_SEPARATOR in name:
+        return _dotted_parts(name)
+    return _stem(name).capitalize(), registry.unit(name) or DIMENSIONLESS
+
+
+def _stem(name: str) -> str:
+    """A name's words without its unit suffix: ``mass_kg`` -> ``mass``."""
+    for suffix in ("_mm", "_rpm", "_deg", "_s", "_kgm2", "_kg", "_n_per_m", "_n"):
+        if name.endswith(suffix) and len(name) > len(suffix):
+            return name.removesuffix(suffix).replace("_", " ")
+    return name.replace("_", " ")
+
+
+def _dotted_parts(name: str) -> tuple[str, str]:
+    """(title, unit) of a described mechanism's sweepable name (design.md 4.7), the thing it
+    belongs to first: ``joints.out_pin.clearance_mm`` -> ("Out pin clearance", "mm"),
+    ``driver.speed_rpm`` -> ("Driver speed", "rpm"), ``variables.rod_mm`` -> ("Rod", "mm")."""
+    from gapsweep.core.mechanism.table import unit_of
+
+    *path, last = name.split(metrics.JOINT_SEPARATOR)
+    unit = registry.unit(last) or unit_of(last) or DIMENSIONLESS
+    if path[0] == "variables" and len(path) == 1:
+        return _stem(last).capitalize(), unit
+    owner = path[-1] if len(path) > 1 else path[0]
+    return f"{owner.replace('_', ' ')} {_stem(last)}".capitalize(), unit
 
 
 def parameter_label(name: str) -> str:
@@ -132,9 +172,13 @@ def level_name(name: str, value: Any) -> str:
     """Legend entry of one level of a parameter: ``"stiffness ×0.7"``, ``"c = 0.05 mm"``."""
     entry = registry.find(name)
     short = entry.symbol if entry is not None and entry.symbol else name
+    if entry is None and metrics.JOINT_SEPARATOR in name:
+        short = phrase(_dotted_parts(name)[0])
     if name.endswith(SCALE_SUFFIX):
         return f"{short} ×{format_value(value)}"
-    u = registry.unit(name)
+    u = registry.unit(name) or (parameter_parts(name)[1] if entry is None and
+                                metrics.JOINT_SEPARATOR in name else "")
+    u = "" if u == DIMENSIONLESS else u
     return f"{short} = {format_value(value)}" + (f" {u}" if u else "")
 
 

@@ -24,7 +24,7 @@ import plotly.graph_objects as go
 from gapsweep.core.metrics import joint_of, per_joint
 
 from .case_views import orbit_points, time_of
-from .labels import DIMENSIONLESS, SERIES, phrase, series_unit, with_unit
+from .labels import DIMENSIONLESS, phrase, series_parts, series_unit, with_unit
 from .spectra import FREQUENCY_TITLE, mark_harmonics, spectrum_arrays
 from .style import MARKER_COLOR, REFERENCE_COLOR, SEQUENTIAL, color, new_figure
 
@@ -291,7 +291,7 @@ def case_spectrum_figure(
     subtitle gives the window and the frequency resolution (the bin width; f1/N over N whole
     revolutions). x in Hz, y in the signal's unit."""
     freq, amp = spectrum_arrays(series, signal)
-    name = SERIES.get(signal, (signal, ""))[0]
+    name = series_parts(signal)[0]
     bin_hz = float(freq[1] - freq[0]) if freq.size > 1 else math.nan
     f1 = speed_rpm / 60.0 if speed_rpm else None
     resolution = f"resolution {bin_hz:.4g} Hz"

@@ -9,7 +9,7 @@ from typing import Any
 import plotly.graph_objects as go
 
 from .cases import metric_value, skipped_note
-from .labels import format_value, metric_label, parameter_label
+from .labels import default_metric, format_value, metric_label, parameter_label
 from .style import SEQUENTIAL, new_figure
 
 
@@ -29,7 +29,7 @@ def _dimension(label: str, values: list[Any]) -> dict[str, Any]:
 
 
 def parallel_figure(
-    cases: Sequence[Mapping[str, Any]], axes: Sequence[str], metric: str = "peak_slider_accel"
+    cases: Sequence[Mapping[str, Any]], axes: Sequence[str], metric: str | None = None
 ) -> go.Figure:
     """One ``go.Parcoords`` trace: a dimension per axis (labelled with its unit, in ``axes``
     order) and a last one for ``metric`` (its unit), which also colours the lines.
@@ -37,6 +37,7 @@ def parallel_figure(
     Cases not done, without the metric or without an axis value are skipped and counted in
     the subtitle.
     """
+    metric = metric or default_metric()  # the study's own (a mechanism's measure)
     used = [
         (c, y)
         for c in cases

@@ -21,6 +21,7 @@ import plotly.graph_objects as go
 from .hover import quantity
 from .labels import (
     DIMENSIONLESS,
+    default_metric,
     format_value,
     level_name,
     metric_label,
@@ -109,7 +110,7 @@ def _number(value: Any) -> bool:
 
 
 def tornado_figure(
-    analysis: Mapping[str, Any], metric: str = "peak_slider_accel", *, title: str | None = None
+    analysis: Mapping[str, Any], metric: str | None = None, *, title: str | None = None
 ) -> go.Figure:
     """Tornado chart of ``metric``: per factor a bar from the nominal value to the metric at
     the factor's low level and one to its high level, largest swing on top.
@@ -121,6 +122,7 @@ def tornado_figure(
     ``"Crank speed [rpm]"`` over ``"3500 – 6500, nominal 5000"`` (the nominal from
     ``analysis["nominal"]`` when given). x in the metric's unit.
     """
+    metric = metric or default_metric()  # the study's own (a mechanism's measure)
     rows = tornado_rows(analysis, metric)
     name, unit = metric_parts(metric)
     fig = new_figure(title or f"Tornado: {phrase(name)}", metric_label(metric), "Factor")
@@ -168,7 +170,7 @@ def tornado_figure(
 
 
 def coefficients_figure(
-    analysis: Mapping[str, Any], metric: str = "peak_slider_accel"
+    analysis: Mapping[str, Any], metric: str | None = None
 ) -> go.Figure:
     """Normalised sensitivity coefficients of ``metric`` [–], one bar per factor level.
 
@@ -179,6 +181,7 @@ def coefficients_figure(
     (:data:`SIDE_COLORS`: one colour meaning per page); x = the level's legend name
     (``"stiffness ×0.7"``, ``"c = 0.02 mm"``) in factor order.
     """
+    metric = metric or default_metric()  # the study's own (a mechanism's measure)
     per_axis = (analysis.get("coefficients") or {}).get(metric, {})
     nominal = analysis.get("nominal") or {}
     name, _ = metric_parts(metric)
@@ -209,13 +212,14 @@ def coefficients_figure(
     return fig
 
 
-def sobol_figure(analysis: Mapping[str, Any], metric: str = "peak_slider_accel") -> go.Figure:
+def sobol_figure(analysis: Mapping[str, Any], metric: str | None = None) -> go.Figure:
     """Sobol first-order (S1) and total (ST) indices of ``metric`` per factor [–].
 
     ``analysis["indices"][metric]`` = ``{axis: {"S1", "S1_conf", "ST", "ST_conf"}}`` (the
     ``_conf`` values: half-widths of the 95 % confidence interval). Two bar traces, S1 then
     ST, with ``x`` = the factors in the given order and symmetric error bars = the conf values.
     """
+    metric = metric or default_metric()  # the study's own (a mechanism's measure)
     per_axis = (analysis.get("indices") or {}).get(metric, {})
     axes = [str(a) for a in per_axis]
     name, _ = metric_parts(metric)
@@ -243,13 +247,14 @@ def sobol_figure(analysis: Mapping[str, Any], metric: str = "peak_slider_accel")
     return fig
 
 
-def morris_figure(analysis: Mapping[str, Any], metric: str = "peak_slider_accel") -> go.Figure:
+def morris_figure(analysis: Mapping[str, Any], metric: str | None = None) -> go.Figure:
     """Morris screening of ``metric``: μ* (mean absolute elementary effect) against σ, one
     labelled marker per factor, horizontal error bars = ``mu_star_conf``.
 
     ``analysis["indices"][metric]`` = ``{axis: {"mu_star", "mu_star_conf", "sigma"}}``, all in
     the metric's unit (elementary effects on the unit design scale). One scatter trace.
     """
+    metric = metric or default_metric()  # the study's own (a mechanism's measure)
     per_axis = (analysis.get("indices") or {}).get(metric, {})
     name, u = metric_parts(metric)
     scale = metric_scale(metric)  # in the metric's shown unit (penetrations in µm)
@@ -285,7 +290,7 @@ def p_text(p: float | None) -> str:
     return "p < 1e-6" if p < 1e-6 else f"p = {p:.2g}"
 
 
-def spearman_figure(analysis: Mapping[str, Any], metric: str = "peak_slider_accel") -> go.Figure:
+def spearman_figure(analysis: Mapping[str, Any], metric: str | None = None) -> go.Figure:
     """Spearman rank correlation ρ of ``metric`` with each factor of a Latin-hypercube study,
     one horizontal bar per factor (one trace), strongest on top, each bar labelled
     ``"ρ = 0.82 · p = 3e-05"`` (two-sided p value; ``customdata`` = [ρ, p]).
@@ -293,6 +298,7 @@ def spearman_figure(analysis: Mapping[str, Any], metric: str = "peak_slider_acce
     ``analysis["correlations"][metric]`` = ``{axis: {"rho", "p_value"}}`` (None for an
     undefined ρ, a constant factor or output: drawn as a gap). x: ρ on [-1, 1], [–].
     """
+    metric = metric or default_metric()  # the study's own (a mechanism's measure)
     per_axis = (analysis.get("correlations") or {}).get(metric, {})
     rows = [(str(a), _num(v.get("rho")), _num(v.get("p_value"))) for a, v in per_axis.items()]
     rows.sort(key=lambda r: -1.0 if math.isnan(r[1]) else abs(r[1]), reverse=True)
@@ -325,11 +331,12 @@ def factor_names(analysis: Mapping[str, Any], metric: str) -> Sequence[str]:
     return [str(a) for a in (analysis.get("indices") or {}).get(metric, {})]
 
 
-def main_effects_figure(anova: Mapping[str, Any], metric: str = "peak_slider_accel") -> go.Figure:
+def main_effects_figure(anova: Mapping[str, Any], metric: str | None = None) -> go.Figure:
     """A grid study's main effects (:func:`gapsweep.study.anova.grid_anova`): one panel per
     factor, the metric's mean at each of its levels (over every other factor's levels) in
     the metric's shown unit, the grand mean dashed; each panel's title gives the factor's
     share of the variance. A last panel: the shares as bars, the interactions included."""
+    metric = metric or default_metric()  # the study's own (a mechanism's measure)
     from plotly.subplots import make_subplots
 
     effects = anova.get("main_effects") or {}

@@ -16,19 +16,19 @@ from typing import Any
 
 import numpy as np
 import plotly.graph_objects as go
+from gapsweep.core.series import SPECTRUM_SERIES  # noqa: F401 - the series registry's
 
 from .labels import (
-    SERIES,
     level_name,
     parameter_label,
     parameter_parts,
     phrase,
+    series_parts,
     series_unit,
     with_unit,
 )
 from .style import SEQUENTIAL, color, new_figure, vertical_markers
 
-SPECTRUM_SERIES = ("slider_acceleration", "contact_normal_force")
 FREQUENCY_TITLE = with_unit("Frequency", "Hz")
 # More markers than this grey the plot out: beyond them, narrow the x range (f_max_hz).
 MAX_HARMONIC_MARKERS = 40
@@ -247,7 +247,7 @@ def spectra_overlay_figure(
     x_max = _x_limit(arrays, f_max_hz)
     band, why = (x_max, None) if f_max_hz is not None else default_band_hz(arrays, speed_rpm)
     view_top = x_max if log_x else band
-    name = SERIES.get(series, (series, ""))[0]
+    name = series_parts(series)[0]
     positive = [f[f > 0.0] for f, _ in arrays]
     first_bin = min((float(p[0]) for p in positive if p.size), default=1.0)
     subtitle = None
@@ -310,7 +310,7 @@ def spectra_waterfall_figure(
     arrays = [spectrum_arrays(s, series) for s in spectra]
     x_max = _x_limit(arrays, f_max_hz)
     order = np.argsort(np.asarray(levels, dtype=float), kind="stable")
-    name = SERIES.get(series, (series, ""))[0]
+    name = series_parts(series)[0]
     fig = new_figure(
         f"Spectra of {phrase(name)} across {phrase(parameter_parts(level_axis)[0])}",
         FREQUENCY_TITLE,

@@ -9,7 +9,7 @@ from typing import Any
 import plotly.graph_objects as go
 
 from .cases import metric_value
-from .labels import metric_label, metric_parts, parameter_label
+from .labels import default_metric, metric_label, metric_parts, parameter_label
 from .style import color, new_figure
 
 
@@ -17,16 +17,18 @@ def studies_figure(
     details: Sequence[Mapping[str, Any]],
     axes: Sequence[Sequence[str]],
     twins: Sequence[Mapping[str, Any] | None],
-    metric: str = "peak_slider_accel",
+    metric: str | None = None,
 ) -> go.Figure:
     """Each study's done cases against the first axis the studies share (else the case's
     place in its study), one marker trace per study named ``"study 4: <name>"`` (hover and
     ``customdata``: the case id), and each study's single ideal twin (``twins[i]``, its
     metrics, or None) as a dashed line of the study's colour. ``details``: the studies as
     ``show --json`` gives them; ``axes[i]``: study i's axis names."""
+    metric = metric or default_metric()  # the study's own (a mechanism's measure)
     shared = [a for a in axes[0] if all(a in other for other in axes[1:])]
     x_axis = shared[0] if shared else None
-    fig = new_figure(f"{metric_parts(metric)[0]}: {len(details)} studies",
+    n = len(details)
+    fig = new_figure(f"{metric_parts(metric)[0]}: {n} stud{'y' if n == 1 else 'ies'}",
                      parameter_label(x_axis) if x_axis else "Case (design order)",
                      metric_label(metric))
     for i, d in enumerate(details):

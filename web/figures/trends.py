@@ -23,11 +23,13 @@ from typing import Any
 import numpy as np
 import plotly.graph_objects as go
 from gapsweep.core import metrics as metric_registry
+from gapsweep.study.design_registry import SCATTERED_DESIGNS
 from plotly.subplots import make_subplots
 
 from .cases import metric_value, skipped_note
 from .hover import quantity
 from .labels import (
+    default_metric,
     level_name,
     metric_label,
     metric_parts,
@@ -41,7 +43,8 @@ from .style import REFERENCE_COLOR, SEQUENTIAL, TEMPLATE, color, new_figure, tit
 TREND_METRICS = metric_registry.trend_metrics()  # the metric registry's
 TWIN_NAME = "ideal joint"
 NOMINAL_NAME = "nominal case"
-SAMPLING_DESIGNS = ("latin-hypercube", "sobol", "morris", "monte-carlo")  # scattered samples
+# the designs whose cases are scattered samples (the design registry's): a scatter, no lines
+SAMPLING_DESIGNS = SCATTERED_DESIGNS
 DASHES = ("solid", "dot", "dashdot", "longdash")  # further axes of a grid, by combination
 
 
@@ -154,7 +157,7 @@ def _twins_by_id(twins: Sequence[Mapping[str, Any]] | None) -> dict[int, Mapping
 
 def trend_figure(
     cases: Sequence[Mapping[str, Any]],
-    metric: str = "peak_slider_accel",
+    metric: str | None = None,
     *,
     x_axis: str = "clearance_mm",
     group_axis: str | None = "stiffness_scale",
@@ -177,6 +180,7 @@ def trend_figure(
     axis. Skipped cases are counted in the subtitle. The x axis is in the unit of the
     parameter (``Clearance [mm]``), y in the metric's (``[m/s²]``).
     """
+    metric = metric or default_metric()  # the study's own (a mechanism's measure)
     key = metric_key(metric, steady)
     others = [a for a in other_axes if a not in (x_axis, group_axis)]
     lines, skipped = _line_cases(cases, key, x_axis, group_axis, others)
@@ -317,7 +321,7 @@ def factor_runs(
 
 def one_at_a_time_figure(
     cases: Sequence[Mapping[str, Any]],
-    metric: str = "peak_slider_accel",
+    metric: str | None = None,
     *,
     axes: Sequence[str],
     factors: Sequence[str] | None = None,
@@ -336,6 +340,7 @@ def one_at_a_time_figure(
     panel (one legend entry ``"nominal case"``); the ideal joint is dashed in each panel
     (see :func:`trend_figure`). Panels wrap after ``columns``.
     """
+    metric = metric or default_metric()  # the study's own (a mechanism's measure)
     key = metric_key(metric, steady)
     factors = list(factors) if factors is not None else list(axes)
     nominal = dict(nominal) if nominal is not None else nominal_of(cases, factors)
@@ -397,7 +402,7 @@ def one_at_a_time_figure(
 
 def scatter_figure(
     cases: Sequence[Mapping[str, Any]],
-    metric: str = "peak_slider_accel",
+    metric: str | None = None,
     *,
     x_axis: str,
     color_axis: str | None = None,
@@ -411,6 +416,7 @@ def scatter_figure(
     with its unit (one trace ``"cases"``). A text-valued colour factor gets one trace per
     value instead (a legend). ``twin_metrics`` (the one twin): a dashed horizontal line.
     """
+    metric = metric or default_metric()  # the study's own (a mechanism's measure)
     key = metric_key(metric, steady)
     title, _ = metric_parts(key)
     pts = []

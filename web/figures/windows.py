@@ -15,6 +15,7 @@ from typing import Any
 from gapsweep.core import metrics as metric_registry
 
 from .cases import DONE_STATUSES
+from .labels import current_measures
 
 SETTLED, STARTUP, WHOLE, LAST = "settled", "startup", "whole", "steady"
 #: the trends' window choices, the default first
@@ -48,7 +49,7 @@ def windowed_metric(metric: str, window: str) -> tuple[str, str | None]:
     if window_of(metric) is not None or window not in SUFFIXES:
         return metric, None
     name = metric + SUFFIXES[window]
-    if window == LAST or name in metric_registry.REGISTRY:
+    if window == LAST or name in metric_registry.REGISTRY or name in current_measures().metrics:
         return name, None
     word = {SETTLED: "settled", STARTUP: "start-up"}[window]
     return metric, f"no {word} version of this metric: whole run shown"

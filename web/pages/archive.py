@@ -40,9 +40,10 @@ COLUMNS = [
 def layout(**_query: Any) -> html.Div:
     filters = dbc.Row(
         [
-            dbc.Col(dbc.Input(id=ids.ARCHIVE_SEARCH, placeholder="Search name or description",
-                              type="search", debounce=True), md=4),
-            dbc.Col(dbc.Input(id=ids.ARCHIVE_TAG, placeholder="Tag", debounce=True), md=2),
+            dbc.Col(dbc.Input(id=ids.ARCHIVE_SEARCH, type="search", debounce=True,
+                              placeholder="Search name or description, then Enter"), md=4),
+            dbc.Col(dbc.Input(id=ids.ARCHIVE_TAG, placeholder="Tag, then Enter",
+                              debounce=True), md=2),
             dbc.Col(dcc.Dropdown(id=ids.ARCHIVE_STATUS, placeholder="Any status",
                                  options=list(STATUSES)), md=2),
             dbc.Col(dcc.Dropdown(id=ids.ARCHIVE_MODEL, placeholder="Any model",
@@ -220,7 +221,8 @@ def update_table(page, sort_by, search, tag, status, model, _refresh, _poll, sel
     page_count = max(1, -(-total // PAGE_SIZE))
     keep = selected if context.triggered_id() == ids.ARCHIVE_POLL else []
     filtered = any(_text(v) for v in (search, tag, status, model))
-    return (table_rows(items), page_count, f"{total} studies", keep or [],
+    counted = f"{total} stud{'y' if total == 1 else 'ies'}"
+    return (table_rows(items), page_count, counted, keep or [],
             total == 0 and not filtered)
 
 
@@ -277,7 +279,8 @@ def delete_selected(_n, selected, data, refresh):
     if not study_ids:
         return no_update, no_update
     n, refused = actions.delete(study_ids, who=principal())
-    text = f"Deleted {n} studies." + "".join(f" Not deleted: {r}." for r in refused)
+    text = (f"Deleted {n} stud{'y' if n == 1 else 'ies'}."
+            + "".join(f" Not deleted: {r}." for r in refused))
     return text, (refresh if type(refresh) is int else 0) + 1
 
 

@@ -9,10 +9,12 @@ from typing import Any
 import dash
 import dash_bootstrap_components as dbc
 from dash import dash_table, dcc, html
+from gapsweep.core.api import DESCRIBED, can
 from gapsweep.db.models import MAX_ID
 from gapsweep.web import ids
 from gapsweep.web.components import case_motion, case_rerun, figure_downloads
 from gapsweep.web.figures import case_views
+from gapsweep.web.figures.labels import measuring
 from gapsweep.web.views import case_measurements, case_view, parameters
 from gapsweep.web.views.study_results import GRAPH_CONFIG, note
 
@@ -44,7 +46,7 @@ def figures(data: dict[str, Any]) -> list[Any]:
     figs = case_views.case_figures(series, params=params,
                                    twin_series=data["twin_series"] or None)
     animation = ([_mechanism_animation(detail["params"], series)]
-                 if detail["model"] == "mechanism" else [])
+                 if can(detail["model"], DESCRIBED) else [])
     return animation + [
         dbc.Col([dcc.Graph(id=f"case-graph-{name}", figure=fig, config=GRAPH_CONFIG),
                  figure_downloads.tools(f"case-graph-{name}", f"case-{detail['id']}-{name}")],
@@ -93,6 +95,11 @@ def layout(case_id: str | None = None, **query: Any) -> html.Div:
     if data is None:
         return html.Div([dbc.Alert(f"There is no case {case_id}.", color="warning"),
                          dcc.Link("Back to the archive", href="/")])
+    with measuring(case_view.measures_of(data["detail"])):  # labels: the study's measures
+        return _page(data, query)
+
+
+def _page(data: dict[str, Any], query: dict[str, Any]) -> html.Div:
     detail = data["detail"]
     badge_color = {"done": "success", "failed": "danger", "running": "info"}.get(
         detail["status"], "secondary")

@@ -16,16 +16,16 @@ from gapsweep.db.models import MAX_ID
 from gapsweep.web import data, ids
 from gapsweep.web.components import figure_downloads
 from gapsweep.web.figures.compare import compare_figures
-from gapsweep.web.figures.labels import metric_display, metric_label
+from gapsweep.web.figures.labels import measuring, metric_display, metric_label
 from gapsweep.web.figures.studies import studies_figure
 from gapsweep.web.figures.trends import TREND_METRICS as _TRENDS
 from gapsweep.web.figures.windows import DEFAULT_WINDOW, study_metric
 from gapsweep.web.views import case_view
 from gapsweep.web.views.study_results import GRAPH_CONFIG, note
 from gapsweep.web.views.study_view import (
-    TABLE_METRICS,
     axes_of,
     clicked_case,
+    design_of,
     differing_settings,
     single_twin_metrics,
 )
@@ -85,7 +85,7 @@ def case_table(cases: Sequence[Mapping[str, Any]]) -> tuple[list[dict], list[dic
     raw.append([c.get("status") for c in cases])
     # metrics in the unit their row shows (the registry's: max_penetration in µm)
     raw += [[metric_display(m, (c.get("metrics") or {}).get(m)) for c in cases]
-            for m in TABLE_METRICS]
+            for m in case_view.compared_metrics(cases)]
     out = [{"name": "open", DIFFERENCE: "",
             **{str(c["id"]): f"[case {c['id']}](/cases/{c['id']})" for c in cases}}]
     out += [{**row, DIFFERENCE: difference(values)}
@@ -102,6 +102,12 @@ def content(text: str | None) -> list[Any]:
     missing = [i for i, d in zip(case_ids, loaded, strict=True) if d is None]
     if missing:
         return [note(f"cases: no case with id {', '.join(map(str, missing))}", "warning")]
+    # labels and metrics: the first case's model's measures (a mechanism's own)
+    with measuring(case_view.measures_of(loaded[0]["detail"])):
+        return _compared(loaded)
+
+
+def _compared(loaded: list[dict[str, Any]]) -> list[Any]:
     columns, rows = case_table([d["detail"] for d in loaded])
     out: list[Any] = [dash_table.DataTable(
         id=ids.COMPARE_PARAMS, columns=columns, data=rows,
@@ -137,7 +143,7 @@ def studies_content(text: str | None) -> list[Any]:
     if missing:
         return [note(f"studies: no study with id {', '.join(map(str, missing))}", "warning")]
     rows = [{"study": f"[{d['id']}](/studies/{d['id']})", "name": d["name"],
-             "model": d["model"], "design": (d.get("spec") or {}).get("design", "grid"),
+             "model": d["model"], "design": design_of(d),
              "axes": ", ".join(case_view.parameter_label(a) for a in (d.get("spec") or {})
                                .get("axes", {})),
              "done": f"{d['counts'].get('done', 0)} / {d['counts'].get('total', 0)}"}

@@ -27,7 +27,9 @@ from dash import (
 )
 from gapsweep.accounts.roles import Action, may
 from gapsweep.core import metrics as metric_registry
+from gapsweep.core.api import DEFAULT_MODEL, DESCRIBED, NAMED_JOINTS, can
 from gapsweep.core.iso286 import fit_names
+from gapsweep.study.design_registry import FORM_DESIGNS
 from gapsweep.study.errors import FieldError, SpecError
 from gapsweep.study.upload import MAX_UPLOAD_BYTES, read_upload
 from gapsweep.web import actions, data, ids
@@ -54,8 +56,7 @@ from gapsweep.web.views.study_form import (
 dash.register_page(__name__, path="/studies/new", name="New study",
                    title="gapsweep — new study", order=1)
 
-DESIGNS = ("grid", "one-at-a-time", "latin-hypercube", "sobol", "morris", "convergence",
-           "monte-carlo")
+DESIGNS = FORM_DESIGNS  # the design registry's
 SERIES = (("preview", "preview (default)"), ("full", "full"), ("none", "none"))
 
 # The active and selected cells in the form's tables: a quiet blue (Dash's default is red,
@@ -81,6 +82,13 @@ FIELDS = (
     ("morris_levels", ids.NEW_MORRIS_LEVELS, "value"),
     ("metric", ids.NEW_METRIC, "value"),
     ("mechanism", ids.NEW_MECHANISM, "data"),
+    ("objective", ids.NEW_OBJECTIVE, "value"),
+    ("goal", ids.NEW_GOAL, "value"),
+    ("target", ids.NEW_TARGET, "value"),
+    ("budget", ids.NEW_BUDGET, "value"),
+    ("measurement", ids.NEW_MEASUREMENT, "value"),
+    ("measurement_file", ids.NEW_MEASUREMENT_FILE, "data"),
+    ("fit_series", ids.NEW_FIT_SERIES, "value"),
     ("base_rows", ids.NEW_BASE_TABLE, "data"),
     ("axis_rows", ids.NEW_AXES_TABLE, "data"),
 )
@@ -105,7 +113,7 @@ def axis_dropdowns(model: str, mechanism: dict | None = None) -> dict[str, Any]:
     sweepable names with their units (design.md 4.7)."""
     names = sorted(parameters.defaults(model))
     options = [{"label": f"{n} — {parameter_label(n)}", "value": n} for n in names]
-    if model == "mechanism":
+    if can(model, NAMED_JOINTS):
         options = [{"label": f"{n} [{u}]" if u else n, "value": n}
                    for n, u in mechanism_names(mechanism).items()]
     return {
@@ -151,9 +159,9 @@ def mechanism_library() -> dict[str, dict]:
 
 def variable_rows(table: dict | None) -> list[dict[str, Any]]:
     """The design variables of ``table`` as the variables table's rows (unit from the name)."""
-    from gapsweep.core.mechanism.table import _unit_of
+    from gapsweep.core.mechanism.table import unit_of
 
-    return [{"variable": k, "value": v, "unit": _unit_of(k) or "–"}
+    return [{"variable": k, "value": v, "unit": unit_of(k) or "–"}
             for k, v in ((table or {}).get("variables") or {}).items()]
 
 
@@ -201,13 +209,51 @@ def _field(label: str, control: Any, help_text: str | None = None,
                    style=_shown(shown), **({"id": row_id} if row_id else {}))
 
 
-# the design-dependent fields' rows (DESIGN_FIELDS): shown only for the designs using them
+# the design-dependent fields' rows (the design registry's fields): shown only for the designs
+# using them
 DESIGN_ROWS = (("samples", ids.NEW_SAMPLES_ROW), ("seed", ids.NEW_SEED_ROW),
-               ("morris_levels", ids.NEW_MORRIS_LEVELS_ROW), ("metric", ids.NEW_METRIC_ROW))
+               ("morris_levels", ids.NEW_MORRIS_LEVELS_ROW), ("metric", ids.NEW_METRIC_ROW),
+               ("objective", ids.NEW_OBJECTIVE_ROW), ("budget", ids.NEW_BUDGET_ROW),
+               ("measurement", ids.NEW_MEASUREMENT_ROW), ("fit_series", ids.NEW_FIT_SERIES_ROW))
 
 
 def _shown(shown: bool) -> dict[str, str]:
     return {} if shown else {"display": "none"}
+
+
+def adaptive_rows(form: dict[str, Any]) -> list[Any]:
+    """An optimize or calibrate study's own fields (design.md 4.9), shown for those designs."""
+    goals = [{"label": g, "value": g} for g in ("min", "max", "target")]
+    record = form.get("measurement_file") or {}
+    carried = (f"the uploaded study's own record ({record.get('file') or 'embedded'})"
+               if record else "the id of a stored measurement (the study page's upload, or "
+               "gapsweep measured add)")
+    return [
+        _field("Objective", dbc.Row([
+            dbc.Col(dcc.Dropdown(id=ids.NEW_OBJECTIVE, options=metric_options(),
+                                 value=form.get("objective"), placeholder="metric"), md=6),
+            dbc.Col(dbc.RadioItems(id=ids.NEW_GOAL, value=form.get("goal") or "min",
+                                   inline=True, options=goals), md=4),
+            dbc.Col(dbc.Input(id=ids.NEW_TARGET, type="number", step="any",
+                              value=form.get("target"), placeholder="target"), md=2),
+        ], className="g-2"), "optimize: the metric to minimise, maximise or bring to a target",
+            ids.NEW_OBJECTIVE_ROW, design_uses("objective", form["design"])),
+        _field("Budget", dbc.Input(id=ids.NEW_BUDGET, type="number", min=10, step=1,
+                                   value=form.get("budget")),
+               "at most this many cases (10 to 100000); the search may stop sooner",
+               ids.NEW_BUDGET_ROW, design_uses("budget", form["design"])),
+        _field("Measurement", dbc.Input(id=ids.NEW_MEASUREMENT, type="number", min=1, step=1,
+                                        value=form.get("measurement"),
+                                        placeholder="stored measurement id"),
+               f"calibrate: {carried}", ids.NEW_MEASUREMENT_ROW,
+               design_uses("measurement", form["design"])),
+        _field("Fitted series", dbc.Input(id=ids.NEW_FIT_SERIES, value=form.get("fit_series"),
+                                          placeholder="slider_acceleration"),
+               "calibrate: the measured series fitted (a case's series name, or a measure's "
+               "for a mechanism)", ids.NEW_FIT_SERIES_ROW,
+               design_uses("fit_series", form["design"])),
+        dcc.Store(id=ids.NEW_MEASUREMENT_FILE, data=form.get("measurement_file")),
+    ]
 
 
 def role_notice() -> Any:
@@ -247,7 +293,7 @@ def layout(**query: Any) -> html.Div:
     source, notice = (clone_source(query["from"]) if query.get("from") is not None
                       else (None, None))
     source = source or PRESET
-    model = source.get("model", "slider-crank")
+    model = source.get("model", DEFAULT_MODEL)
     if model not in parameters.model_names():
         model = PRESET["model"]
     form = spec_to_form(source, parameters.parameter_rows(model))
@@ -279,6 +325,7 @@ def layout(**query: Any) -> html.Div:
         _field("Metric", dcc.Dropdown(id=ids.NEW_METRIC, options=metric_options(),
                                       value=form["metric"]), "convergence: the judged metric",
                ids.NEW_METRIC_ROW, design_uses("metric", form["design"])),
+        *adaptive_rows(form),
     ]), className="mb-3")
     axes = dbc.Card([
         dbc.CardHeader(axes_header, id=ids.NEW_AXES_HEADER),
@@ -376,7 +423,7 @@ def layout(**query: Any) -> html.Div:
         dcc.Graph(id=ids.NEW_MECHANISM_DRAWING, figure=mechanism_drawing(form["mechanism"]),
                   style={"height": "380px"}),
     ]), id=ids.NEW_MECHANISM_CARD, className="mb-3",
-        style=_shown(form["model"] == "mechanism"))
+        style=_shown(can(form["model"], DESCRIBED)))
     return html.Div([
         html.H3("New study"),
         notice,
@@ -420,7 +467,7 @@ def edit_variables(_stamp, rows, table):
 )
 def mechanism_card(model):
     """The mechanism card shows for model = "mechanism" only."""
-    return _shown(model == "mechanism")
+    return _shown(can(model, DESCRIBED))
 
 
 @callback(
@@ -434,7 +481,7 @@ def mechanism_card(model):
 def show_mechanism(table, model):
     """The mechanism drawn and its sweepable names offered on the axes, for its model."""
     return (mechanism_drawing(table), axis_dropdowns(model, table),
-            _shown(model == "mechanism"))
+            _shown(can(model, DESCRIBED)))
 
 
 def _fmt_seconds(seconds: float) -> str:
@@ -527,8 +574,9 @@ def validate(*values):
 )
 def design_fields(design):
     """Samples and seed for the sampling designs, Morris levels for morris, the metric for
-    convergence (DESIGN_FIELDS); hidden fields are not sent either (form_to_spec). The help
-    texts follow the design."""
+    convergence, objective, budget, measurement and fitted series for the adaptive designs
+    (the design registry's fields); hidden fields are not sent either (form_to_spec). The
+    help texts follow the design."""
     design = design if isinstance(design, str) else None
     shown = tuple(_shown(design_uses(field, design)) for field, _ in DESIGN_ROWS)
     return (*shown, *design_help(design))
@@ -634,9 +682,9 @@ def upload(contents, filename):
     data, errors = read_upload(contents or "", filename)
     if data is None:
         return (*[no_update] * len(FIELDS), error_list(errors), no_update, no_update)
-    model = data.get("model", "slider-crank")
+    model = data.get("model", DEFAULT_MODEL)
     if model not in parameters.model_names():
-        model = "slider-crank"
+        model = DEFAULT_MODEL
     try:
         form = spec_to_form(data, parameters.parameter_rows(model))
     except (AttributeError, TypeError, ValueError):

@@ -15,6 +15,7 @@ import dash
 import dash_bootstrap_components as dbc
 from dash import Input, Output, Patch, State, callback, dcc, html, no_update
 from gapsweep.db.models import MAX_ID
+from gapsweep.study.design_registry import DEFAULT_DESIGN, get_design
 from gapsweep.web import actions, context, data, ids
 from gapsweep.web.auth import principal
 from gapsweep.web.components import (
@@ -25,8 +26,7 @@ from gapsweep.web.components import (
     study_notes,
 )
 from gapsweep.web.figures import trend_bands
-from gapsweep.web.figures.trends import TREND_METRICS
-from gapsweep.web.figures.windows import DEFAULT_SETTLED, DEFAULT_WINDOW, WINDOWS, quantities
+from gapsweep.web.figures.windows import DEFAULT_WINDOW, WINDOWS
 from gapsweep.web.views import study_results, tolerance_views
 from gapsweep.web.views import study_view as view
 
@@ -96,7 +96,7 @@ def not_found(text: str) -> html.Div:
 def header(detail: dict[str, Any]) -> html.Div:
     spec = detail.get("spec") or {}
     badges = [dbc.Badge(detail["model"], color="info", className="me-1"),
-              dbc.Badge(spec.get("design", "grid"), color="secondary", className="me-1")]
+              dbc.Badge(view.design_of(detail), color="secondary", className="me-1")]
     study_id = detail["id"]
     notes = {"description": detail.get("description") or "",
              "tags": list(detail.get("tags") or []), "owner": detail.get("owner")}
@@ -110,7 +110,7 @@ def header(detail: dict[str, Any]) -> html.Div:
                id=ids.STUDY_OWNER, className="small text-muted mb-2"),
         study_notes.editor(study_id, notes),
         html.Div(id=ids.STUDY_NOTES_MESSAGE),
-        measurement_upload.uploader(notes["owner"]),
+        measurement_upload.uploader(notes["owner"], study_id),
         html.Div([
             dbc.Button("Clone", id=ids.STUDY_CLONE, href=f"/studies/new?from={study_id}",
                        size="sm", color="primary", outline=True, className="me-2"),
@@ -230,14 +230,12 @@ def cases_tab(detail: dict[str, Any]) -> html.Div:
 def trends_tab(detail: dict[str, Any]) -> html.Div:
     """Metric, window, log y, and the x and grouping choices of the study's design (see
     :func:`gapsweep.web.views.study_view.trend_choices`); a click on a point opens its case."""
-    from gapsweep.web.figures.labels import metric_label
-
     choice = view.trend_choices(detail)
+    metric_options, metric = view.trend_metric_choices(detail)
     return html.Div([
         dbc.Row([
-            dbc.Col(dcc.Dropdown(id=ids.TRENDS_METRIC, value=TREND_METRICS[0], clearable=False,
-                                 options=[{"label": metric_label(m), "value": m}
-                                          for m in quantities(TREND_METRICS)]), md=4),
+            dbc.Col(dcc.Dropdown(id=ids.TRENDS_METRIC, value=metric, clearable=False,
+                                 options=metric_options), md=4),
             dbc.Col(dbc.RadioItems(id=ids.TRENDS_WINDOW, value=DEFAULT_WINDOW, inline=True,
                                    options=[{"label": label, "value": key}
                                             for key, label in WINDOWS.items()]), md=5),
@@ -265,14 +263,11 @@ def trends_tab(detail: dict[str, Any]) -> html.Div:
     ])
 
 
-def metric_picker(cid: str) -> dcc.Dropdown:
-    from gapsweep.web.figures.labels import metric_label
-
-    # the settled peak once the registry makes it a headline metric (issue 23)
-    value = DEFAULT_SETTLED if DEFAULT_SETTLED in view.TABLE_METRICS else "peak_slider_accel"
-    return dcc.Dropdown(id=cid, value=value, clearable=False,
-                        options=[{"label": metric_label(m), "value": m}
-                                 for m in view.TABLE_METRICS], className="my-2")
+def metric_picker(cid: str, detail: dict[str, Any]) -> dcc.Dropdown:
+    """The study's headline metrics, its model's default first chosen (a mechanism's own)."""
+    options, value = view.metric_choices(detail)
+    return dcc.Dropdown(id=cid, value=value, clearable=False, options=options,
+                        className="my-2")
 
 
 def load_summary(study_id: int | None) -> dict[str, Any] | None:
@@ -287,18 +282,17 @@ def layout(study_id: str | None = None, **_query: Any) -> html.Div:
     if detail is None:
         return not_found(f"There is no study {study_id}.")
     axes = view.axes_of(detail)
+    spectrum_options, spectrum_signal = view.spectrum_choices(detail)
     tabs = [
         dbc.Tab(cases_tab(detail), label="Cases", tab_id=TAB_CASES),
         dbc.Tab(trends_tab(detail), label="Trends", tab_id=TAB_TRENDS),
-        dbc.Tab(html.Div([metric_picker(ids.SENSITIVITY_METRIC),
+        dbc.Tab(html.Div([metric_picker(ids.SENSITIVITY_METRIC, detail),
                           html.Div(id=ids.SENSITIVITY_CONTENT),
                           figure_downloads.tools(ids.SENSITIVITY_CONTENT, "sensitivity")]),
                 label="Sensitivity", tab_id=TAB_SENSITIVITY),
         dbc.Tab(html.Div([
-            dbc.RadioItems(id=ids.SPECTRA_SIGNAL, value="slider_acceleration", inline=True,
-                           className="my-2", options=[
-                               {"label": "slider acceleration", "value": "slider_acceleration"},
-                               {"label": "contact force", "value": "contact_normal_force"}]),
+            dbc.RadioItems(id=ids.SPECTRA_SIGNAL, value=spectrum_signal, inline=True,
+                           className="my-2", options=spectrum_options),
             dbc.Row([
                 dbc.Col(dbc.RadioItems(id=ids.SPECTRA_VIEW, value="overlay", inline=True,
                                        options=[{"label": "overlay", "value": "overlay"},
@@ -321,17 +315,17 @@ def layout(study_id: str | None = None, **_query: Any) -> html.Div:
                 tab_id=TAB_CONVERGENCE),
     ]
     if tolerance_views.is_variation(detail):
-        tabs.insert(1, dbc.Tab(tolerance_views.variation_tab(), label="Variation",
+        tabs.insert(1, dbc.Tab(tolerance_views.variation_tab(detail), label="Variation",
                                tab_id=tolerance_views.TAB_VARIATION))
     if tolerance_views.has_numeric_axes(detail):
         tabs.append(dbc.Tab(tolerance_views.surface_tab(detail), label="Response surface",
                             tab_id=tolerance_views.TAB_SURFACE))
     if len(axes) > 2:
-        tabs.append(dbc.Tab(html.Div([metric_picker(ids.PARALLEL_METRIC),
+        tabs.append(dbc.Tab(html.Div([metric_picker(ids.PARALLEL_METRIC, detail),
                                       dcc.Graph(id=ids.PARALLEL_GRAPH),
                                       figure_downloads.tools(ids.PARALLEL_GRAPH, "parallel")]),
                             label="Parallel coordinates", tab_id=TAB_PARALLEL))
-    adaptive = (detail.get("spec") or {}).get("design") in ("optimize", "calibrate")
+    adaptive = get_design(view.design_of(detail)).adaptive
     if adaptive:
         tabs.insert(0, dbc.Tab(html.Div(id=ids.SEARCH_CONTENT), label="Search",
                                tab_id=TAB_SEARCH))
@@ -380,7 +374,7 @@ def keep_polling(state: dict[str, Any], now: datetime | None = None) -> bool:
     certs = certificate_counts(state)
     if certs.get("queued", 0) + certs.get("running", 0):
         return True
-    design = state.get("design") or (state.get("spec") or {}).get("design", "grid")
+    design = state.get("design") or (state.get("spec") or {}).get("design", DEFAULT_DESIGN)
     if (state["status"] != "done" or sum(certs.values()) or design in NO_CERTIFICATES
             or not state["counts"].get("done")):
         return False

@@ -7,6 +7,8 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from gapsweep.core.api import measures_of as core_measures_of
+
 from .. import data
 from ..figures.labels import metric_display, metric_label
 from .parameters import label as parameter_label
@@ -14,6 +16,14 @@ from .parameters import label as parameter_label
 # the solver's own counters among a case's metrics (how hard the step control worked)
 SOLVER_COUNTERS = ("accepted_steps", "rejected_steps", "rhs_evaluations", "peak_refinements",
                    "wall_time_s", "max_constraint_drift", "energy_balance_error")
+
+
+def measures_of(detail: Mapping[str, Any]) -> Any:
+    """What the case's study measures (:class:`gapsweep.core.measures.Measures`): its model's,
+    a described mechanism's read from its table (the case's params, else its study's spec)."""
+    params = detail.get("params") or {}
+    table = params.get("mechanism") or (detail.get("spec") or {}).get("mechanism")
+    return core_measures_of(detail.get("model"), table)
 
 
 def load_case(case_id: int) -> dict[str, Any] | None:
@@ -78,17 +88,24 @@ def side_by_side(cases: Sequence[Mapping[str, Any]]) -> tuple[list[dict], list[d
     names: dict[str, None] = {}
     for c in cases:
         names.update(dict.fromkeys(c.get("params") or {}))
-    rows = [{"name": parameter_label(n),
-             **{str(c["id"]): _show((c.get("params") or {}).get(n, "—")) for c in cases}}
+    def shown(n: str, c: Mapping[str, Any]) -> str:
+        value = (c.get("params") or {}).get(n, "—")
+        return _mechanism_name(value) if n == "mechanism" else _show(value)
+
+    rows = [{"name": parameter_label(n), **{str(c["id"]): shown(n, c) for c in cases}}
             for n in names]
     rows.append({"name": "status", **{str(c["id"]): c.get("status", "") for c in cases}})
-    from .study_view import TABLE_METRICS
-
-    for m in TABLE_METRICS:
+    for m in compared_metrics(cases):
         rows.append({"name": metric_label(m),
                      **{str(c["id"]): _show(metric_display(m, (c.get("metrics") or {}).get(m)))
                     for c in cases}})
     return columns, rows
+
+
+def compared_metrics(cases: Sequence[Mapping[str, Any]]) -> tuple[str, ...]:
+    """The headline metrics cases are compared on: their model's (the first case's; a
+    mechanism's measures), the built-in models' when there are none."""
+    return measures_of(cases[0]).headline if cases else core_measures_of(None).headline
 
 
 def parse_case_ids(text: str | None, lo: int = 2, hi: int = 6) -> tuple[list[int], str | None]:

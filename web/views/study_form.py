@@ -13,6 +13,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from gapsweep.core.api import DEFAULT_MODEL, DESCRIBED, can
+from gapsweep.study.design_registry import DEFAULT_DESIGN, get_design, uses
 from gapsweep.study.errors import FieldError
 
 # the three axis forms of design.md 4.2, as the axes table's "form" column names them
@@ -53,58 +55,20 @@ FORM_KEYS = {
 FORM_DISTRIBUTION = {FORM_NORMAL: "normal", FORM_UNIFORM: "uniform"}
 TEXT_CELLS = ("fit",)  # kept as typed: "H7/g6" is not a number
 # The top-level fields only some designs read (design.md 4.5): the form shows, and sends,
-# each only for those.
-DESIGN_FIELDS = {
-    "samples": ("latin-hypercube", "sobol", "morris", "monte-carlo"),
-    "seed": ("latin-hypercube", "sobol", "morris", "monte-carlo"),
-    "morris_levels": ("morris",),
-    "metric": ("convergence",),
-}
-
-
-# What each design does with the axes, in a person's words: the help under the design picker
-# and the axes card's header follow the design chosen.
-DESIGN_HELP = {
-    "grid": ("every combination of the axes' levels, the first axis outermost",
-             "Axes (every combination; the first is the outermost loop)"),
-    "one-at-a-time": ("the nominal case, then each axis moved alone to each of its other "
-                      "levels (1 + Σ(levels − 1) cases); each axis needs its nominal",
-                      "Axes (each moved alone from its nominal)"),
-    "latin-hypercube": ("Samples cases drawn within each axis's bounds (start-stop, or "
-                        "nominal ± %), one per stratum of every axis",
-                        "Axes (the bounds the samples are drawn within)"),
-    "sobol": ("Saltelli's Sobol' sampling within each axis's bounds: Samples × (2 × axes + 2) "
-              "cases, for first, total and second-order indices",
-              "Axes (the bounds the samples are drawn within)"),
-    "morris": ("Morris elementary effects within each axis's bounds: Samples × (axes + 1) "
-               "cases on a grid of Morris levels",
-               "Axes (the bounds the trajectories move within)"),
-    "convergence": ("one refinement axis (rtol, stiffness_scale, elements, dt ...) and the "
-                    "metric judged: the observed order and a verdict",
-                    "Axis (the one refinement, coarse to fine)"),
-    "monte-carlo": ("a variation study: Samples cases, each axis drawn from its distribution "
-                    "(normal with 3σ, uniform, or an ISO 286 fit on a clearance axis), seeded",
-                    "Axes (each a distribution: normal (3σ), uniform or ISO 286 fit)"),
-}
-# what "Samples" means in cases, per sampling design (D: the number of axes)
-SAMPLES_HELP = {
-    "latin-hypercube": "the number of cases (one per sample)",
-    "sobol": "the base count N: the study runs N × (2 × axes + 2) cases",
-    "morris": "the number of trajectories N: the study runs N × (axes + 1) cases",
-    "monte-carlo": "the number of cases (one per draw)",
-}
+# each only for those; what each design does with the axes, in a person's words: the help
+# under the design picker and the axes card's header follow the design chosen. Both are the
+# design registry's (gapsweep.study.design_registry).
 
 
 def design_help(design: str | None) -> tuple[str, str, str]:
     """(help under the design picker, axes card header, help under Samples) for ``design``."""
-    design = design if design in DESIGN_HELP else "grid"
-    text, header = DESIGN_HELP[design]
-    return text, header, SAMPLES_HELP.get(design, "")
+    entry = get_design(design)
+    return entry.help, entry.axes_help, entry.samples_help
 
 
 def design_uses(field: str, design: str | None) -> bool:
-    """Whether ``design`` reads top-level ``field`` (one of :data:`DESIGN_FIELDS`)."""
-    return (design or "grid") in DESIGN_FIELDS[field]
+    """Whether ``design`` reads top-level ``field`` (``samples``, ``seed``, ``metric`` ...)."""
+    return uses(design, field)
 
 # The user's study (design.md 4.2): clearance 0.02-0.1 mm x contact stiffness ±30 %.
 PRESET: dict[str, Any] = {
@@ -319,19 +283,26 @@ def form_to_spec(
     base_rows: Sequence[Mapping[str, Any]] | None,
     axis_rows: Sequence[Mapping[str, Any]] | None,
     mechanism: Mapping[str, Any] | None = None,
+    objective: str | None = None,
+    goal: str | None = None,
+    target: Any = None,
+    budget: Any = None,
+    measurement: Any = None,
+    measurement_file: Mapping[str, Any] | None = None,
+    fit_series: str | None = None,
 ) -> tuple[dict[str, Any], list[FieldError]]:
     """The study file's mapping from the form, and the table-only errors (see
     :func:`axes_from_rows`). Optional fields left empty are left out, as in a file; so are
     samples, seed, Morris levels and metric for a design that does not read them
-    (:data:`DESIGN_FIELDS`: the form hides them), and a base value an axis replaces
+    (the design registry's ``fields``: the form hides them), and a base value an axis replaces
     (:func:`base_overridden` gives the notes)."""
     axes, errors = axes_from_rows(axis_rows)
     spec: dict[str, Any] = {
         "name": name or "",
-        "model": model or "slider-crank",
+        "model": model or DEFAULT_MODEL,
         "description": description or "",
         "tags": tags_from_text(tags),
-        "design": design or "grid",
+        "design": design or DEFAULT_DESIGN,
         "ideal_twin": bool(ideal_twin),
         "series": series or "preview",
     }
@@ -342,12 +313,38 @@ def form_to_spec(
         spec["morris_levels"] = cell(morris_levels)
     if not blank(metric) and design_uses("metric", spec["design"]):
         spec["metric"] = metric
+    spec.update(_adaptive(spec["design"], objective, goal, target, budget, measurement,
+                          measurement_file, fit_series))
     base = base_from_rows(base_rows)
     spec["base"] = {k: v for k, v in base.items() if k not in axes}
     spec["axes"] = axes
-    if spec["model"] == "mechanism" and mechanism:  # the picked or uploaded table
+    if can(spec["model"], DESCRIBED) and mechanism:  # the picked or uploaded table
         spec["mechanism"] = dict(mechanism)
     return spec, errors
+
+
+def _adaptive(design: str, objective: str | None, goal: str | None, target: Any, budget: Any,
+              measurement: Any, measurement_file: Mapping[str, Any] | None,
+              fit_series: str | None) -> dict[str, Any]:
+    """An optimize or calibrate study's own keys (design.md 4.9) from the form: the objective
+    (metric, goal, the target's value), the budget, the measurement (a stored one's id, else
+    the uploaded study's own record) and the fitted series; only the design's, only those
+    filled in (the spec's validation says what is missing)."""
+    out: dict[str, Any] = {}
+    if design_uses("objective", design) and not blank(objective):
+        out["objective"] = {"metric": objective, "goal": goal or "min"}
+        if goal == "target" and not blank(target):
+            out["objective"]["value"] = cell(target)
+    if design_uses("budget", design) and not blank(budget):
+        out["budget"] = cell(budget)
+    if design_uses("measurement", design):
+        if not blank(measurement):
+            out["measurement"] = {"id": cell(measurement)}
+        elif isinstance(measurement_file, Mapping) and measurement_file:
+            out["measurement"] = dict(measurement_file)
+    if design_uses("fit_series", design) and not blank(fit_series):
+        out["fit_series"] = fit_series
+    return out
 
 
 def spec_to_form(spec: Mapping[str, Any], parameter_rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -362,10 +359,11 @@ def spec_to_form(spec: Mapping[str, Any], parameter_rows: list[dict[str, Any]]) 
         "name": spec.get("name", ""),
         "description": spec.get("description", ""),
         "tags": ", ".join(spec.get("tags") or []),
-        "model": spec.get("model", "slider-crank"),
-        "design": spec.get("design", "grid"),
+        "model": spec.get("model", DEFAULT_MODEL),
+        "design": spec.get("design", DEFAULT_DESIGN),
         "ideal_twin": bool(spec.get("ideal_twin", True)),
-        "series": spec.get("series", "preview"),
+        # a calibration's series names the fitted one (below), not the storage policy
+        "series": spec["series"] if spec.get("series") in SERIES_POLICIES else "preview",
         "samples": spec.get("samples"),
         "seed": spec.get("seed"),
         "morris_levels": spec.get("morris_levels", 4),
@@ -373,7 +371,31 @@ def spec_to_form(spec: Mapping[str, Any], parameter_rows: list[dict[str, Any]]) 
         "base_rows": rows,
         "axis_rows": axis_rows(spec.get("axes") or {}),
         "mechanism": spec.get("mechanism"),
+        **_adaptive_form(spec),
     }
+
+
+def _adaptive_form(spec: Mapping[str, Any]) -> dict[str, Any]:
+    """The form's adaptive fields of ``spec`` (a file's mapping: a calibration's fitted
+    series is its ``series`` when that is not a storage policy)."""
+    objective = spec.get("objective") if isinstance(spec.get("objective"), Mapping) else {}
+    measured = spec.get("measurement") if isinstance(spec.get("measurement"), Mapping) else {}
+    series = spec.get("fit_series")
+    if series is None and spec.get("series") not in (None, *SERIES_POLICIES):
+        series = spec.get("series")
+    return {
+        "objective": objective.get("metric"),
+        "goal": objective.get("goal", "min"),
+        "target": objective.get("value"),
+        "budget": spec.get("budget"),
+        "measurement": measured.get("id"),
+        # a record the file carries (its csv, or a file beside it): sent back as it came
+        "measurement_file": {k: v for k, v in measured.items() if k != "id"} or None,
+        "fit_series": series,
+    }
+
+
+SERIES_POLICIES = ("preview", "full", "none")
 
 
 ERROR_CELL = {"backgroundColor": "#f8d7da", "border": "2px solid #dc3545"}

@@ -12,6 +12,7 @@ import numpy as np
 import plotly.graph_objects as go
 from dash import dcc, html
 from gapsweep.core import metrics as metric_registry
+from gapsweep.study.design_registry import TREND_PANELS, get_design
 
 from .. import data, ids
 from ..components.figure_downloads import GRAPH_CONFIG
@@ -21,7 +22,7 @@ from ..figures import sensitivity as sensitivity_figs
 from ..figures import spectra as spectra_figs
 from ..figures import trend_bands, windows
 from ..figures import trends as trend_figs
-from ..figures.labels import level_name, metric_label, metric_scale
+from ..figures.labels import default_metric, level_name, metric_label, metric_scale
 from ..figures.windows import DEFAULT_WINDOW
 from . import parameters
 from . import study_view as view
@@ -48,6 +49,7 @@ def analysis_of(detail: Mapping[str, Any]) -> dict[str, Any]:
     return analyse_study(detail)
 
 
+@view.drawn
 def trends(
     detail: Mapping[str, Any], *, metric: str, x_axis: str, group_axis: str | None,
     window: str = DEFAULT_WINDOW, log_y: bool = False, limit: float | None = None,
@@ -63,7 +65,8 @@ def trends(
     axes = view.axes_of(detail)
     design = view.design_of(detail)
     defaults = view.trend_choices(detail)
-    if x_axis not in axes and not (design == "one-at-a-time" and x_axis == view.ALL_FACTORS):
+    panels = get_design(design).trends == TREND_PANELS
+    if x_axis not in axes and not (panels and x_axis == view.ALL_FACTORS):
         x_axis = defaults["x"]
     if group_axis not in axes or group_axis == x_axis:
         group_axis = None
@@ -145,7 +148,7 @@ def _noted(fig: go.Figure, text: str | None) -> go.Figure:
 def _trends(detail: Mapping[str, Any], cases: list[dict[str, Any]], design: str,
             axes: list[str], metric: str, x_axis: str, group_axis: str | None,
             common: dict[str, Any]) -> go.Figure:
-    if design == "one-at-a-time":
+    if get_design(design).trends == TREND_PANELS:
         shown = axes if x_axis == view.ALL_FACTORS else [x_axis]
         return trend_figs.one_at_a_time_figure(
             cases, metric, axes=shown, factors=axes, nominal=trend_figs.nominal_of(cases, axes),
@@ -158,9 +161,10 @@ def _trends(detail: Mapping[str, Any], cases: list[dict[str, Any]], design: str,
                                    other_axes=others, twins=detail.get("twins"), **common)
 
 
+@view.drawn
 def sensitivity(detail: Mapping[str, Any], metric: str) -> Any:
     figs = sensitivity_figs
-    design = (detail.get("spec") or {}).get("design", "grid")
+    design = view.design_of(detail)
     analysis = analysis_of(detail)
     if analysis.get("error"):
         return note(f"The analysis could not run: {analysis['error']}", "warning")
@@ -265,6 +269,7 @@ def spectra_rule(detail: Mapping[str, Any], shown: int) -> str:
 MAX_CHOICES = 1_000
 
 
+@view.drawn
 def spectra_choices(detail: Mapping[str, Any]) -> list[dict[str, Any]]:
     """The spectra's case picker: every done case (at most :data:`MAX_CHOICES`, then spread
     over the first axis as the overlay picks them), labelled by every varied factor."""
@@ -276,6 +281,7 @@ def spectra_choices(detail: Mapping[str, Any]) -> list[dict[str, Any]]:
             for c in done]
 
 
+@view.drawn
 def spectra(detail: Mapping[str, Any], signal: str, kind: str, log_x: bool = False,
             log_y: bool = False, chosen: Sequence[int] | None = None) -> Any:
     """The spectra tab: the cases ``chosen`` (ids; at most :data:`MAX_SPECTRA`) or the
@@ -315,14 +321,15 @@ def crank_speed(detail: Mapping[str, Any]) -> float | None:
         return None
     value = (spec.get("base") or {}).get("speed_rpm")
     if value is None:
-        value = parameters.defaults(detail.get("model", "slider-crank")).get("speed_rpm")
+        value = parameters.defaults(view.model_of(detail)).get("speed_rpm")
     return float(value) if isinstance(value, (int, float)) else None
 
 
+@view.drawn
 def convergence(detail: Mapping[str, Any]) -> Any:
     """A convergence-design study: its refinement study (metric against the levels, order,
     Richardson estimate, verdict). Any other: its convergence certificates."""
-    design = (detail.get("spec") or {}).get("design", "grid")
+    design = view.design_of(detail)
     if design != "convergence":
         return certificates(detail)
     analysis = analysis_of(detail)
@@ -335,6 +342,7 @@ def convergence(detail: Mapping[str, Any]) -> Any:
                      html.P(f"Verdict: {verdict}" if verdict else "", className="fw-bold")])
 
 
+@view.drawn
 def parallel(detail: Mapping[str, Any], metric: str) -> go.Figure:
     return parallel_figs.parallel_figure(detail["cases"], view.axes_of(detail), metric)
 
@@ -350,6 +358,7 @@ CERTIFICATES_EXPLAINED = (
 )
 
 
+@view.drawn
 def certificates(detail: Mapping[str, Any]) -> Any:
     """The certificates' verdict, progress, figure and table (see
     ``gapsweep.study.certificates``)."""
@@ -372,7 +381,7 @@ def certificates(detail: Mapping[str, Any]) -> Any:
             text = ("No convergence certificate: none of the cases ended done, or the study "
                     "finished before certificates existed (or they are being queued now).")
         return html.Div([note(text), explained])
-    report = certificate_report(detail.get("model", "slider-crank"), detail["cases"], certs)
+    report = certificate_report(view.model_of(detail), detail["cases"], certs)
     counts = report["counts"]
     progress = (f"Certificates: {counts.get('done', 0)} of {len(certs)} done"
                 + "".join(f", {n} {s}" for s, n in counts.items() if s != "done" and n))
@@ -398,21 +407,24 @@ def certificate_table(report: Mapping[str, Any], names: Mapping[Any, str]) -> db
     """One row per refinement: source, refinement, run, peak, its change from the step
     before (the verdict's reference: K × 4 against K × 2), the maximum penetration's, the
     ladder's verdict."""
-    head = ["Source", "Refinement", "Run", metric_label("peak_slider_accel"),
+    # the whole-run peak of the study's headline (a mechanism's first measure's): the first
+    # impact sets it, so it stays put under chaos (CERTIFICATES_EXPLAINED)
+    metric = (report.get("metric") or default_metric()).removesuffix("_settled")
+    head = ["Source", "Refinement", "Run", metric_label(metric),
             "Change of the peak from the step before", "Change of max. penetration",
             "Verdict"]
     rows = []
     for source in report["sources"]:
         for ladder in source["ladders"]:
             for k, step in enumerate(ladder["steps"][1:]):
-                peak = step["metrics"].get("peak_slider_accel")
+                peak = step["metrics"].get(metric)
                 rows.append(html.Tr([
                     html.Td(names.get(source["case_id"], f"case {source['case_id']}")),
                     html.Td(step["label"]),
                     html.Td(dcc.Link(str(step["case_id"]), href=f"/cases/{step['case_id']}")
                             if step.get("case_id") else ""),
                     html.Td("" if peak is None else f"{peak:.6g}"),
-                    html.Td(_percent(step["step_changes"].get("peak_slider_accel"))),
+                    html.Td(_percent(step["step_changes"].get(metric))),
                     html.Td(_percent(step["step_changes"].get("max_penetration"))),
                     html.Td(ladder["verdict"] if k == len(ladder["steps"]) - 2 else
                             step.get("status") if step.get("status") != "done" else ""),

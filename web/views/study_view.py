@@ -3,15 +3,33 @@ text, ETA, the case table's rows and columns, the axes a figure can use. Pure fu
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import functools
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, TypeVar
 
 from gapsweep.core import metrics as metric_registry
+from gapsweep.core.api import DEFAULT_MODEL
+from gapsweep.core.api import measures_of as core_measures_of
+from gapsweep.study.design_registry import (
+    DEFAULT_DESIGN,
+    TREND_PANELS,
+    TREND_SCATTER,
+    get_design,
+)
 
-from ..figures.labels import format_value, parameter_label
+from ..figures.labels import (
+    format_value,
+    measuring,
+    metric_label,
+    parameter_label,
+    phrase,
+    series_parts,
+)
+from ..figures.windows import SETTLED, SUFFIXES, window_of
 from .parameters import label as plabel
 
+T = TypeVar("T")
 FINISHED = ("done", "cancelled")
 CASE_STATUSES = ("queued", "running", "done", "failed", "cancelled")
 TABLE_METRICS = metric_registry.headline()  # the case table's metric columns
@@ -34,8 +52,10 @@ def _axis_text(axis: Mapping[str, Any]) -> str:
         return text + (f" (nominal {format_value(axis['nominal'])})" if "nominal" in axis
                        else "")
     if "relative_percent" in axis:
+        # a sampling design draws within nominal ± % and needs no level count
+        levels = f" ({axis['levels']} levels)" if axis.get("levels") is not None else ""
         return (f"{format_value(axis.get('nominal'))} ± {format_value(axis['relative_percent'])} "
-                f"% ({axis.get('levels')} levels)")
+                f"%{levels}")
     if "start" in axis:
         span = f"{format_value(axis['start'])} to {format_value(axis.get('stop'))}"
         return span + (f" ({axis['count']} levels)" if "count" in axis else "")
@@ -51,7 +71,60 @@ def setting_lines(spec: Mapping[str, Any]) -> tuple[list[str], list[str]]:
 
 
 def design_of(detail: Mapping[str, Any]) -> str:
-    return str((detail.get("spec") or {}).get("design", "grid"))
+    return str((detail.get("spec") or {}).get("design", DEFAULT_DESIGN))
+
+
+def model_of(detail: Mapping[str, Any]) -> str:
+    return str(detail.get("model") or (detail.get("spec") or {}).get("model") or DEFAULT_MODEL)
+
+
+def measures_of(detail: Mapping[str, Any]) -> Any:
+    """What the study measures (:class:`gapsweep.core.measures.Measures`): its model's
+    registry entry read with its ``[mechanism]`` table - the metrics and series a page offers,
+    labels them with and opens on."""
+    return core_measures_of(model_of(detail), (detail.get("spec") or {}).get("mechanism"))
+
+
+def drawn(fn: Callable[..., T]) -> Callable[..., T]:
+    """``fn(detail, ...)`` drawn with the study's measures (:func:`measures_of`): every label,
+    unit and default metric of the figures it makes is the study's own."""
+    @functools.wraps(fn)
+    def with_measures(detail: Mapping[str, Any], *args: Any, **kwargs: Any) -> T:
+        with measuring(measures_of(detail)):
+            return fn(detail, *args, **kwargs)
+
+    return with_measures
+
+
+def metric_choices(detail: Mapping[str, Any]) -> tuple[list[dict[str, str]], str]:
+    """The metric pickers' (sensitivity, parallel coordinates) options and default: the
+    study's headline metrics (a mechanism's measures' settled peaks first), labelled."""
+    m = measures_of(detail)
+    with measuring(m):
+        options = [{"label": metric_label(n), "value": n} for n in m.headline]
+    return options, m.default_metric
+
+
+def trend_metric_choices(detail: Mapping[str, Any]) -> tuple[list[dict[str, str]], str]:
+    """The trends' metric options (without their window, which is chosen apart) and the
+    default: the study's measures' (a mechanism's own, never the slider's)."""
+    m = measures_of(detail)
+    plain = [n for n in m.trend if window_of(n) is None]
+    with measuring(m):
+        options = [{"label": metric_label(n), "value": n} for n in plain]
+    default = m.default_metric
+    base = default.removesuffix(SUFFIXES[SETTLED])
+    return options, base if base in plain else (plain[0] if plain else default)
+
+
+def spectrum_choices(detail: Mapping[str, Any]) -> tuple[list[dict[str, str]], str]:
+    """The spectra's signal options (the series whose spectra the worker stores, labelled
+    by the series registry with the study's measures) and the first as default."""
+    m = measures_of(detail)
+    with measuring(m):
+        options = [{"label": phrase(series_parts(n)[0]), "value": n}
+                   for n in m.spectrum_series]
+    return options, m.spectrum_series[0]
 
 
 def trend_choices(detail: Mapping[str, Any]) -> dict[str, Any]:
@@ -65,15 +138,16 @@ def trend_choices(detail: Mapping[str, Any]) -> dict[str, Any]:
     design = design_of(detail)
     options = [{"label": parameter_label(a), "value": a} for a in axes]
     none = {"label": "none", "value": NO_GROUP}
-    if design == "one-at-a-time":
+    if get_design(design).trends == TREND_PANELS:
         return {"x_options": [{"label": "each factor (a panel each)", "value": ALL_FACTORS},
                               *options],
                 "x": ALL_FACTORS, "group_options": [none], "group": NO_GROUP,
                 "group_label": "one run per factor, the others at their nominal",
                 "group_shown": False}
-    x = "clearance_mm" if "clearance_mm" in axes else (axes[0] if axes else None)
+    # the clearance when it is an axis (a mechanism's joints.<joint>.clearance_mm too)
+    x = next((a for a in axes if a.split(".")[-1] == "clearance_mm"), axes[0] if axes else None)
     group = next((a for a in axes if a != x), NO_GROUP)
-    sampled = design in ("latin-hypercube", "sobol", "morris", "monte-carlo")
+    sampled = get_design(design).trends == TREND_SCATTER
     return {"x_options": options, "x": x, "group_options": [*options, none], "group": group,
             "group_label": "colour by" if sampled else "one line per",
             "group_shown": True}
@@ -236,7 +310,7 @@ def differing_settings(specs: Sequence[Mapping[str, Any]]) -> list[dict[str, str
         names.update(dict.fromkeys(spec.get("axes") or {}))
     rows = []
     for key in ("model", "design"):
-        values = [str(spec.get(key, "grid" if key == "design" else "slider-crank"))
+        values = [str(spec.get(key, DEFAULT_DESIGN if key == "design" else DEFAULT_MODEL))
                   for spec in specs]
         if len(set(values)) > 1:
             rows.append({"parameter": key, **{str(i): v for i, v in enumerate(values)}})

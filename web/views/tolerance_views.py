@@ -22,15 +22,18 @@ from ..figures import response_surface as surface_figs
 from ..figures import variation as variation_figs
 from ..figures.labels import metric_label, metric_scale, metric_unit, parameter_label
 from ..figures.whatif_export import whatif_html
-from .study_view import TABLE_METRICS, axes_of
+from .study_view import TABLE_METRICS, axes_of, drawn, metric_choices
 
 TAB_VARIATION, TAB_SURFACE = "variation", "surface"
 SLIDER_STEPS = 100
 
 
-def _metric_dropdown(cid: str) -> dcc.Dropdown:
-    return dcc.Dropdown(id=cid, value=TABLE_METRICS[0], clearable=False,
-                        options=[{"label": metric_label(m), "value": m} for m in TABLE_METRICS])
+def _metric_dropdown(cid: str, detail: Mapping[str, Any] | None = None) -> dcc.Dropdown:
+    """The study's headline metrics (a mechanism's measures first), its default chosen."""
+    options, value = (metric_choices(detail) if detail is not None else
+                      ([{"label": metric_label(m), "value": m} for m in TABLE_METRICS],
+                       TABLE_METRICS[0]))
+    return dcc.Dropdown(id=cid, value=value, clearable=False, options=options)
 
 
 def _graph(fig: Any, cid: str | None = None) -> dcc.Graph:
@@ -51,10 +54,10 @@ def _fmt(x: float | None, digits: int = 4) -> str:
 # --- variation ------------------------------------------------------------------------------
 
 
-def variation_tab() -> html.Div:
+def variation_tab(detail: Mapping[str, Any] | None = None) -> html.Div:
     return html.Div([
         dbc.Row([
-            dbc.Col(_metric_dropdown(ids.VARIATION_METRIC), md=5),
+            dbc.Col(_metric_dropdown(ids.VARIATION_METRIC, detail), md=5),
             dbc.Col(dbc.InputGroup([
                 dbc.InputGroupText("Limit"),
                 dbc.Input(id=ids.VARIATION_LIMIT, type="number", debounce=True,
@@ -80,6 +83,7 @@ def distribution_notes(detail: Mapping[str, Any]) -> list[str]:
             "seed draws the same cases.", twin_note(spec)]
 
 
+@drawn
 def variation_content(detail: Mapping[str, Any], metric: str,
                       limit_shown: float | None) -> html.Div:
     """Summary, exceedance, histogram, ECDF, variance shares and settling of ``metric``;
@@ -145,7 +149,7 @@ def surface_tab(detail: Mapping[str, Any]) -> html.Div:
     options = [{"label": parameter_label(a), "value": a} for a in axes]
     return html.Div([
         dbc.Row([
-            dbc.Col(_metric_dropdown(ids.SURFACE_METRIC), md=4),
+            dbc.Col(_metric_dropdown(ids.SURFACE_METRIC, detail), md=4),
             dbc.Col(dbc.RadioItems(id=ids.SURFACE_ORDER, value=2, inline=True, options=[
                 {"label": "linear", "value": 1}, {"label": "quadratic", "value": 2},
                 {"label": "cubic", "value": 3}]), md=3),
@@ -168,6 +172,7 @@ def _surface(detail: Mapping[str, Any], metric: str, order: int):
     return data, fit_surface(data.x, data.y, data.names, int(order))
 
 
+@drawn
 def surface_content(detail: Mapping[str, Any], metric: str, order: int,
                     fx: str | None, fy: str | None) -> html.Div:
     from gapsweep.study.response_surface import POOR_PREDICTED_R2, SurfaceError, grid
@@ -224,7 +229,8 @@ def whatif_panel(s: Any, metric: str) -> dbc.Card:
             dbc.Col(html.Span(parameter_label(name)), md=3),
             dbc.Col(dcc.Slider(id={"type": ids.WHATIF_SLIDER, "factor": name}, min=mn, max=mx,
                                step=step, value=float(s.centre[i]), marks=None,
-                               tooltip={"always_visible": True, "placement": "bottom"},
+                               tooltip={"always_visible": True, "placement": "bottom",
+                                        "transform": "significant"},  # assets/slider_tooltip.js
                                updatemode="mouseup"), md=9),
         ], className="my-1", align="center"))
     return dbc.Card(dbc.CardBody([
@@ -237,6 +243,7 @@ def whatif_panel(s: Any, metric: str) -> dbc.Card:
     ]), className="my-3", id=ids.SURFACE_WHATIF)
 
 
+@drawn
 def whatif_texts(detail: Mapping[str, Any], metric: str, order: int,
                  values: Mapping[str, float]) -> tuple[str, Any]:
     """The prediction line and the nearest run case at the sliders' ``values``."""
@@ -263,6 +270,7 @@ def whatif_texts(detail: Mapping[str, Any], metric: str, order: int,
     return text, nearest
 
 
+@drawn
 def export_page(detail: Mapping[str, Any], metric: str, order: int) -> str | None:
     from gapsweep.study.response_surface import SurfaceError
 
