@@ -99,8 +99,11 @@ def build_mechanism(spec: MechanismSpec, *, ideal: bool = False, probe: int = 0,
             joints.append(Revolute(j.body_i, j.body_j, _local(spec, j.body_i, j.at),
                                    _local(spec, j.body_j, j.at)))
         elif j.type == "translational":
-            joints.append(Translational(j.body_j, _local(spec, j.body_j, j.at), j.at,
-                                        j.direction or (1.0, 0.0), 0.0))
+            # a body's frame is at angle 0 in the design position: the direction given there
+            # is the guide's local direction (design.md 4.15, S2), the relative angle 0
+            joints.append(Translational(j.body_j, _local(spec, j.body_j, j.at),
+                                        _local(spec, j.body_i, j.at),
+                                        j.direction or (1.0, 0.0), 0.0, guide=j.body_i))
         else:
             cm = next(b.cm for b in spec.bodies if b.name == j.body_j)
             joints.append(Fixed(j.body_j, (cm[0], cm[1], 0.0)))

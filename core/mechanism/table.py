@@ -390,12 +390,13 @@ class _Reader:
                        else _names_used(t["at"]))
             direction = None
             contact = None
-            if kind in ("translational", "fixed") and a != GROUND:
+            if kind == "fixed" and a != GROUND:
                 raise InputError(f"{field}.bodies[0]", a, f"ground (a {kind} joint holds its "
                                  "second body to the ground)")
             if kind == "translational":
                 if "direction" not in t:
                     raise InputError(f"{field}.direction", None, "required: [dx, dy]")
+                # in the first body's frame at assembly (its frame is at angle 0 there)
                 direction = _pair(f"{field}.direction", t["direction"], self.variables)
                 norm = math.hypot(*direction)
                 if not norm > 1e-12:
