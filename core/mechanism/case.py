@@ -162,6 +162,22 @@ class MechanismCase:
         """Two driver revolutions by default (after the run-up's ramp for that start), the
         last the ``_steady`` window; the driver period gives the Poincaré section."""
         period = self.spec.period
+        if math.isnan(period):  # no driver (design.md 4.13): it moves for t_end, no sections
+            if self.t_end is None:
+                raise InputError("t_end", None, "a duration in s: a mechanism without a "
+                                 "driver moves under its loads for t_end")
+            if self.initial == "run-up":
+                raise InputError("initial", self.initial, "centred or wall: a run-up ramps a "
+                                 "driver, and this mechanism has none")
+            return SolverOptions(
+                t_end=self.t_end, period=0.0, t_steady=0.0,
+                integrator=self.integrator, rtol=self.rtol, atol=self.atol,
+                max_step=self.max_step, contact_max_step=self.contact_max_step,
+                initial_step=self.initial_step, event_location=self.event_location,
+                stabilization=self.stabilization, baumgarte_alpha=self.baumgarte_alpha,
+                baumgarte_beta=self.baumgarte_beta, n_output=self.n_output,
+                refine_peaks=self.refine_peaks,
+            )
         t_end = self.ramp_time + 2.0 * period if self.t_end is None else self.t_end
         # the run-up's ramp is the start-up (its peak: ``peak_<measure>_startup``), the
         # settled window the revolutions at full speed after it, when the run has them
