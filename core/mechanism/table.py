@@ -590,7 +590,8 @@ def _sweepable(text: str) -> tuple[tuple[str, str], ...]:
         for key in ("clearance_mm", *CONTACT_KEYS):
             p = find(key, "slider-crank")
             out[f"joints.{j.name}.{key}"] = p.unit if p else _unit_of(key)
-    out["driver.speed_rpm"] = "rpm"
+    if spec.driver_joint:
+        out["driver.speed_rpm"] = "rpm"
     raw_loads = table.get("loads", {})
     for ld in spec.loads:
         raw = raw_loads[ld.name]
