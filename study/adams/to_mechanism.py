@@ -195,8 +195,14 @@ def _clean_name(view: str | None, fallback: str, taken: set[str]) -> str:
     return fallback
 
 
+def _clean(v: float) -> float:
+    """A converted number rounded to 15 digits: 10 kg mm^2 is 1e-05 kg m^2, not
+    9.999999999999999e-06 (the rounding is far below any tolerance of the solver)."""
+    return float(f"{float(v):.15g}")
+
+
 def _mm(v: float) -> float:
-    return float(v) * 1e3
+    return _clean(float(v) * 1e3)
 
 
 class _Importer:
@@ -399,7 +405,7 @@ class _Importer:
 
     def body(self, p: _Part) -> None:
         st = p.st
-        mass = st.number("MASS", 0.0) * self.mass
+        mass = _clean(st.number("MASS", 0.0) * self.mass)
         if not mass > 0.0:
             raise StatementError("a massless part (MASS missing or 0): every body needs a mass")
         if st.has("CM"):
@@ -419,7 +425,7 @@ class _Importer:
             raise StatementError("products of inertia with the plane's normal not along a CM "
                                  "marker axis (give IP in axes with one normal to the plane)")
         inertia = (ip[k] if along_axis else float(n_local @ np.diag(ip[:3]) @ n_local))
-        inertia *= self.mass * self.length**2
+        inertia = _clean(inertia * self.mass * self.length**2)
         if not inertia > 0.0:
             raise StatementError("no inertia about the plane's normal (IP)")
         self.bodies[p.name] = {"mass_kg": mass, "inertia_kgm2": inertia,
@@ -475,7 +481,7 @@ class _Importer:
             if off > GAP:
                 raise StatementError(f"I is {off * 1e3:.6g} mm off J's sliding axis (the "
                                      "dataset is not assembled)")
-            entry["direction"] = [float(d[0]), float(d[1])]
+            entry["direction"] = [_clean(d[0]), _clean(d[1])]
         else:
             if "ground" not in (bi, bj):
                 raise StatementError("a FIXED joint between two moving parts (merge them into "
@@ -528,7 +534,7 @@ class _Importer:
         omega = rate / self.time * sense
         if omega == 0.0:
             raise StatementError("a MOTION of zero speed")
-        self.driver = {"joint": name, "speed_rpm": omega * 60.0 / (2.0 * math.pi)}
+        self.driver = {"joint": name, "speed_rpm": _clean(omega * 60.0 / (2.0 * math.pi))}
 
     def sforce(self, st: Statement) -> None:
         if st.has("ROUTINE"):
@@ -553,8 +559,8 @@ class _Importer:
                                     "constant torque")
             if not self.parallel(mj.axes[:, 2]):
                 raise StatementError("the torque's axis (J's z) is not normal to the plane")
-            torque = form.get("1", 0.0) * self.force * self.length * float(
-                mj.axes[:, 2] @ self.e3)
+            torque = _clean(form.get("1", 0.0) * self.force * self.length * float(
+                mj.axes[:, 2] @ self.e3))
             targets = [(bi, torque)] + ([] if st.has("ACTIONONLY") else [(bj, -torque)])
             for k, (body, value) in enumerate(t for t in targets if t[0] != "ground"):
                 self.loads[name if k == 0 else f"{name}_reaction"] = {
@@ -575,7 +581,7 @@ class _Importer:
                 raise StatementError("a force on the ground")
             f = self.in_plane(z) * c0 * self.force
             self.loads[name] = {"type": "force", "body": bi, "at": self.planar(mi.origin),
-                                "force_n": [float(f[0]), float(f[1])]}
+                                "force_n": [_clean(f[0]), _clean(f[1])]}
             return
         if st.has("ACTIONONLY"):
             raise StatementError("an ACTIONONLY spring")
@@ -597,8 +603,8 @@ class _Importer:
         self.loads[name] = {
             "type": "spring", "bodies": [bi, bj],
             "at": [self.planar(mi.origin), self.planar(mj.origin)],
-            "stiffness_n_per_m": k * self.force / self.length,
-            "damping_n_s_per_m": -vr * self.force * self.time / self.length,
+            "stiffness_n_per_m": _clean(k * self.force / self.length),
+            "damping_n_s_per_m": _clean(-vr * self.force * self.time / self.length),
             "free_length_mm": _mm(free * self.length),
         }
         self.names.add(name)
@@ -611,7 +617,7 @@ class _Importer:
         if abs(off) > 1e-12:
             self.out.notes.append(f"gravity's component {off:.6g} m/s² along the plane's "
                                   "normal is dropped")
-        self.gravity = [float(planar[0]), float(planar[1])]
+        self.gravity = [_clean(planar[0]), _clean(planar[1])]
 
     def request(self, st: Statement) -> None:
         kinds = [k for k in ("DISPLACEMENT", "VELOCITY", "ACCELERATION") if st.has(k)]

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from .errors import AdamsError
 
+_CONTINUED = "\x01"  # a continuation line's leading comma (a separator, except in a FUNCTION)
 MAX_BYTES = 20 * 1024 * 1024
 MAX_STATEMENTS = 100_000
 MAX_CONTINUATIONS = 1_000
@@ -59,8 +60,8 @@ def decode(data: bytes, filename: str = "") -> str:
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         raise AdamsError(f"not UTF-8 text (byte {exc.start})", line) from None
-    if "\x00" in text:
-        raise AdamsError("a binary file (NUL bytes), not a dataset")
+    if "\x00" in text or _CONTINUED in text:
+        raise AdamsError("a binary file (control bytes), not a dataset")
     return text
 
 
@@ -80,20 +81,21 @@ def _split_args(text: str, line: int, head: str) -> list[str]:
             depth -= 1
             if depth < 0:
                 raise AdamsError("an unmatched ')'", line, head)
-        if ch == "," and depth == 0:
+        if ch in (",", _CONTINUED) and depth == 0:
             out.append("".join(buf).strip())
             buf = []
             k += 1
-            # a FUNCTION argument: the expression runs to a backslash or the end
+            # a FUNCTION argument: the expression runs to a backslash or the end; a
+            # continuation line's comma inside it only continues the line
             m = re.match(r"\s*(FU[A-Z]*)\s*=", text[k:], re.IGNORECASE)
             if m and "FUNCTION".startswith(m.group(1).upper()):
                 end = text.find("\\", k)
                 end = n if end < 0 else end
-                out.append(text[k:end].strip())
+                out.append(text[k:end].replace(_CONTINUED, " ").strip())
                 k = end + 1
                 if k < n:  # what follows the backslash: more arguments
                     rest = text[k:].lstrip()
-                    if rest.startswith(","):
+                    if rest.startswith((",", _CONTINUED)):
                         k = n - len(rest)  # the comma is read by the loop
                     elif rest:
                         text = text[:k] + "," + rest
@@ -130,13 +132,13 @@ def tokenize(text: str) -> Dataset:
         if current:
             joined = " ".join(current)
             name, slash, after = joined.partition("/")
-            ident, _, rest = after.partition(",")
+            ident, _, rest = after.replace(_CONTINUED, ",", 1).partition(",")
             if slash and re.fullmatch(r"\s*\d+\s*", ident):
                 head = f"{name.strip()}/{ident.strip()}"
             elif slash:  # ``UNITS/FORCE = NEWTON, ...``: no id, the arguments follow the slash
                 head, rest = name.strip(), after
             else:
-                head, _, rest = joined.partition(",")
+                head, _, rest = joined.replace(_CONTINUED, ",", 1).partition(",")
             st = RawStatement(start, head.strip(), [], pending_for_current)
             st.args = _split_args("," + rest, start, st.head) if rest.strip() else []
             statements.append(st)
@@ -162,7 +164,7 @@ def tokenize(text: str) -> Dataset:
             if continuations > MAX_CONTINUATIONS:
                 raise AdamsError(f"more than {MAX_CONTINUATIONS:,} continuation lines in one "
                                  "statement", start, current[0].split(",")[0].strip())
-            current.append(stripped)
+            current.append(_CONTINUED + stripped[1:])
             continue
         flush()
         if stripped.upper().rstrip("/ ") == "END":
