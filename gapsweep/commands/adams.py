@@ -18,10 +18,15 @@ from .output import print_json
 
 
 def _read(path: Path) -> bytes:
+    from gapsweep.study.adams import AdamsError
     from gapsweep.study.adams.tokenizer import MAX_BYTES
 
+    size = path.stat().st_size
+    if size > MAX_BYTES:  # refused without reading it
+        raise AdamsError(f"the file is {size / 2**20:.1f} MB; at most {MAX_BYTES // 2**20} MB "
+                         "is read")
     with open(path, "rb") as f:
-        return f.read(MAX_BYTES + 1)  # a larger file is refused without reading it all
+        return f.read(MAX_BYTES + 1)
 
 
 def _assembles(table: dict[str, Any], t_end: float | None) -> str | None:
@@ -45,7 +50,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     report: dict[str, Any] = {"study": None, "mechanism": None, "supported": [],
                               "skipped": [], "refused": [], "contacts": [], "notes": []}
     try:
-        result = import_dataset(_read(path), path.name)
+        result = import_dataset(_read(path), path.name)  # AdamsError: refused as a whole
     except OSError as exc:
         report["refused"] = [{"line": 0, "statement": "(file)", "why": f"cannot read: {exc}"}]
         result = None

@@ -295,3 +295,28 @@ def test_a_study_of_a_driverless_mechanism_needs_t_end():
     spec = parse_spec({"name": "p", "model": "mechanism", "mechanism": table,
                        "axes": {"t_end": {"values": [0.5, 1.0]}}})
     assert spec.levels("t_end") == [0.5, 1.0]
+
+
+@pytest.mark.parametrize("case", ["50 MB", "cmd", "not utf-8", "function"])
+def test_cli_hostile_input_exits_2_with_nothing_written(tmp_path, case):
+    path = tmp_path / ("model.cmd" if case == "cmd" else "model.adm")
+    if case == "50 MB":
+        with open(path, "wb") as f:  # sparse: no 50 MB on disk
+            f.truncate(50 * 2**20)
+        expected = "the file is 50.0 MB; at most 20 MB is read"
+    elif case == "cmd":
+        path.write_text("model create model_name = crank\n")
+        expected = "Adams/View command file (.cmd)"
+    elif case == "not utf-8":
+        path.write_bytes(b"title\nPART/1, GROUND\n! caf\xe9\n")
+        expected = "not UTF-8"
+    else:
+        path.write_text(HEAD + "JOINT/1, REVOLUTE, I = 2, J = 1\nMOTION/1, JOINT = 1, "
+                        "FUNCTION = IF(TIME: 0, 1, 2)\n")
+        expected = "line 7: MOTION/1"
+    out = tmp_path / "study.toml"
+    p = run_cli("import-adams", str(path), "-o", str(out), "--json", cwd=tmp_path)
+    assert p.returncode == 2
+    assert not out.exists()
+    (refused,) = json.loads(p.stdout)["refused"]
+    assert expected in f"line {refused['line']}: {refused['statement']}: {refused['why']}"
