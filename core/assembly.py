@@ -12,6 +12,9 @@ Layouts (``nb`` bodies, state ``q = [x0, y0, phi0, x1, ...]`` of length ``3 nb``
 ``joint_int[k] = (type, body_i, body_j)``; ``joint_par[case, k, :8]``:
   REVOLUTE     s_i(2), s_j(2), offset(2)   Phi = r_i + A_i s_i - r_j - A_j s_j - offset (2 rows)
   TRANSLATIONAL s(2), origin(2), dir(2), angle   n.(r_i + A_i s - origin) = 0, phi_i - angle (2)
+  SLIDE        s_i(2), s_j(2), dir_i(2), angle   body j slides along body i (design.md 4.15, S2):
+               (A_i n_i).(r_j + A_j s_j - r_i - A_i s_i) = 0, phi_j - phi_i - angle = 0 (2 rows),
+               ``n_i`` the normal of the unit direction ``dir_i``, both in body i's frame
   FIXED        x, y, phi                   r_i = (x, y), phi_i = phi (3 rows)
   DRIVER       omega, phi0, ramp           phi_i - phi0 - f(t) = 0, f = omega t or a run-up (1 row)
 ``load_int[k] = (type, body_i, body_j)``; ``load_par[case, k, :N_LOAD_PAR]``:
@@ -57,9 +60,9 @@ from .model import (
     Translational,
 )
 
-REVOLUTE, TRANSLATIONAL, FIXED, DRIVER = 0, 1, 2, 3
+REVOLUTE, TRANSLATIONAL, FIXED, DRIVER, SLIDE = 0, 1, 2, 3, 4
 # constraint rows per joint kind, indexed by the kind (a tuple: the kernels index it too)
-ROWS = tuple({REVOLUTE: 2, TRANSLATIONAL: 2, FIXED: 3, DRIVER: 1}[k] for k in range(4))
+ROWS = tuple({REVOLUTE: 2, TRANSLATIONAL: 2, FIXED: 3, DRIVER: 1, SLIDE: 2}[k] for k in range(5))
 TORQUE, POINT_FORCE, SPRING, TABLE_FORCE, TABLE_TORQUE = 0, 1, 2, 3, 4
 N_JOINT_PAR = 8
 N_TABLE = 72  # knots of a periodic load table (one every 5 degrees at most)
@@ -203,6 +206,10 @@ def assemble(mech: Mechanism) -> tuple[Topology, CaseArrays]:
         if isinstance(j, Revolute):
             jint.append((REVOLUTE, idx(j.body_i), idx(j.body_j)))
             row[:4] = (*j.point_i, *j.point_j)
+        elif isinstance(j, Translational) and idx(j.guide) >= 0:
+            d = np.asarray(j.direction, float)
+            jint.append((SLIDE, idx(j.guide), idx(j.body)))
+            row[:7] = (*j.origin, *j.point, *(d / np.linalg.norm(d)), j.angle)
         elif isinstance(j, Translational):
             d = np.asarray(j.direction, float)
             jint.append((TRANSLATIONAL, idx(j.body), -1))

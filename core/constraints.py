@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-from .assembly import FIXED, REVOLUTE, ROWS, TRANSLATIONAL
+from .assembly import FIXED, REVOLUTE, ROWS, SLIDE, TRANSLATIONAL
 from .jit import kernel
 
 
@@ -101,10 +101,26 @@ def constraint_values_rot(q, rot, t, joint_int, joint_par, phi):
             phi[row] = q[3 * bi] - joint_par[k, 0]
             phi[row + 1] = q[3 * bi + 1] - joint_par[k, 1]
             phi[row + 2] = q[3 * bi + 2] - joint_par[k, 2]
+        elif kind == SLIDE:
+            nx, ny, dx, dy = slide_frame(q, rot, bi, bj, joint_par[k])
+            phi[row] = nx * dx + ny * dy
+            phi[row + 1] = q[3 * bj + 2] - q[3 * bi + 2] - joint_par[k, 6]
         else:  # DRIVER
             angle = driver_motion(joint_par[k, 0], joint_par[k, 2], t)[0]
             phi[row] = q[3 * bi + 2] - joint_par[k, 1] - angle
         row += ROWS[kind]
+
+
+@kernel(runtime=False)  # a call LLVM inlines: numba's own inlining was slow
+def slide_frame(q, rot, bi, bj, par):
+    """A SLIDE joint's normal ``n = A_i n_i`` (global, unit) and the gap ``d = r_j + A_j s_j
+    - r_i - A_i s_i`` [m] from the guide's line point to the slider's point: ``(nx, ny, dx,
+    dy)``. ``n_i = (-dir_y, dir_x)``, ``par`` the joint's ``joint_par`` row."""
+    c, s = rot[bi, 0], rot[bi, 1]
+    nix, niy = -par[5], par[4]
+    xi, yi, _, _ = body_point(q, rot, bi, par[0], par[1])
+    xj, yj, _, _ = body_point(q, rot, bj, par[2], par[3])
+    return c * nix - s * niy, s * nix + c * niy, xj - xi, yj - yi
 
 
 @kernel(runtime=False)  # a call LLVM inlines: numba's own inlining was slow
@@ -149,6 +165,28 @@ def constraint_rows(q, v, rot, joint_int, joint_par, row_body, row_coef, gamma, 
                 row_coef[row + d, d] = 1.0
                 gamma[row + d] = 0.0
                 phi_t[row + d] = 0.0
+        elif kind == SLIDE:
+            # f = n.(r_j + A_j s_j - r_i) - n_i.s_i (n.A_i s_i is constant), n' = -u w_i with
+            # u = A_i u_i the direction, u' = n w_i: f_phi_i = -u.D, D = r_j + A_j s_j - r_i
+            nx, ny, dx, dy = slide_frame(q, rot, bi, bj, joint_par[k])
+            ux, uy = ny, -nx
+            _, _, bxi, byi = body_point(q, rot, bi, joint_par[k, 0], joint_par[k, 1])
+            _, _, bxj, byj = body_point(q, rot, bj, joint_par[k, 2], joint_par[k, 3])
+            big_dx, big_dy = dx + byi, dy - bxi  # d + A_i s_i (A s = (by, -bx))
+            wi, wj = v[3 * bi + 2], v[3 * bj + 2]
+            _set_row(row_body, row_coef, row, bi, -nx, -ny, -(ux * big_dx + uy * big_dy),
+                     bj, nx, ny, nx * bxj + ny * byj)
+            _set_row(row_body, row_coef, row + 1, bi, 0.0, 0.0, -1.0, bj, 0.0, 0.0, 1.0)
+            # f'' = n.D'' - 2 w_i u.D' - w_i^2 n.D - alpha_i u.D: the terms without an
+            # acceleration, with D'' = a_j + B_j s_j alpha_j - A_j s_j w_j^2, go to gamma
+            ddx = v[3 * bj] + bxj * wj - v[3 * bi]
+            ddy = v[3 * bj + 1] + byj * wj - v[3 * bi + 1]
+            gamma[row] = (wi * wi * (nx * big_dx + ny * big_dy)
+                          + 2.0 * wi * (ux * ddx + uy * ddy)
+                          + wj * wj * (nx * byj - ny * bxj))
+            gamma[row + 1] = 0.0
+            phi_t[row] = 0.0
+            phi_t[row + 1] = 0.0
         else:  # DRIVER: phi - phi0 - f(t) = 0, so phi_t = -f' and gamma = f''
             _set_row(row_body, row_coef, row, bi, 0.0, 0.0, 1.0, -1, 0.0, 0.0, 0.0)
             _, rate, accel = driver_motion(joint_par[k, 0], joint_par[k, 2], t)

@@ -42,10 +42,12 @@ class Revolute:
 
 @dataclass(frozen=True)
 class Translational:
-    """``body`` slides along a fixed line of the ground without rotating.
+    """``body`` slides along a line of ``guide`` (the ground by default) without turning
+    relative to it.
 
     ``point`` (local, on the body) stays on the line through ``origin`` [m] along the unit
-    direction ``direction``; the body's angle stays at ``angle`` [rad].
+    direction ``direction``, both in ``guide``'s frame (global for the ground); the body's
+    angle minus the guide's stays at ``angle`` [rad].
     """
 
     body: str
@@ -53,6 +55,7 @@ class Translational:
     origin: Vec2 = (0.0, 0.0)
     direction: Vec2 = (1.0, 0.0)
     angle: float = 0.0
+    guide: str = GROUND
 
 
 @dataclass(frozen=True)
@@ -262,7 +265,7 @@ class Mechanism:
             for value in b.pose:
                 require_finite(f"{b.name}.pose", value)
         for element in (*self.joints, *self.drivers, *self.loads):
-            for attr in ("body", "body_i", "body_j"):
+            for attr in ("body", "body_i", "body_j", "guide"):
                 if hasattr(element, attr):
                     self.body_index(getattr(element, attr))
         for d in self.drivers:
@@ -277,6 +280,8 @@ class Mechanism:
         for j in (x for x in self.joints if isinstance(x, Translational)):
             if not math.hypot(*j.direction) > 0.0:
                 raise InputError("translational.direction", j.direction, "a non-zero vector")
+            if j.guide == j.body:
+                raise InputError("translational.guide", j.guide, f"a body other than {j.body}")
         for cj in self.clearance_joints:
             self.body_index(cj.bearing_body)
             self.body_index(cj.journal_body)

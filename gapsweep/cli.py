@@ -3,6 +3,7 @@
     gapsweep simulate [--model slider-crank] [--set NAME=VALUE ...] [--ideal] [--json]
     gapsweep warmup | models | params [--model NAME | --study FILE] | fit FIT --diameter-mm D
     gapsweep mechanism check FILE [--json] | mechanism draw FILE -o OUT.svg|png
+    gapsweep import-adams FILE.adm [-o STUDY.toml] [--json]
     gapsweep study validate FILE | run FILE | submit FILE | wait ID | examples
     gapsweep studies | show ID | export ID | cancel ID | retry ID | delete ID | purge
     gapsweep worker | workers | serve [--auth] | db upgrade
@@ -23,13 +24,25 @@ from collections.abc import Sequence
 from gapsweep.archive.errors import ForbiddenError, RefusedError, UnavailableError
 from gapsweep.core.errors import GapsweepError, InputError
 
-from .commands import examples, fit, measured, mechanism, models, services, simulate, studies, users
+from .commands import (
+    adams,
+    examples,
+    fit,
+    measured,
+    mechanism,
+    models,
+    services,
+    simulate,
+    studies,
+    users,
+)
 from .commands.exit_codes import EXIT_BAD_INPUT, EXIT_FAILED, CommandError
 
 # Each group's module imports only the standard library and gapsweep's light modules at the
 # top; what a command needs (SQLAlchemy, numba, scipy, Celery, Dash) is imported inside it,
 # so `gapsweep --help` and the archive commands answer at once (tests/cli/test_imports.py).
-COMMAND_GROUPS = (simulate, models, studies, examples, mechanism, services, users, fit, measured)
+COMMAND_GROUPS = (simulate, models, studies, examples, mechanism, adams, services, users, fit,
+                  measured)
 
 
 def build_parser() -> argparse.ArgumentParser:

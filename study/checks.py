@@ -17,6 +17,7 @@ from gapsweep.core.errors import InputError
 from . import variation_design
 from .design_rules import check_design, max_cases
 from .errors import FieldError
+from .mechanism import driverless_t_end
 from .mechanism import table_errors as mechanism_errors
 from .schema import ADAPTIVE_DESIGNS, DISTRIBUTION_FORMS, SAMPLING_DESIGNS, Axis, StudySpec, typed
 
@@ -59,6 +60,8 @@ class _Checker:
         self.model = get_model(spec.model) if spec.model in MODELS else None
         self.kinds = spec.param_kinds() if self.model else {}
         self.context = {"mechanism": spec.mechanism} if spec.mechanism is not None else {}
+        if spec.mechanism is not None:  # the base's or an axis's t_end replaces it
+            self.context.update(driverless_t_end(spec.mechanism))
 
     def add(self, field: str, value: Any, allowed: str) -> None:
         self.errors.append(FieldError(field, value, allowed))
@@ -124,8 +127,13 @@ class _Checker:
 
     def check_axes(self, base: dict[str, Any]) -> dict[str, Axis]:
         spec, out = self.spec, {}
-        if not spec.axes and "axes" not in self.broken and "axes:partial" not in self.broken:
-            self.add("axes", {}, "at least one axis: [axes.NAME] with " + AXIS_FORMS)
+        # a grid with no axes is one case, its base (design.md 4.16: an imported study runs
+        # as written); the other designs vary something
+        if (not spec.axes and spec.design != "grid" and "axes" not in self.broken
+                and "axes:partial" not in self.broken):
+            self.add("axes", {}, "at least one axis: [axes.NAME] with " + AXIS_FORMS
+                     + f" (a {spec.design} design varies something; a grid with no axes is "
+                     "one case)")
         for name, axis in spec.axes.items():
             field = f"axes.{name}"
             if name not in self.kinds:
@@ -243,6 +251,10 @@ def check_spec(spec: StudySpec, broken: set[str]) -> tuple[StudySpec, list[Field
     if table:  # nothing else can be checked against a mechanism that does not assemble
         return spec, table
     base = c.check_base()
+    if (driverless_t_end(spec.mechanism) and "t_end" not in spec.base
+            and "t_end" not in spec.axes):
+        c.add("base.t_end", None, "a duration in s: a mechanism without a driver moves under "
+              "its loads for t_end (design.md 4.13)")
     axes = c.check_axes(base)
     checked = spec.model_copy(update={"base": base, "axes": axes})
     if "design" not in broken:

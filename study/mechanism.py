@@ -34,8 +34,15 @@ def table_errors(model: str, table: Any) -> list[FieldError]:
         names(table)
         from gapsweep.core.mechanism.case import MechanismCase
 
-        MechanismCase.from_mapping({"mechanism": table})
+        # without a driver a case needs its t_end (checked with the base): any serves here
+        MechanismCase.from_mapping({"mechanism": table, **driverless_t_end(table)})
     except InputError as exc:
         allowed = exc.allowed + (f" ({exc.detail})" if exc.detail else "")
         return [FieldError(exc.field, exc.value, allowed)]
     return []
+
+
+def driverless_t_end(table: Any) -> dict[str, float]:
+    """``{"t_end": 1.0}`` for a mechanism table without a driver (design.md 4.13: it moves
+    for its study's t_end), to check what does not depend on the duration; else ``{}``."""
+    return {"t_end": 1.0} if isinstance(table, dict) and "driver" not in table else {}

@@ -99,12 +99,15 @@ def build_mechanism(spec: MechanismSpec, *, ideal: bool = False, probe: int = 0,
             joints.append(Revolute(j.body_i, j.body_j, _local(spec, j.body_i, j.at),
                                    _local(spec, j.body_j, j.at)))
         elif j.type == "translational":
-            joints.append(Translational(j.body_j, _local(spec, j.body_j, j.at), j.at,
-                                        j.direction or (1.0, 0.0), 0.0))
+            # a body's frame is at angle 0 in the design position: the direction given there
+            # is the guide's local direction (design.md 4.15, S2), the relative angle 0
+            joints.append(Translational(j.body_j, _local(spec, j.body_j, j.at),
+                                        _local(spec, j.body_i, j.at),
+                                        j.direction or (1.0, 0.0), 0.0, guide=j.body_i))
         else:
             cm = next(b.cm for b in spec.bodies if b.name == j.body_j)
             joints.append(Fixed(j.body_j, (cm[0], cm[1], 0.0)))
-    driven = spec.joint(spec.driver_joint).body_j
+    driven = spec.joint(spec.driver_joint).body_j if spec.driver_joint else None
     loads = []
     for ld in spec.loads:
         if ld.type == "spring":
@@ -125,7 +128,7 @@ def build_mechanism(spec: MechanismSpec, *, ideal: bool = False, probe: int = 0,
         name=spec.name,
         bodies=bodies,
         joints=tuple(joints),
-        drivers=(AngleDriver(driven, spec.omega, 0.0, ramp),),
+        drivers=(AngleDriver(driven, spec.omega, 0.0, ramp),) if driven else (),
         loads=tuple(loads),
         clearance_joints=tuple(clearance),
         gravity=spec.gravity,
@@ -154,7 +157,7 @@ def _row_joints(spec: MechanismSpec, mech: Mechanism, topo: Topology) -> list[st
     """The joint name of each constraint row of ``topo`` (the ideal mechanism's)."""
     names = [j.name for j in spec.joints if not j.clearance]  # mech.joints' order
     names += [j.name for j in spec.joints if j.clearance]  # ideal clearance joints after
-    names += [f"driver ({spec.driver_joint})"]
+    names += [f"driver ({spec.driver_joint})"] if spec.driver_joint else []
     rows = [""] * topo.n_constraints
     from ..assembly import ROWS
 
@@ -219,7 +222,8 @@ def _geometry_only(spec: MechanismSpec) -> MechanismSpec:
         variables=(),
         bodies=tuple(replace(b, mass=1.0, inertia=1.0) for b in spec.bodies),
         joints=tuple(replace(j, contact=marker if j.clearance else None) for j in spec.joints),
-        speed_rpm=math.copysign(60.0 / (2.0 * math.pi), spec.speed_rpm),
+        speed_rpm=math.copysign(60.0 / (2.0 * math.pi), spec.speed_rpm) if spec.speed_rpm
+        else 0.0,
         loads=(),
         measures=(),
     )
@@ -252,12 +256,14 @@ def _compute_kinematics(spec: MechanismSpec) -> Kinematics:
                          "independent constraints",
                          f"{m - rank} redundant constraint equation(s): a joint repeats what "
                          "others already impose (make one a clearance joint or remove it)")
-    dof = n - (m - 1)
+    dof = n - (m - 1) if spec.driver_joint else n - m  # the driver's row is not a joint
     v0 = solve_velocities(topo, arrays, q)
-    angles = np.linspace(0.0, 2.0 * math.pi, SWEEP_STEPS + 1)
+    # without a driver there is no revolution to sweep: the assembly position alone
+    angles = np.linspace(0.0, 2.0 * math.pi, SWEEP_STEPS + 1) if spec.driver_joint else \
+        np.zeros(1)
     positions = np.zeros((len(angles), n))
     positions[0] = q
-    if dof == 1:  # the driver fixes the motion: follow it through one revolution
+    if dof == 1 and spec.driver_joint:  # the driver fixes the motion: follow it a revolution
         qk, vk = q.copy(), v0.copy()
         dt = angles[1]  # unit speed: time = angle
         for k in range(1, len(angles)):

@@ -246,11 +246,27 @@ class MechanismCase:
         revolution and a ring of the last); with ``t_end`` that long, the last revolution the
         ``_steady`` window. Every measure and clearance joint is observed in the one run."""
         period = self.spec.period
+        observed = {"probes": self.probes(), "traces": self.traces(),
+                    "observe_joints": not self.ideal and bool(self.spec.clearance_joints)}
+        common = dict(
+            integrator=self.integrator, rtol=self.rtol, atol=self.atol,
+            max_step=self.max_step, contact_max_step=self.contact_max_step,
+            initial_step=self.initial_step, event_location=self.event_location,
+            stabilization=self.stabilization, baumgarte_alpha=self.baumgarte_alpha,
+            baumgarte_beta=self.baumgarte_beta, refine_peaks=self.refine_peaks, **observed,
+        )
+        if math.isnan(period):  # no driver (design.md 4.13): it moves for t_end, no sections
+            if self.adaptive:
+                raise InputError("t_end", self.t_end, "a duration > 0 s: a mechanism without a "
+                                 "driver moves under its loads for t_end")
+            if self.initial == "run-up":
+                raise InputError("initial", self.initial, "centred or wall: a run-up ramps a "
+                                 "driver, and this mechanism has none")
+            return SolverOptions(t_end=self.t_end, period=0.0, t_steady=0.0,
+                                 n_output=self.n_output, **common)
         # the run-up's ramp is the start-up (its peak: ``peak_<measure>_startup``), the
         # settled window the revolutions at full speed after it, when the run has them
         ramp_revolutions = math.ceil(self.ramp_time / period - 1e-9)
-        observed = {"probes": self.probes(), "traces": self.traces(),
-                    "observe_joints": not self.ideal and bool(self.spec.clearance_joints)}
         if self.adaptive:
             per_rev = self.samples_per_revolution
             return SolverOptions(
@@ -259,11 +275,7 @@ class MechanismCase:
                 transient_revolutions=self.transient_revolutions,
                 stop_when_settled=True, settle_from=ramp_revolutions or 1,
                 output_step=period / per_rev, n_output=self.output_rows, output_head=per_rev,
-                integrator=self.integrator, rtol=self.rtol, atol=self.atol,
-                max_step=self.max_step, contact_max_step=self.contact_max_step,
-                initial_step=self.initial_step, event_location=self.event_location,
-                stabilization=self.stabilization, baumgarte_alpha=self.baumgarte_alpha,
-                baumgarte_beta=self.baumgarte_beta, refine_peaks=self.refine_peaks, **observed,
+                **common,
             )
         t_end = self.t_end
         transient = self.transient_revolutions or (
@@ -274,12 +286,8 @@ class MechanismCase:
             settle_tolerance=self.settle_tolerance,
             transient_revolutions=transient,
             t_steady=t_end - period if t_end > period else 0.0,
-            integrator=self.integrator, rtol=self.rtol, atol=self.atol,
-            max_step=self.max_step, contact_max_step=self.contact_max_step,
-            initial_step=self.initial_step, event_location=self.event_location,
-            stabilization=self.stabilization, baumgarte_alpha=self.baumgarte_alpha,
-            baumgarte_beta=self.baumgarte_beta, n_output=self.n_output,
-            refine_peaks=self.refine_peaks, **observed,
+            n_output=self.n_output,
+            **common,
         )
 
     def to_dict(self) -> dict[str, Any]:

@@ -145,20 +145,20 @@ class MechanismSpec:
     points: tuple[tuple[str, tuple[float, float]], ...]
     bodies: tuple[BodySpec, ...]
     joints: tuple[JointSpec, ...]
-    driver_joint: str
-    speed_rpm: float
+    driver_joint: str | None  # None: no driver, the mechanism moves under its loads
+    speed_rpm: float  # 0 without a driver
     loads: tuple[LoadSpec, ...]
     measures: tuple[MeasureSpec, ...]
 
     @property
     def omega(self) -> float:
-        """Driver speed [rad/s]."""
+        """Driver speed [rad/s] (0 without a driver)."""
         return self.speed_rpm * 2.0 * math.pi / 60.0
 
     @property
     def period(self) -> float:
-        """One driver revolution [s]."""
-        return 2.0 * math.pi / abs(self.omega)
+        """One driver revolution [s]; NaN without a driver."""
+        return 2.0 * math.pi / abs(self.omega) if self.omega else math.nan
 
     def joint(self, name: str) -> JointSpec:
         return next(j for j in self.joints if j.name == name)
@@ -296,6 +296,12 @@ class _Reader:
         joints = self.read_joints()
         driver_joint, speed = self.read_driver(joints)
         loads = self.read_loads()
+        if driver_joint is None:
+            tabled = next((ld for ld in loads if ld.tabled), None)
+            if tabled is not None:
+                raise InputError(f"mechanism.loads.{tabled.name}.angle_deg", "a table",
+                                 "a constant load: a table over the driver angle needs "
+                                 "[mechanism.driver]")
         measures = self.read_measures()
         return MechanismSpec(
             name=name, gravity=gravity, variables=tuple(self.variables.items()),
@@ -390,12 +396,13 @@ class _Reader:
                        else _names_used(t["at"]))
             direction = None
             contact = None
-            if kind in ("translational", "fixed") and a != GROUND:
+            if kind == "fixed" and a != GROUND:
                 raise InputError(f"{field}.bodies[0]", a, f"ground (a {kind} joint holds its "
                                  "second body to the ground)")
             if kind == "translational":
                 if "direction" not in t:
                     raise InputError(f"{field}.direction", None, "required: [dx, dy]")
+                # in the first body's frame at assembly (its frame is at angle 0 there)
                 direction = _pair(f"{field}.direction", t["direction"], self.variables)
                 norm = math.hypot(*direction)
                 if not norm > 1e-12:
@@ -433,8 +440,12 @@ class _Reader:
             raise InputError(f"{field}.{exc.field}", exc.value, exc.allowed, exc.detail) from None
         return tuple((k, getattr(case, k)) for k in ("clearance_mm", *CONTACT_KEYS))
 
-    def read_driver(self, joints: list[JointSpec]) -> tuple[str, float]:
+    def read_driver(self, joints: list[JointSpec]) -> tuple[str | None, float]:
         field = "mechanism.driver"
+        if "driver" not in self.raw:
+            # optional (design.md 4.13): the mechanism moves under its loads and gravity from
+            # rest, for the case's t_end
+            return None, 0.0
         t = _table(field, self.raw.get("driver"), ("joint", "speed_rpm"))
         names = [j.name for j in joints]
         if t.get("joint") not in names:
@@ -579,7 +590,8 @@ def _sweepable(text: str) -> tuple[tuple[str, str], ...]:
         for key in ("clearance_mm", *CONTACT_KEYS):
             p = find(key, "slider-crank")
             out[f"joints.{j.name}.{key}"] = p.unit if p else _unit_of(key)
-    out["driver.speed_rpm"] = "rpm"
+    if spec.driver_joint:
+        out["driver.speed_rpm"] = "rpm"
     raw_loads = table.get("loads", {})
     for ld in spec.loads:
         raw = raw_loads[ld.name]

@@ -54,7 +54,10 @@ def report(table: dict[str, Any]) -> dict[str, Any]:
     from gapsweep.core.mechanism.build import kinematics
     from gapsweep.core.mechanism.case import MechanismCase, sweepable_names
 
-    case = MechanismCase.from_mapping({"mechanism": table})
+    # a mechanism without a driver runs for its study's t_end, which the table does not carry:
+    # any duration serves to check the table itself
+    case = MechanismCase.from_mapping({"mechanism": table,
+                                       **({} if "driver" in table else {"t_end": 1.0})})
     spec = case.spec
     k = kinematics(spec)
     return {
@@ -68,11 +71,12 @@ def report(table: dict[str, Any]) -> dict[str, Any]:
         "clearance_joints": [j.name for j in spec.clearance_joints],
         "degrees_of_freedom": k.dof,
         "driver": {"joint": spec.driver_joint, "speed_rpm": spec.speed_rpm,
-                   "period_s": spec.period, "full_revolution": k.dof == 1},
+                   "period_s": spec.period, "full_revolution": k.dof == 1}
+        if spec.driver_joint else None,
         "loads": [{"name": ld.name, "type": ld.type, "tabled": ld.tabled} for ld in spec.loads],
         "measures": [{"name": m.name, "body": m.body, "quantity": m.quantity,
                       "component": m.component} for m in spec.measures],
-        "t_end_default_s": 2.0 * spec.period,
+        "t_end_default_s": 2.0 * spec.period if spec.driver_joint else None,
         "sweepable": sweepable_names(table),
     }
 
@@ -93,8 +97,11 @@ def cmd_check(args: argparse.Namespace) -> int:
         extra = f", clearance {j['clearance_mm']:g} mm" if j["clearance_mm"] else ""
         print(f"  joint {j['name']}: {j['type']} {j['bodies'][0]}-{j['bodies'][1]}{extra}")
     d = data["driver"]
-    print(f"  driver {d['joint']}: {d['speed_rpm']:g} rpm, period {d['period_s']:.6g} s, "
-          f"{'turns a full revolution' if d['full_revolution'] else 'not swept'}")
+    if d is None:
+        print("  no driver: it moves under its loads and gravity from rest for t_end")
+    else:
+        print(f"  driver {d['joint']}: {d['speed_rpm']:g} rpm, period {d['period_s']:.6g} s, "
+              f"{'turns a full revolution' if d['full_revolution'] else 'not swept'}")
     print("sweepable names:")
     for name, unit in data["sweepable"].items():
         print(f"  {name}" + (f" [{unit}]" if unit else ""))

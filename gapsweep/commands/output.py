@@ -131,7 +131,8 @@ def study_table(detail: dict[str, Any], metrics: Sequence[str], *, with_attempts
     names: list[str] = []
     for case in cases:
         names += [k for k in case["params"] if k not in names]
-    varying = [n for n in names if len({repr(c["params"].get(n)) for c in cases}) > 1] or names
+    varying = [n for n in names if len({repr(c["params"].get(n)) for c in cases}) > 1] or [
+        n for n in names if not isinstance(cases[0]["params"].get(n), (dict, list))]  # one case
     plain = ["id", *varying, "status"] + (["attempts"] if with_attempts else [])
     header = [header_lines(h) for h in plain]
     for m in metrics:

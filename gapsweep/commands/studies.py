@@ -4,7 +4,7 @@
     gapsweep run FILE                     create, run to the end, summary table
     gapsweep submit FILE / wait ID        create and enqueue / follow to the end
     (FILE or --example NAME, a study file that ships with gapsweep: `gapsweep examples`)
-    gapsweep studies | show ID | export ID --format csv|parquet|json|mat
+    gapsweep studies | show ID | export ID --format csv|parquet|json|mat|adm [--case CASE_ID]
     gapsweep cancel ID | retry ID | delete ID | purge
 
 With ``GAPSWEEP_URL`` set, ``run``, ``submit``, ``wait``, ``studies``, ``show``, ``cancel`` and
@@ -173,6 +173,10 @@ def cmd_export(args: argparse.Namespace) -> int:
     from .export import write_mat, write_pages, write_rows
 
     arch = archive()
+    if args.format == "adm":
+        return _export_adm(arch, args)
+    if args.case is not None:
+        raise CommandError("--case: only with --format adm (the other formats hold every case)")
     if args.format in ("csv", "json"):  # streamed a page of cases at a time
         columns, pages = arch.export_pages(args.id)
         write_pages(columns, pages, args.format, args.output)
@@ -189,6 +193,37 @@ def cmd_export(args: argparse.Namespace) -> int:
 
         with open(sidecar_path(args.output), "w", encoding="utf-8", newline="") as handle:
             handle.write(units_csv(columns))
+    return EXIT_OK
+
+
+def _export_adm(arch: Any, args: argparse.Namespace) -> int:
+    """One case's mechanism as an ADAMS/Solver dataset (design.md 4.13, 4.15): the study's
+    first case unless ``--case``."""
+    from gapsweep.core.errors import InputError
+    from gapsweep.core.mechanism.case import MechanismCase
+    from gapsweep.study.adams.export import dataset_text
+
+    detail = arch.study(args.id)
+    if detail.get("model") != "mechanism":
+        raise CommandError(f"--format adm: study {args.id} is a {detail.get('model')} study; "
+                           "a dataset is written of a mechanism study's case")
+    cases = sorted(detail.get("cases") or [], key=lambda c: c["id"])
+    if not cases:
+        raise CommandError(f"study {args.id} has no cases")
+    case = cases[0] if args.case is None else next(
+        (c for c in cases if c["id"] == args.case), None)
+    if case is None:
+        raise CommandError(f"--case {args.case}: not a case of study {args.id} (its cases: "
+                           f"{cases[0]['id']}..{cases[-1]['id']})")
+    try:
+        text = dataset_text(MechanismCase.from_mapping(case["params"]).spec)
+    except InputError as exc:
+        raise CommandError(f"--format adm: {exc}") from None
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as handle:
+            handle.write(text)
+    else:
+        sys.stdout.write(text)
     return EXIT_OK
 
 
@@ -260,8 +295,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     exp = sub.add_parser("export", help="one row per case: parameters, status, metrics")
     exp.add_argument("id", type=int)
-    exp.add_argument("--format", choices=("csv", "parquet", "json", "mat"), default="csv",
-                     help="mat: a MATLAB file with the stored series too (needs -o)")
+    exp.add_argument("--format", choices=("csv", "parquet", "json", "mat", "adm"),
+                     default="csv", help="mat: a MATLAB file with the stored series too "
+                     "(needs -o); adm: one case's mechanism as an ADAMS/Solver dataset")
+    exp.add_argument("--case", type=int, default=None,
+                     help="CASE_ID for --format adm (default: the study's first case)")
     exp.add_argument("-o", "--output", default=None, help="file (stdout if omitted)")
     exp.set_defaults(func=cmd_export)
 

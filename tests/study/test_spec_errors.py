@@ -92,10 +92,21 @@ def test_empty_axis() -> None:
 
 
 def test_no_axes_at_all() -> None:
-    for data in ({"name": "s"}, {"name": "s", "axes": {}}):
+    # design.md 4.16: a grid with no axes is one case (its base); other designs need axes
+    for data in ({"name": "s", "design": "one-at-a-time"},
+                 {"name": "s", "design": "latin-hypercube", "axes": {}, "samples": 4}):
         err = one_error(data)
         assert err.field == "axes"
         assert "at least one axis" in err.allowed
+
+
+def test_a_grid_with_no_axes_is_its_base_alone() -> None:
+    from gapsweep.study.designs import plan_study
+
+    spec = parse_spec({"name": "s", "base": {"clearance_mm": 0.07}})
+    plan = plan_study(spec)
+    assert len(plan.cases) == 1
+    assert plan.cases[0]["clearance_mm"] == 0.07
 
 
 def test_levels_zero() -> None:

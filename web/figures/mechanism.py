@@ -71,6 +71,8 @@ def frame_positions(spec: MechanismSpec, times: np.ndarray) -> list[np.ndarray]:
     """Body positions ``q`` [3 nb] at ``times`` [s], from the kinematic sweep at the driver
     angle ``omega t`` (linear between the sweep's positions, 2 degrees apart)."""
     k = kinematics(spec)
+    if not spec.driver_joint:  # no driver, no sweep to follow: the assembly position
+        return [k.q0.copy() for _ in times]
     two_pi = 2.0 * math.pi
     out = []
     for t in times:
@@ -105,7 +107,8 @@ def animation_figure(spec: MechanismSpec, series: Mapping[str, np.ndarray],
             orbits[name] = (np.zeros(1), np.zeros(1), np.zeros(1))
     ends = [float(np.asarray(v)[-1]) for k, v in series.items()
             if (k == "t" or k.startswith("t:")) and np.asarray(v).size]
-    times = frame_times(max(ends) if ends else 2.0 * spec.period, budget)
+    times = frame_times(max(ends) if ends else (2.0 * spec.period if spec.driver_joint
+                                                 else 1.0), budget)
     fig = make_subplots(rows=1, cols=2, column_widths=[0.62, 0.38],
                         subplot_titles=(spec.name, "Journal orbits (magnified)"))
     qs = frame_positions(spec, times)
