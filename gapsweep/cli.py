@@ -23,13 +23,26 @@ from collections.abc import Sequence
 from gapsweep.archive.errors import ForbiddenError, RefusedError, UnavailableError
 from gapsweep.core.errors import GapsweepError, InputError
 
-from .commands import examples, fit, measured, mechanism, models, services, simulate, studies, users
+from .commands import (
+    bearing,
+    examples,
+    fit,
+    measured,
+    mechanism,
+    models,
+    services,
+    simulate,
+    studies,
+    users,
+)
 from .commands.exit_codes import EXIT_BAD_INPUT, EXIT_FAILED, CommandError
 
 # Each group's module imports only the standard library and gapsweep's light modules at the
 # top; what a command needs (SQLAlchemy, numba, scipy, Celery, Dash) is imported inside it,
 # so `gapsweep --help` and the archive commands answer at once (tests/cli/test_imports.py).
-COMMAND_GROUPS = (simulate, models, studies, examples, mechanism, services, users, fit, measured)
+COMMAND_GROUPS = (
+    simulate, models, studies, examples, mechanism, services, users, fit, measured, bearing,
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
