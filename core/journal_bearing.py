@@ -243,3 +243,13 @@ def linearise(bearing: Bearing, e) -> tuple[np.ndarray, np.ndarray]:
         dv[j] = hv
         damping[:, j] = -(bearing.force(e, dv) - bearing.force(e, -dv)) / (2.0 * hv)
     return stiffness, damping
+
+
+def film_grid_metrics(ex, ey, clearance: float) -> dict[str, float]:
+    """``max_eccentricity_ratio`` and ``min_film_thickness`` [m] of a journal whose
+    eccentricity ``(ex, ey)`` [m] was sampled on the output grid (arrays), clearance c [m]:
+    ``c (1 - eps_max)``, 0 where the journal reached the wall."""
+    ex, ey = np.asarray(ex, dtype=float), np.asarray(ey, dtype=float)
+    eps_max = float(np.max(np.hypot(ex, ey))) / clearance if ex.size else 0.0
+    return {"max_eccentricity_ratio": eps_max,
+            "min_film_thickness": clearance * max(1.0 - eps_max, 0.0)}

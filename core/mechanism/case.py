@@ -35,6 +35,7 @@ import numpy as np
 
 from ..cases import _coerce, fields_dict
 from ..errors import InputError
+from ..journal_bearing import film_grid_metrics
 from ..metrics import per_joint
 from ..model import Probe
 from ..result import CaseResult
@@ -369,10 +370,37 @@ def _merge(plan: _Plan, results: list[CaseResult]) -> CaseResult:
                 metrics[per_joint(key, name)] = main.metrics[key] if not plan.case.ideal else 0
         else:
             metrics.update(_joint_grid_metrics(name, r.series, t_s))
+    metrics.update(_film_metrics(spec, series, main.metrics))
     main.metrics = metrics
     if main.ok:
         main.metrics.update(_spectral(plan.jobs[0], main))
     return main
+
+
+def _film_metrics(spec: MechanismSpec, series: Mapping[str, Any],
+                  main: Mapping[str, Any]) -> dict[str, Any]:
+    """Each lubricated joint's ``max_eccentricity_ratio`` and ``min_film_thickness`` from its
+    eccentricity on the output grid, named per joint, the unsuffixed ones the extremes over
+    the joints (design.md 4.15). The film's dissipated energy is one quadrature over the
+    joints: a joint's own only where it is the one lubricated joint."""
+    out: dict[str, Any] = {}
+    wet = [j for j in spec.clearance_joints
+           if dict(j.contact or ()).get("lubrication", "none") != "none"]
+    for j in wet:
+        key = per_joint("eccentricity_x", j.name)
+        if key not in series:
+            continue
+        clearance = dict(j.contact)["clearance_mm"] * 1e-3
+        for k, v in film_grid_metrics(series[key], series[per_joint("eccentricity_y", j.name)],
+                                      clearance).items():
+            out[per_joint(k, j.name)] = v
+            if k == "min_film_thickness":
+                out[k] = min(v, out.get(k, math.inf))
+            else:
+                out[k] = max(v, out.get(k, -math.inf))
+    if len(wet) == 1 and "film_dissipated_energy" in main:
+        out[per_joint("film_dissipated_energy", wet[0].name)] = main["film_dissipated_energy"]
+    return out
 
 
 def _probe_named(spec: MechanismSpec, metrics: dict[str, Any]) -> dict[str, Any]:
@@ -445,8 +473,8 @@ def _joint_grid_metrics(name: str, series: Mapping[str, Any], t_s: float) -> dic
     return {per_joint(key, name): v for key, v in values.items()}
 
 
-_CHOICES = ("contact_law", "friction_law", "stiffness_model", "integrator", "initial",
-            "event_location", "stabilization")
+_CHOICES = ("contact_law", "friction_law", "stiffness_model", "lubrication", "integrator",
+            "initial", "event_location", "stabilization")
 _SWITCHES = ("ideal", "refine_peaks")
 
 
