@@ -78,7 +78,9 @@ class SliderCrankCase:
     axial_length_mm: float = 10.0
     # the oil film (design.md 4.11): none | short-bearing | long-bearing | finite
     lubrication: str = "none"
-    viscosity_pa_s: float = 0.0  # the oil's dynamic viscosity mu [Pa s]; > 0 when lubricated
+    # the oil's dynamic viscosity mu [Pa s], read only when lubricated: by default an engine
+    # oil near its running temperature (SAE 30 at 40 C: ~0.1 Pa s)
+    viscosity_pa_s: float = 0.1
     restitution: float = 0.9  # coefficient of restitution cr, (0, 1]
     exponent: float = 1.5  # n of K delta^n
     youngs_modulus: float = 207e9  # both bodies [Pa]
@@ -185,12 +187,8 @@ class SliderCrankCase:
         if length <= 0.0:
             raise InputError("axial_length_mm", self.axial_length_mm, "> 0 mm")
         _choice("lubrication", self.lubrication, tuple(LUBRICATION))
-        mu_oil = require_finite("viscosity_pa_s", self.viscosity_pa_s)
-        if self.lubrication != "none" and not mu_oil > 0.0:
-            raise InputError("viscosity_pa_s", self.viscosity_pa_s,
-                             f"> 0 Pa s for a lubricated joint ({self.lubrication})")
-        if mu_oil < 0.0:
-            raise InputError("viscosity_pa_s", self.viscosity_pa_s, ">= 0 Pa s")
+        if not require_finite("viscosity_pa_s", self.viscosity_pa_s) > 0.0:
+            raise InputError("viscosity_pa_s", self.viscosity_pa_s, "> 0 Pa s")
         r = require_finite("restitution", self.restitution)
         if not 0.0 < r <= 1.0:
             raise InputError("restitution", self.restitution, "in (0, 1]")

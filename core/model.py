@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 
 from .contact_stiffness import STIFFNESS_MODELS, sphere_only_fields
 from .errors import InputError, require_finite, require_positive
-from .journal_bearing import NONE, lubrication_kind
+from .journal_bearing import lubrication_kind
 
 GROUND = "ground"
 Vec2 = tuple[float, float]
@@ -168,7 +168,7 @@ class ContactModel:
     friction_velocity: float = 1e-4
     friction_velocity_full: float = 1e-3
     lubrication: str = "none"
-    viscosity: float = 0.0
+    viscosity: float = 0.1
 
 
 @dataclass(frozen=True)
@@ -324,8 +324,8 @@ def _validate_clearance(cj: ClearanceJoint) -> None:
         allowed = "one of " + ", ".join(STIFFNESS_MODELS)
         raise InputError("stiffness_model", m.stiffness_model, allowed)
     require_positive("axial_length", m.axial_length)
-    if lubrication_kind(m.lubrication) != NONE:
-        require_positive("viscosity", m.viscosity)
+    lubrication_kind(m.lubrication)
+    require_positive("viscosity", m.viscosity)
     sphere_only_fields(m.stiffness_model, m.stiffness or 0.0, m.exponent)
     require_positive("exponent", m.exponent)
     for name in ("youngs_bearing", "youngs_journal", "friction_velocity"):

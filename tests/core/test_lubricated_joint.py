@@ -129,7 +129,7 @@ def test_a_thick_film_tends_to_the_ideal_joint():
 
 def test_lubrication_is_checked_at_the_edge():
     with pytest.raises(InputError) as err:
-        SliderCrankCase.from_mapping({"lubrication": "short-bearing"})
+        SliderCrankCase.from_mapping({"lubrication": "short-bearing", "viscosity_pa_s": 0.0})
     assert err.value.field == "viscosity_pa_s"
     with pytest.raises(InputError) as err:
         SliderCrankCase.from_mapping({"lubrication": "grease", "viscosity_pa_s": 0.1})
