@@ -47,6 +47,7 @@ from .contact_laws import conformal_stiffness, get_contact_law
 from .contact_stiffness import effective_modulus, get_stiffness_model, line_stiffness
 from .errors import InputError
 from .friction_laws import get_friction_law
+from .journal_bearing import lubrication_kind
 from .model import (
     AngleDriver,
     ClearanceJoint,
@@ -91,8 +92,11 @@ N_LOAD_PAR = LP_TABLE + 2 * N_TABLE
     CP_SMODEL,
     CP_LINEK,
     CP_CLR,
-) = range(20)
-N_CLEAR_PAR = 20
+    CP_LUB,
+    CP_VISC,
+    CP_LEN,
+) = range(23)
+N_CLEAR_PAR = 23
 
 
 @dataclass(frozen=True)
@@ -391,4 +395,9 @@ def clearance_parameters(cj: ClearanceJoint) -> np.ndarray:
     )
     row[CP_LINEK] = line_stiffness(m.axial_length, e_eff) * m.stiffness_scale * perturbation
     row[CP_CLR] = cj.clearance
+    # the oil film (design.md 4.11): the journal's radius CP_RJ is its R, the one axial length
+    # of the joint its L (4.15)
+    row[CP_LUB] = lubrication_kind(m.lubrication)
+    row[CP_VISC] = m.viscosity
+    row[CP_LEN] = m.axial_length
     return row

@@ -19,6 +19,7 @@ from .contact_laws import CONTACT_LAWS
 from .contact_stiffness import STIFFNESS_MODELS, sphere_only_fields
 from .errors import InputError, require_finite
 from .friction_laws import FRICTION_LAWS
+from .journal_bearing import LUBRICATION
 from .solver import ROSENBROCK_CONTACT, SolverOptions
 
 TEMPLATES = ("flores", "seed002", "crank-rod")
@@ -72,7 +73,14 @@ class SliderCrankCase:
     contact_law: str = "lankarani-nikravesh"
     # elastic law: hertz-sphere | johnson-cylinder | liu-conformal (core/contact_stiffness.py)
     stiffness_model: str = "hertz-sphere"
-    axial_length_mm: float = 10.0  # L, the pin's bearing length [mm] (cylindrical models)
+    # L, the pin's bearing length [mm]: the one length of the joint (design.md 4.15), read by
+    # the cylindrical stiffness models and the oil film
+    axial_length_mm: float = 10.0
+    # the oil film (design.md 4.11): none | short-bearing | long-bearing | finite
+    lubrication: str = "none"
+    # the oil's dynamic viscosity mu [Pa s], read only when lubricated: by default an engine
+    # oil near its running temperature (SAE 30 at 40 C: ~0.1 Pa s)
+    viscosity_pa_s: float = 0.1
     restitution: float = 0.9  # coefficient of restitution cr, (0, 1]
     exponent: float = 1.5  # n of K delta^n
     youngs_modulus: float = 207e9  # both bodies [Pa]
@@ -178,6 +186,9 @@ class SliderCrankCase:
         length = require_finite("axial_length_mm", self.axial_length_mm)
         if length <= 0.0:
             raise InputError("axial_length_mm", self.axial_length_mm, "> 0 mm")
+        _choice("lubrication", self.lubrication, tuple(LUBRICATION))
+        if not require_finite("viscosity_pa_s", self.viscosity_pa_s) > 0.0:
+            raise InputError("viscosity_pa_s", self.viscosity_pa_s, "> 0 Pa s")
         r = require_finite("restitution", self.restitution)
         if not 0.0 < r <= 1.0:
             raise InputError("restitution", self.restitution, "in (0, 1]")

@@ -20,11 +20,13 @@ no dense augmented matrix, no allocation, no LAPACK call per evaluation. The Bau
 terms are zero unless chosen; the default keeps the constraints by projection after each
 step (:mod:`projection`).
 
-The ODE state of a case is ``y = [q (n), v (n), W_driver, E_damping, E_friction, I_a2]``:
-the last four are quadratures integrated with the motion under the same error control -
-external work [J] (the driver's and the applied forces' and torques'), energy dissipated
-by contact damping and by friction [J], and the
-integral of the squared probe acceleration [m^2/s^3] for its RMS.
+The ODE state of a case is ``y = [q (n), v (n), W_driver, E_damping, E_friction, I_a2,
+E_film, W_film]``: the last six are quadratures integrated with the motion under the same
+error control - external work [J] (the driver's and the applied forces' and torques'), energy
+dissipated by contact damping and by friction [J], the integral of the squared probe
+acceleration [m^2/s^3] for its RMS, the energy the oil films dissipate [J] and the work the
+turning surfaces feed into the films' wedges [J] (:func:`forces.film_forces`; zero on a dry
+case, whose steps they then leave unchanged).
 """
 
 from __future__ import annotations
@@ -37,8 +39,12 @@ from .constraints import constraint_rows, constraint_values_rot, rotation_table,
 from .forces import N_DIAG, applied_forces, clearance_forces
 from .jit import kernel
 
-N_AUX = 4
-AUX_DRIVER_WORK, AUX_DAMPING, AUX_FRICTION, AUX_ACCEL2 = range(N_AUX)
+N_AUX = 6
+AUX_DRIVER_WORK, AUX_DAMPING, AUX_FRICTION, AUX_ACCEL2, AUX_FILM, AUX_FILM_WORK = range(N_AUX)
+# the film's two quadratures are last and stay out of the step's error norm
+# (:func:`integrators.error_norm`): they feed nothing back into the motion, and leaving them
+# out keeps every dry case's steps exactly what they were before the film existed
+N_UNCONTROLLED = 2
 # workspace slots (see make_workspace)
 (
     WS_ROW_BODY,
@@ -290,7 +296,7 @@ def derivative(t, y, model, in_contact, approach_velocity, alpha, beta, probe, i
     v = y[n : 2 * n]
     rotations(q, rot)
     spring_damping, load_power = applied_forces(q, v, rot, mass, gravity, load_int, load_par, Q)
-    damping, friction = clearance_forces(
+    damping, friction, film, film_work = clearance_forces(
         q, v, rot, clear_int, clear_par, in_contact, approach_velocity, Q, diag
     )
     constraint_rows(q, v, rot, joint_int, joint_par, row_body, row_coef, gamma, phi_t, t)
@@ -335,6 +341,8 @@ def derivative(t, y, model, in_contact, approach_velocity, alpha, beta, probe, i
         dydt[2 * n + AUX_DRIVER_WORK] = driver_power + load_power
         dydt[2 * n + AUX_DAMPING] = damping + spring_damping
         dydt[2 * n + AUX_FRICTION] = friction
+        dydt[2 * n + AUX_FILM] = film
+        dydt[2 * n + AUX_FILM_WORK] = film_work
         a = dydt[n + probe] if probe >= 0 else 0.0
         dydt[2 * n + AUX_ACCEL2] = a * a
     return ok

@@ -1,13 +1,23 @@
 """The mechanical energy of a state, for the energy balance (design.md 2).
 
-``T + V + U_contact + E_damping + E_friction - W_driver`` stays at its initial value for an
-exact solution; its deviation is the balance residual the stepping loop tracks.
+``T + V + U_contact + E_damping + E_friction + E_film - W_driver - W_film`` stays at its
+initial value for an exact solution; its deviation is the balance residual the stepping loop
+tracks. ``E_film`` is what the oil films dissipate, ``W_film`` what the turning surfaces feed
+into them (:func:`forces.film_forces`).
 """
 
 from __future__ import annotations
 
 from .constraints import rotations
-from .dynamics import AUX_DAMPING, AUX_DRIVER_WORK, AUX_FRICTION, WS_DIAG, WS_ROT
+from .dynamics import (
+    AUX_DAMPING,
+    AUX_DRIVER_WORK,
+    AUX_FILM,
+    AUX_FILM_WORK,
+    AUX_FRICTION,
+    WS_DIAG,
+    WS_ROT,
+)
 from .forces import contact_energy, spring_energy
 from .jit import kernel
 
@@ -35,7 +45,9 @@ def state_energy(y, n, model, in_contact, ws):
 
 @kernel(runtime=False)
 def balance_residual(y, n, kinetic, potential, contact, e0):
-    """``T + V + U + E_damping + E_friction - W_driver - e0`` [J] at state ``y``, from the
-    energies :func:`state_energy` gave for it (computed once, used for both records)."""
-    dissipated = y[2 * n + AUX_DAMPING] + y[2 * n + AUX_FRICTION]
-    return kinetic + potential + contact + dissipated - y[2 * n + AUX_DRIVER_WORK] - e0
+    """``T + V + U + E_damping + E_friction + E_film - W_driver - W_film - e0`` [J] at state
+    ``y``, from the energies :func:`state_energy` gave for it (computed once, used for both
+    records)."""
+    dissipated = y[2 * n + AUX_DAMPING] + y[2 * n + AUX_FRICTION] + y[2 * n + AUX_FILM]
+    external = y[2 * n + AUX_DRIVER_WORK] + y[2 * n + AUX_FILM_WORK]
+    return kinetic + potential + contact + dissipated - external - e0

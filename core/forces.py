@@ -18,7 +18,9 @@ from .assembly import (
     CP_EXP,
     CP_FKIND,
     CP_K,
+    CP_LEN,
     CP_LINEK,
+    CP_LUB,
     CP_MU,
     CP_MUS,
     CP_RB,
@@ -31,6 +33,7 @@ from .assembly import (
     CP_SMODEL,
     CP_V0,
     CP_V1,
+    CP_VISC,
     LP_TABLE,
     N_TABLE,
     POINT_FORCE,
@@ -44,6 +47,11 @@ from .contact_laws import dissipative_force
 from .contact_stiffness import elastic_energy, elastic_force
 from .friction_laws import friction_force
 from .jit import kernel
+from .journal_bearing import film_force
+
+# the oil film's force law, compiled from the one Python source the CLI runs too (a call
+# LLVM inlines)
+_film_force = kernel(runtime=False)(film_force)
 
 # columns of the per-joint contact diagnostics written by ``clearance_forces``
 D_DELTA, D_DELTA_DOT, D_FN, D_FT, D_EX, D_EY, D_VT, D_FEL = range(8)
@@ -191,19 +199,68 @@ def clearance_kinematics(q, v, rot, bearing, journal, clear_par, k):
     return ex, ey, nx, ny, delta, delta_dot, vt, qbx, qby, qjx, qjy
 
 
+@kernel(runtime=False)
+def film_forces(q, v, rot, bearing, journal, clear_par, k, Q):
+    """Add the oil film's force of lubricated joint ``k`` to ``Q``, at the joint's centres
+    (design.md 4.16: the film's viscous torque is left out, as Flores et al. 2009), and
+    return ``(dissipation, drive)`` [W].
+
+    ``dissipation`` = minus the film's power on the journal's motion relative to the bearing
+    seen from the frame turning at the mean surface speed ``(w_J + w_B)/2``: >= 0
+    (:mod:`journal_bearing`). ``drive`` = ``(w_J + w_B)/2 (e x F)``: what the turning
+    surfaces pass through the wedge into the journal's orbit (in a real bearing drawn by the
+    left-out torque). The film's power on the bodies is ``drive - dissipation``.
+    """
+    bx, by, _, _ = body_point(q, rot, bearing, clear_par[k, CP_SBX], clear_par[k, CP_SBY])
+    jx, jy, _, _ = body_point(q, rot, journal, clear_par[k, CP_SJX], clear_par[k, CP_SJY])
+    ex, ey = jx - bx, jy - by
+    vbx, vby = _point_velocity(q, v, bearing, bx, by)
+    vjx, vjy = _point_velocity(q, v, journal, jx, jy)
+    vx, vy = vjx - vbx, vjy - vby
+    w_sum = (v[3 * bearing + 2] if bearing >= 0 else 0.0) + (
+        v[3 * journal + 2] if journal >= 0 else 0.0
+    )
+    fx, fy = _film_force(
+        int(clear_par[k, CP_LUB]),
+        clear_par[k, CP_VISC],
+        clear_par[k, CP_RJ],
+        clear_par[k, CP_LEN],
+        clear_par[k, CP_CLR],
+        ex,
+        ey,
+        vx,
+        vy,
+        w_sum,
+    )
+    _apply(Q, journal, jx, jy, fx, fy, q)
+    _apply(Q, bearing, bx, by, -fx, -fy, q)
+    half = 0.5 * w_sum
+    dissipation = -(fx * (vx + half * ey) + fy * (vy - half * ex))
+    return dissipation, half * (ex * fy - ey * fx)
+
+
 @kernel(inline="always")
 def clearance_forces(q, v, rot, clear_int, clear_par, in_contact, approach_velocity, Q, diag):
-    """Add the contact forces of joints in contact to ``Q``; fill ``diag`` ``[n_joints, 8]``.
+    """Add the contact forces of joints in contact, and the oil film of lubricated joints, to
+    ``Q``; fill ``diag`` ``[n_joints, 8]``.
 
     A joint that is not ``in_contact`` (free flight) carries no force even if its penetration
     is momentarily positive: onset is an event located by the integrator, which then sets
     ``in_contact`` and captures ``approach_velocity`` (delta_dot0 of this impact).
-    Returns ``(damping power, friction power)`` dissipated [W], both >= 0.
+    Returns ``(damping power, friction power, film dissipation, film drive)`` [W]: the first
+    three dissipated (>= 0), the last the power the turning surfaces feed the film's wedge
+    (:func:`film_forces`).
     """
     damping_power = 0.0
     friction_power = 0.0
+    film_dissipation = 0.0
+    film_drive = 0.0
     for k in range(clear_int.shape[0]):
         bearing, journal = clear_int[k, 0], clear_int[k, 1]
+        if clear_par[k, CP_LUB] > 0.0:
+            dissipation, drive = film_forces(q, v, rot, bearing, journal, clear_par, k, Q)
+            film_dissipation += dissipation
+            film_drive += drive
         ex, ey, nx, ny, delta, ddot, vt, qbx, qby, qjx, qjy = clearance_kinematics(
             q, v, rot, bearing, journal, clear_par, k
         )
@@ -247,7 +304,7 @@ def clearance_forces(q, v, rot, clear_int, clear_par, in_contact, approach_veloc
             friction_power -= ft * vt
         diag[k, D_DELTA], diag[k, D_DELTA_DOT], diag[k, D_FN], diag[k, D_FT] = delta, ddot, fn, ft
         diag[k, D_EX], diag[k, D_EY], diag[k, D_VT], diag[k, D_FEL] = ex, ey, vt, fel
-    return damping_power, friction_power
+    return damping_power, friction_power, film_dissipation, film_drive
 
 
 @kernel(runtime=False)

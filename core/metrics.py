@@ -183,6 +183,15 @@ _ENTRIES: tuple[Metric, ...] = (
     _m("first_frequency_hz", "First natural frequency", "Hz"),
     _m("first_frequency_linear_hz", "First natural frequency, linearised", "Hz"),
     _m("energy_drift", "Energy drift"),
+    # the oil film of a lubricated joint (design.md 4.11): eps read on the output grid
+    _m("max_eccentricity_ratio", "Max eccentricity ratio", trend=True,
+       description="largest |e|/c of the journal on the output grid (>= 1: the dry contact "
+       "carried it)"),
+    _m("min_film_thickness", "Min film thickness", **_PEN, trend=True,
+       description="c (1 - max eccentricity ratio), 0 where the journal reached the wall"),
+    _m("film_dissipated_energy", "Film dissipated energy", "J",
+       description="energy the oil film dissipated over the run (the film's own term of the "
+       "energy balance)"),
     # the solver's own figures
     _m("max_constraint_drift", "Max constraint drift", "m"),
     _m("energy_balance_error", "Energy balance error"),

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 
 from .contact_stiffness import STIFFNESS_MODELS, sphere_only_fields
 from .errors import InputError, require_finite, require_positive
+from .journal_bearing import lubrication_kind
 
 GROUND = "ground"
 Vec2 = tuple[float, float]
@@ -146,7 +147,9 @@ class ContactModel:
     ``friction_velocity`` v0 and ``friction_velocity_full`` v1 [m/s] feed the friction laws;
     ``static_friction`` is mu_s of the ADAMS law. ``stiffness_model`` picks the elastic
     force-penetration law (:mod:`contact_stiffness`); ``stiffness`` and ``exponent`` serve
-    hertz-sphere only, ``axial_length`` [m] (the pin's bearing length) the cylindrical laws.
+    hertz-sphere only, ``axial_length`` [m] (the pin's bearing length) the cylindrical laws
+    and the oil film. ``lubrication`` (``none``, ``short-bearing``, ``long-bearing``,
+    ``finite``: :mod:`journal_bearing`) adds the film of oil of ``viscosity`` [Pa s].
     """
 
     law: str = "lankarani-nikravesh"
@@ -167,6 +170,8 @@ class ContactModel:
     static_friction: float = 0.0
     friction_velocity: float = 1e-4
     friction_velocity_full: float = 1e-3
+    lubrication: str = "none"
+    viscosity: float = 0.1
 
 
 @dataclass(frozen=True)
@@ -324,6 +329,8 @@ def _validate_clearance(cj: ClearanceJoint) -> None:
         allowed = "one of " + ", ".join(STIFFNESS_MODELS)
         raise InputError("stiffness_model", m.stiffness_model, allowed)
     require_positive("axial_length", m.axial_length)
+    lubrication_kind(m.lubrication)
+    require_positive("viscosity", m.viscosity)
     sphere_only_fields(m.stiffness_model, m.stiffness or 0.0, m.exponent)
     require_positive("exponent", m.exponent)
     for name in ("youngs_bearing", "youngs_journal", "friction_velocity"):

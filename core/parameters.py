@@ -122,8 +122,10 @@ REGISTRY: dict[str, tuple[Parameter, ...]] = {
         Parameter("stiffness", CONTACT, "Contact stiffness", symbol="K", **_si("N/m^1.5")),
         CONTACT_LAW,
         Parameter("stiffness_model", CONTACT, "Stiffness model", symbol="stiffness model"),
-        # the contact's geometry, read only by the line-contact stiffness models
+        # the joint's one length: the line-contact stiffness models and the oil film read it
         Parameter("axial_length_mm", CONTACT, "Axial length", symbol="L", **_MM),
+        Parameter("lubrication", CONTACT, "Lubrication", symbol="lubrication"),
+        Parameter("viscosity_pa_s", CONTACT, "Oil viscosity", symbol="μ_oil", **_si("Pa s")),
         RESTITUTION,
         Parameter("exponent", CONTACT, "Contact force exponent", symbol="n"),
         Parameter("youngs_modulus", CONTACT, "Young's modulus", symbol="E", **_si("Pa")),

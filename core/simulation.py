@@ -56,6 +56,8 @@ def build_mechanism(case: SliderCrankCase, *, driven: bool | None = None) -> Mec
         static_friction=case.static_friction,
         friction_velocity=case.friction_velocity,
         friction_velocity_full=case.friction_velocity_full,
+        lubrication=case.lubrication,
+        viscosity=case.viscosity_pa_s,
     )
     mech = slider_crank(
         SEED002 if case.template == "seed002" else FLORES,

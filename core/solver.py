@@ -19,11 +19,12 @@ from typing import Any
 
 import numpy as np
 
-from .assembly import CP_RB, CP_RJ, DRIVER, ROWS, CaseArrays, Topology, assemble
-from .dynamics import AUX_ACCEL2, N_AUX
+from .assembly import CP_CLR, CP_LUB, CP_RB, CP_RJ, DRIVER, ROWS, CaseArrays, Topology, assemble
+from .dynamics import AUX_ACCEL2, AUX_FILM, N_AUX
 from .errors import CompileError, InputError, require_finite
 from .integrators import get_integrator
 from .jit import is_compile_failure
+from .journal_bearing import film_grid_metrics
 from .metrics import per_joint
 from .model import Mechanism
 from .motion import DRIFT_HORIZON, JITTER_CAP, JITTER_FACTOR, classify
@@ -463,6 +464,13 @@ def _run_group(part, integrator: str, n_threads: int, results: list) -> None:
         result.series["final_state"] = y_end[k].copy()
         observed = _Observed(job, n_probe, n_trace, n_clear, int(opts[k, OPT_N_JOINTS]))
         observed.add_run(result, metrics[k], rows)
+        if arrays.clear_par.shape[1] > 0 and np.any(arrays.clear_par[k, :, CP_LUB] > 0.0):
+            # the series hold the first clearance joint's eccentricity; E_film sums the joints
+            result.metrics.update(film_grid_metrics(
+                result.series["eccentricity_x"], result.series["eccentricity_y"],
+                float(arrays.clear_par[k, 0, CP_CLR]),
+            ))
+            result.metrics["film_dissipated_energy"] = float(y_end[k, 2 * n + AUX_FILM])
         if record is not None and status[k] == OK:
             _add_settled(result, job, record.copy(), metrics[k], arrays.clear_par[k])
             observed.add_settled(result, record, metrics[k], arrays.clear_par[k])

@@ -26,6 +26,7 @@ from gapsweep.core.errors import GapsweepError, InputError
 
 from .commands import (
     adams,
+    bearing,
     examples,
     fit,
     measured,
@@ -42,7 +43,7 @@ from .commands.exit_codes import EXIT_BAD_INPUT, EXIT_FAILED, CommandError
 # top; what a command needs (SQLAlchemy, numba, scipy, Celery, Dash) is imported inside it,
 # so `gapsweep --help` and the archive commands answer at once (tests/cli/test_imports.py).
 COMMAND_GROUPS = (simulate, models, studies, examples, mechanism, adams, services, users, fit,
-                  measured)
+                  measured, bearing)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -73,6 +73,8 @@ def contact_model(contact: dict) -> ContactModel:
         static_friction=c["static_friction"],
         friction_velocity=c["friction_velocity"],
         friction_velocity_full=c["friction_velocity_full"],
+        lubrication=c["lubrication"],
+        viscosity=c["viscosity_pa_s"],
     )
 
 

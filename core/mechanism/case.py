@@ -42,6 +42,7 @@ from ..cases import (
     fields_dict,
 )
 from ..errors import InputError
+from ..journal_bearing import film_grid_metrics
 from ..metrics import per_joint
 from ..result import CaseResult
 from ..solver import (
@@ -444,6 +445,7 @@ def _finish(plan: _Plan, results: list[CaseResult]) -> CaseResult:
                 metrics[per_joint(key, j.name)] = 0
             for key in _JOINT_SERIES:
                 series[per_joint(key, j.name)] = np.zeros(len(series["t"]))
+    metrics.update(_film_metrics(spec, series, metrics))
     if main.ok:
         main.metrics.update(_spectral(plan.jobs[0], main))
     if plan.starts and main.ok:
@@ -454,8 +456,34 @@ def _finish(plan: _Plan, results: list[CaseResult]) -> CaseResult:
     return main
 
 
-_CHOICES = ("contact_law", "friction_law", "stiffness_model", "integrator", "initial",
-            "event_location", "stabilization", "starts")
+def _film_metrics(spec: MechanismSpec, series: Mapping[str, Any],
+                  main: Mapping[str, Any]) -> dict[str, Any]:
+    """Each lubricated joint's ``max_eccentricity_ratio`` and ``min_film_thickness`` from its
+    eccentricity on the output grid, named per joint, the unsuffixed ones the extremes over
+    the joints (design.md 4.15). The film's dissipated energy is one quadrature over the
+    joints: a joint's own only where it is the one lubricated joint."""
+    out: dict[str, Any] = {}
+    wet = [j for j in spec.clearance_joints
+           if dict(j.contact or ()).get("lubrication", "none") != "none"]
+    for j in wet:
+        key = per_joint("eccentricity_x", j.name)
+        if key not in series:
+            continue
+        clearance = dict(j.contact)["clearance_mm"] * 1e-3
+        for k, v in film_grid_metrics(series[key], series[per_joint("eccentricity_y", j.name)],
+                                      clearance).items():
+            out[per_joint(k, j.name)] = v
+            if k == "min_film_thickness":
+                out[k] = min(v, out.get(k, math.inf))
+            else:
+                out[k] = max(v, out.get(k, -math.inf))
+    if len(wet) == 1 and "film_dissipated_energy" in main:
+        out[per_joint("film_dissipated_energy", wet[0].name)] = main["film_dissipated_energy"]
+    return out
+
+
+_CHOICES = ("contact_law", "friction_law", "stiffness_model", "lubrication", "integrator",
+            "initial", "event_location", "stabilization", "starts")
 _SWITCHES = ("ideal", "refine_peaks")
 
 

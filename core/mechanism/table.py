@@ -428,7 +428,7 @@ class _Reader:
         numbers = {}
         for k, v in values.items():
             if isinstance(v, str) and find(k, "slider-crank") is not None and k in (
-                    "contact_law", "friction_law", "stiffness_model"):
+                    "contact_law", "friction_law", "stiffness_model", "lubrication"):
                 numbers[k] = v
             else:
                 numbers[k] = evaluate(f"{field}.{k}", v, self.variables)
@@ -638,7 +638,7 @@ def with_overrides(table: Mapping[str, Any], overrides: Mapping[str, Any]) -> di
         if isinstance(value, bool) or (not isinstance(value, (int, float, str))):
             raise InputError(path, value, "a number")
         if isinstance(value, str) and key[-1] not in ("contact_law", "friction_law",
-                                                       "stiffness_model"):
+                                                       "stiffness_model", "lubrication"):
             try:
                 value = float(value)
             except ValueError:

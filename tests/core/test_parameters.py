@@ -44,6 +44,10 @@ IDEAL_IGNORES_BEFORE = {
 STIFFNESS_FIELDS = {"stiffness_model", "axial_length_mm"}
 NOT_INITIAL_BEFORE |= STIFFNESS_FIELDS
 IDEAL_IGNORES_BEFORE |= STIFFNESS_FIELDS
+# issue 36's oil film: contact fields too (an ideal joint has no film; a start reads none)
+LUBRICATION_FIELDS = {"lubrication", "viscosity_pa_s"}
+NOT_INITIAL_BEFORE |= LUBRICATION_FIELDS
+IDEAL_IGNORES_BEFORE |= LUBRICATION_FIELDS
 SOLVER_FIELDS_BEFORE = {
     "integrator", "rtol", "atol", "max_step", "contact_max_step", "initial_step",
     "event_location", "stabilization", "n_output", "refine_peaks", "t_end", "dt",

@@ -185,10 +185,14 @@ def orbit_points(series: Mapping[str, np.ndarray]) -> tuple[np.ndarray, np.ndarr
     return np.interp(t, tx, x), np.interp(t, ty, y)
 
 
-def orbit_figure(series: Mapping[str, np.ndarray], clearance_mm: float) -> go.Figure:
+def orbit_figure(
+    series: Mapping[str, np.ndarray], clearance_mm: float, *, film: bool = False
+) -> go.Figure:
     """The journal orbit: eccentricity y against x [m] inside the clearance circle of radius
     c = clearance_mm / 1000 m (a circle shape), equal aspect; the journal leaves the circle
-    by the penetration depth. The points are :func:`orbit_points`."""
+    by the penetration depth. The points are :func:`orbit_points`. ``film`` (a lubricated
+    joint, design.md 4.11): the points also coloured by the oil film's thickness there,
+    ``h = c - |e|`` [µm] (0 where the journal reached the wall), with its colour bar."""
     c = clearance_mm * MM
     ex, ey = orbit_points(series)
     fig = new_figure(
@@ -205,6 +209,22 @@ def orbit_figure(series: Mapping[str, np.ndarray], clearance_mm: float) -> go.Fi
             line={"color": color(0), "width": 1},
         )
     )
+    if film:
+        thickness = np.maximum(c - np.hypot(ex, ey), 0.0) * UM_PER_M
+        fig.add_trace(
+            go.Scatter(
+                x=ex,
+                y=ey,
+                mode="markers",
+                name="film thickness",
+                marker={
+                    "size": 4,
+                    "color": thickness,
+                    "colorscale": "Viridis",
+                    "colorbar": {"title": with_unit("Film thickness", "µm")},
+                },
+            )
+        )
     fig.add_shape(
         type="circle",
         xref="x",
@@ -301,6 +321,7 @@ def case_figures(
     c = params.get("clearance_mm")
     c = float(c) if isinstance(c, (int, float)) and not isinstance(c, bool) else None
     ideal = bool(params.get("ideal"))
+    film = params.get("lubrication", "none") not in (None, "none")
     views: dict[str, tuple[tuple[str, ...], Any]] = {
         "acceleration": (
             ("slider_acceleration",),
@@ -311,7 +332,7 @@ def case_figures(
             lambda: contact_force_figure(series),
         ),
         "penetration": (("penetration",), lambda: penetration_figure(series, c)),
-        "orbit": (("eccentricity_x", "eccentricity_y"), lambda: orbit_figure(series, c)),
+        "orbit": (("eccentricity_x", "eccentricity_y"), lambda: orbit_figure(series, c, film=film)),
         "energy": (("kinetic_energy",), lambda: energy_figure(series)),
         "driving_torque": (("driving_torque",), lambda: driving_torque_figure(series)),
         "contact_state": (("contact_state",), lambda: contact_state_figure(series)),
