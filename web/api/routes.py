@@ -5,6 +5,7 @@
     POST /api/studies        (a spec as JSON) 201 {"id"} | 422 {"errors": [...]} (nothing written)
     GET  /api/studies/<id>                   as ``gapsweep show --json``
     GET  /api/studies/<id>/progress          {"id", "status", "counts", "started", "finished"}
+                                             (+ "generation", "generations", "search": adaptive)
     GET  /api/studies/<id>/cases.csv         one row per case (export columns, design.md 4.5)
     GET  /api/studies/<id>/cases.units.csv   the unit of each of those columns
     POST /api/studies/<id>/cancel, /retry
