@@ -7,6 +7,7 @@
                                              "cases_total", "next" (design.md 4.16)
     GET  /api/studies/<id>/cases?limit=&cursor=&sort=&status=&kind=   {"total", "items", "next"}
     GET  /api/studies/<id>/progress          {"id", "status", "counts", "started", "finished"}
+                                             (+ "generation", "generations", "search": adaptive)
     GET  /api/studies/<id>/cases.csv         one row per case (export columns, design.md 4.5)
     GET  /api/studies/<id>/cases.units.csv   the unit of each of those columns
     POST /api/studies/<id>/cancel, /retry
