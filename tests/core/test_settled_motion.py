@@ -88,10 +88,12 @@ def test_small_clearance_settles_to_periodic_1_within_20_revolutions(results) ->
     assert 1 <= m["settled_after_revolutions"] < m["revolutions"]
     assert m["peak_slider_accel_startup"] > 2 * m["peak_slider_accel_settled"]
     assert m["section_drift"] < 1e-3
-    # classified above its own jitter (the integration's noise, 1e-4 - 6e-4 c at rtol 1e-6),
-    # with the settling tolerance as the floor and 3x it as the ceiling
-    assert 0 < m["section_jitter"] < 6e-4  # below the cap's 3e-3 / 5: noise, not motion
-    assert m["motion_tolerance"] == pytest.approx(max(1e-3, 5 * m["section_jitter"]))
+    # classified above its own jitter (the integration's noise: 5e-5 - 7.5e-4 c at rtol 1e-6
+    # over issue 33's 21 changes of K), with the settling tolerance as the floor and 3x it
+    # as the ceiling
+    assert 0 < m["section_jitter"] < 1e-3
+    tol = min(max(1e-3, 5 * m["section_jitter"]), 3e-3)
+    assert m["motion_tolerance"] == pytest.approx(tol)
 
 
 def assert_chaos_then_capture_or_not(r, c_mm: float) -> np.ndarray:
