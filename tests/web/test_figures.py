@@ -370,3 +370,26 @@ def test_crossings_of_a_limit_interpolate_and_count_a_touch_once():
     assert crossings([0, 1], [5, 5], 5) == [0.0, 1.0]  # along the limit: its ends
     assert crossings([0, 1, 2], [1, 2, 3], 5) == []  # never reaches it
     assert crossings(["a", "b"], [0, 10], 5) == []  # text x: no crossing to speak of
+
+
+def test_a_crossing_between_two_classes_of_motion_says_so():
+    """Issue 35.6: the limit's crossing interpolated between a periodic and a chaotic case
+    was drawn without a word."""
+    from gapsweep.web.figures.trends import trend_figure
+
+    def case(cid, c, peak, motion):
+        return {"id": cid, "status": "done", "params": {"clearance_mm": c},
+                "metrics": {"peak_slider_accel": peak, "motion": motion}}
+
+    cases = [case(1, 0.02, 100.0, "periodic-1"), case(2, 0.05, 200.0, "periodic-1"),
+             case(3, 0.08, 400.0, "chaotic")]
+    fig = trend_figure(cases, "peak_slider_accel", x_axis="clearance_mm", group_axis=None,
+                       limit=150.0)
+    (mark,) = [t for t in fig.data if "crosses at" in (t.name or "")]
+    assert list(mark.x) == [0.035] and "change of motion" not in mark.name  # one branch
+    fig = trend_figure(cases, "peak_slider_accel", x_axis="clearance_mm", group_axis=None,
+                       limit=300.0)
+    (mark,) = [t for t in fig.data if "crosses at" in (t.name or "")]
+    assert list(mark.x) == pytest.approx([0.065])
+    assert mark.name.endswith("between a periodic-1 and a chaotic case: interpolated across "
+                              "a change of motion")

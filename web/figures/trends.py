@@ -215,18 +215,38 @@ def trend_figure(
     _add_twin_line(fig, lines, key, twin_metrics, twins)
     if limit is not None:
         add_limit(fig, limit, key)
-        for trace in [t for t in fig.data if t.name not in (TWIN_NAME,)]:
+        # the case lines were added first, in the order of ``lines``
+        for trace, pts in zip(fig.data[:len(lines)], lines.values(), strict=True):
             xs = crossings(trace.x, trace.y, limit)
             if xs:
+                changes = class_changes(pts, xs)
                 fig.add_trace(go.Scatter(
                     x=xs, y=[limit] * len(xs), mode="markers",
                     marker={"symbol": "x", "size": 11, "color": trace.line.color},
                     name=f"{trace.name}: crosses at {x_axis} = "
-                         + ", ".join(f"{x:.4g}" for x in xs),
+                         + ", ".join(f"{x:.4g}" for x in xs)
+                         + "".join(f"; {c}" for c in changes if c),
                     hoverinfo="name"))
     if log_y:
         fig.update_yaxes(type="log")
     return fig
+
+
+def class_changes(pts: Sequence[tuple[Any, float, Mapping[str, Any]]],
+                  xs: Sequence[float]) -> list[str]:
+    """Per crossing at ``xs``, a warning when the two cases either side of it settled into
+    different classes of motion (``motion``: periodic-N, chaotic, irregular): the crossing is
+    then interpolated across a change of motion, not along one smooth branch; "" otherwise."""
+    placed = sorted(((_x(p[0]), str((p[2].get("metrics") or {}).get("motion") or ""))
+                     for p in pts if _number(p[0])), key=lambda q: q[0])
+    out = []
+    for x in xs:
+        below = [m for px, m in placed if px <= x]
+        above = [m for px, m in placed if px >= x]
+        a, b = (below[-1] if below else ""), (above[0] if above else "")
+        out.append(f"between a {a} and a {b} case: interpolated across a change of motion"
+                   if a and b and a != b else "")
+    return out
 
 
 LIMIT_NAME = "limit"
