@@ -7,7 +7,10 @@ on the rod (a point, magnitude), the rod's angular velocity - and with the first
         [--baseline "PYTHON-COMMAND"]
 
 Prints, on warm kernels, the best wall time of each case over ``--repeats`` and the ratio
-three measures / one measure (design.md 4.16: <= 1.3) with the jobs and RHS evaluations.
+three measures / one measure (design.md 4.16: <= 1.3) with the jobs and RHS evaluations;
+and the built-in slider-crank's 15-case study (``examples/clearance_x_stiffness.toml``, until
+settled, one thread): its best process CPU time, which a shared machine disturbs less than
+the wall time (the loop's vector probes must cost it nothing: within 5 %).
 ``--baseline`` runs this same script under another interpreter command (e.g. one whose
 ``gapsweep`` is a checkout of the code before the change: one job per measured body
 coordinate and one more per further clearance joint) and prints its figures beside these,
@@ -61,6 +64,15 @@ def measure(repeats: int, threads: int) -> dict:
                      "impacts_by_joint": [r.metrics.get(f"impacts.{j}")
                                           for j in ("crank_pin", "piston_pin")],
                      "rhs_evaluations": r.metrics.get("rhs_evaluations")}
+    study = [{"speed_rpm": 5000, "clearance_mm": c, "stiffness_scale": k}
+             for c in (0.02, 0.035, 0.05, 0.08, 0.1) for k in (0.7, 1.0, 1.3)]
+    run_cases("slider-crank", study[:2], threads=1)
+    cpu = float("inf")
+    for _ in range(repeats):
+        c0 = time.process_time()
+        run_cases("slider-crank", study, threads=1)
+        cpu = min(cpu, time.process_time() - c0)
+    out["slider-crank study"] = {"cpu_seconds": cpu}
     return out
 
 
@@ -84,6 +96,8 @@ def main() -> int:
     print(f"load average {os.getloadavg()[0]:.1f}; two-clearance slider-crank, c = "
           f"{CLEARANCE_MM} mm at both pins, t_end = {T_END} s, best of {args.repeats}")
     for name, fig in now.items():
+        if "cpu_seconds" in fig:
+            continue
         line = (f"{name:15s} now {fig['seconds']:.3f} s ({fig['rhs_evaluations']} RHS, "
                 f"impacts {fig['impacts']} = {fig['impacts_by_joint']})")
         if before:
@@ -96,6 +110,12 @@ def main() -> int:
     if before:
         old = before["three measures"]["seconds"] / before["one measure"]["seconds"]
         print(f"three measures / one measure before: {old:.2f}")
+    cpu = now["slider-crank study"]["cpu_seconds"]
+    line = f"slider-crank 15-case study, CPU {cpu:.3f} s now"
+    if before:
+        old = before["slider-crank study"]["cpu_seconds"]
+        line += f", {old:.3f} s before: now / before {cpu / old:.3f} (within 5 %: <= 1.05)"
+    print(line)
     return 0
 
 

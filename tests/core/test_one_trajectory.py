@@ -196,3 +196,31 @@ def test_the_settling_names_are_parameters_of_the_mechanism():
     with pytest.raises(Exception, match="max_revolutions"):
         MechanismCase.from_mapping({"mechanism": table("four_bar_crank_rocker"),
                                     "max_revolutions": 1})
+
+
+def test_the_reference_mechanism_settles_as_the_built_in_model():
+    # the same physics, run until settled by the same rule: at c = 0.02 mm the journal settles
+    # into continuous contact (design.md 4.10: a fixed point); the two differ only in where the
+    # steps fall (the built-in's step control also weighs its probe's quadrature)
+    (mech,) = run_cases("mechanism", [{"mechanism": table("reference_slider_crank"),
+                                       "joints.piston_pin.clearance_mm": 0.02}], threads=1)
+    (built_in,) = run_cases("slider-crank", [{"clearance_mm": 0.02}], threads=1)
+    m, b = mech.metrics, built_in.metrics
+    assert m["motion"] == b["motion"] == "periodic-1" and m["settled"] == b["settled"] == 1
+    assert abs(m["revolutions"] - b["revolutions"]) <= 2
+    for key in ("peak_slider_accel_settled", "rms_slider_accel_settled",
+                "max_penetration_settled"):
+        assert m[key] == pytest.approx(b[key], rel=1e-3), key
+    assert m["impacts_settled"] == b["impacts_settled"] == 0
+
+
+def test_other_starts_give_the_start_dependence_of_the_first_measure():
+    (r,) = run_cases("mechanism", [{"mechanism": table("reference_slider_crank"),
+                                    "joints.piston_pin.clearance_mm": 0.02, "starts": "wall",
+                                    "max_revolutions": 30}], threads=1)
+    assert r.ok, r.reason
+    m = r.metrics
+    assert m["motion.wall"] in ("chaotic", "irregular") or m["motion.wall"].startswith("periodic-")
+    assert m["start_spread"] >= 0.0
+    different = m["motion.wall"] != m["motion"] or m["start_spread"] > 0.05
+    assert m["start_dependent"] == int(different)
