@@ -12,10 +12,16 @@ free: 0 up to the onset threshold 1e-12 m when every onset is located), the
 ``onset_penetration_error``, ``impacts`` and the sum of the per-joint ``impacts.<joint>``
 as the case reports them.
 
+``--scan`` adds 72 variants (crank pin 0.05 / 0.08 / 0.1 mm x piston pin 0.05 / 0.1 mm x
+rtol 1e-6 / 1e-7 / 1e-8 x the crank pin's bearing on the rod or on the crank, both modes)
+and prints, per mode, the largest free-flight penetration and onset error and the failures.
+
 Then the batch speed of the single-joint 15-case study (batch_speed.py's study, one thread,
 best of ``--repeats``) with the RHS evaluations: the extra per-step cost of checking every
 joint for events. ``--save`` writes the figures as JSON; ``--compare`` prints them beside a
-saved run (the baseline: run this script on the code before the change with ``--save``).
+saved run; ``--base DIR`` runs the baseline first, in a subprocess importing gapsweep from
+DIR (a checkout of the code before the change, e.g. ``git archive main | tar -x -C DIR``;
+numba caches its kernels beside those sources), then prints both.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -79,6 +86,42 @@ def run(rtol: float, event_location: str, two_joints: bool = True) -> dict:
     }
 
 
+def scan() -> dict:
+    """The variants of ``--scan``: per event_location mode, the worst figures."""
+    import itertools
+
+    from gapsweep.core.mechanism.case import simulate_mechanisms
+
+    cases, modes = [], []
+    grid = itertools.product(
+        (0.05, 0.08, 0.1), (0.05, 0.1), RTOLS, ("root", "bisect"), ("rod", "crank")
+    )
+    for c1, c2, rtol, events, bearing in grid:
+        table = mechanism_table(True)
+        other = "crank" if bearing == "rod" else "rod"
+        table["joints"]["crank_pin"]["bodies"] = [bearing, other]
+        cases.append(
+            {
+                "mechanism": table,
+                "t_end": 0.024,
+                "initial": "centred",
+                "rtol": rtol,
+                "event_location": events,
+                "joints.crank_pin.clearance_mm": c1,
+                "joints.piston_pin.clearance_mm": c2,
+            }
+        )
+        modes.append(events)
+    out: dict = {}
+    for events, r in zip(modes, simulate_mechanisms(cases, threads=1), strict=True):
+        w = out.setdefault(events, {"cases": 0, "free_pen": 0.0, "onset_err": 0.0, "failed": 0})
+        w["cases"] += 1
+        w["free_pen"] = max(w["free_pen"], float(r.metrics["max_free_flight_penetration"]))
+        w["onset_err"] = max(w["onset_err"], float(r.metrics["onset_penetration_error"]))
+        w["failed"] += not r.ok
+    return out
+
+
 def batch_speed(repeats: int) -> dict:
     sys.path.insert(0, str(HERE))
     from batch_speed import study
@@ -117,17 +160,41 @@ HEAD = (
 )
 
 
+def _import_from(root: str) -> None:
+    """Import the package from checkout ``root`` (the editable install's mapping, moved)."""
+    import importlib
+
+    finder = importlib.import_module("__editable___gapsweep_0_1_0_finder")
+    here = str(HERE.parent)
+    for name, path in list(finder.MAPPING.items()):
+        finder.MAPPING[name] = path.replace(here, str(Path(root).resolve()))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--save", metavar="PATH", help="write the figures as JSON")
     parser.add_argument("--compare", metavar="PATH", help="a saved run to print beside")
     parser.add_argument("--no-batch", action="store_true", help="skip the batch speed")
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--scan", action="store_true", help="72 variants, worst figures")
+    parser.add_argument("--base", metavar="DIR", help="run the baseline from this checkout")
+    parser.add_argument("--as-base", metavar="DIR", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.as_base:
+        _import_from(args.as_base)
+    if args.base:
+        saved = Path(args.save or "multi_joint_events.json").with_suffix(".base.json")
+        extra = ["--scan"] if args.scan else []
+        extra += ["--no-batch"] if args.no_batch else ["--repeats", str(args.repeats)]
+        cmd = [sys.executable, __file__, "--as-base", args.base, "--save", str(saved), *extra]
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+        args.compare = str(saved)
 
     rows = [run(rtol, ev) for ev in ("root", "bisect") for rtol in RTOLS]
     rows += [run(rtol, ev, two_joints=False) for ev in ("root", "bisect") for rtol in RTOLS]
     out = {"runs": rows}
+    if args.scan:
+        out["scan"] = scan()
     if not args.no_batch:
         out["batch"] = batch_speed(args.repeats)
     old = json.loads(Path(args.compare).read_text()) if args.compare else None
@@ -141,6 +208,13 @@ def main(argv: list[str] | None = None) -> int:
     print(HEAD)
     for r in rows:
         print(_row(r))
+    for name, data in (("before", (old or {}).get("scan")), ("after", out.get("scan"))):
+        for events, w in (data or {}).items():
+            print(
+                f"scan {name}, {events}: {w['cases']} cases, max free-flight penetration "
+                f"{w['free_pen']:.3e} m, max onset error {w['onset_err']:.3e} m, "
+                f"{w['failed']} failed"
+            )
     if "batch" in out:
         b = out["batch"]
         print(

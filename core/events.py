@@ -6,6 +6,12 @@ continuous separation / separation -> contact / contact -> separation): a free j
 ``delta`` rises above the onset threshold, or a joint in contact whose ``delta`` drops
 below 0, has an event inside the step. The crossing is then located on the step's dense
 output by Illinois root finding (the stepping loop redoes the step exactly to it).
+
+With several joints (design.md 4.14) every joint's crossings inside the step are looked
+for, the earliest is the event, and the stepping loop checks the others again on the step
+it has cut there (:func:`stepping._event_step`): an earlier crossing the cut step reveals
+becomes the event, a coincident one flips with it, a later one comes in the next step. No
+joint is ever free past the onset threshold at a step's end.
 """
 
 from __future__ import annotations
@@ -82,11 +88,12 @@ def find_event(
     half - at that turn on the dense output, so a grazing contact (or separation) that
     enters and leaves within one step is found too. With ``exact`` (root finding) each
     crossing is located on the dense output and the earliest returned as ``t_lo = t_hi`` =
-    its time; otherwise the earliest by linear interpolation in its
-    bracket. Joint ``skip`` (-1: none) is left out, and an end past the target by
-    at most ``slack_on`` (onset) / ``slack_ex`` (exit) [m] is no crossing: the loop uses
-    these to re-check the other joints on a step it has just cut at an event, where such
-    an end is a coincident event flipped with it.
+    its time; otherwise the earliest by linear interpolation in its bracket. Joint ``skip``
+    (-1: none) is left out, and an end past the target by at most ``slack_on`` (onset) /
+    ``slack_ex`` (exit) [m] is no crossing: the loop uses these to re-check the other
+    joints on a step it has just cut at an event, where such an end is a coincident event
+    flipped with it. A joint past its target from the step's start on (a projection's
+    nudge) has its event at ``t_lo = t_hi = t0``.
     """
     best_joint, best_kind, best_lo, best_hi = -1, NONE, t0, t1
     n_clear = model.clear_int.shape[0]

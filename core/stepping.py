@@ -545,17 +545,30 @@ def _event_step(
             # leave a free journal above the threshold.
             goal = target if kind == ONSET else -eps_ev
             h = max(t_hit - t, 16.0 * 2.2e-16 * max(1.0, abs(t)))
+            # a grazing separation may not dip as deep as the exit's goal: Newton then runs
+            # past the dip. The exit ends on the iterate closest to its goal among those
+            # that have separated (delta below half the onset threshold), else the lowest.
+            h_best, miss_best, sep_best = h, math.inf, False
             for it in range(5):
                 _, ev = _step(method_kind, t, y, f0, h, tableau, ctx, n, k, ystage, y1, err, r5,
                               f1, wmat, piv)  # fmt: skip
                 nfev += ev
                 d1, dd1 = penetration_at(y1, n, model, rot, joint)
+                sep = d1 <= 0.5 * eps_on
+                miss = abs(d1 - goal) if sep else d1
+                if (sep and not sep_best) or (sep == sep_best and miss < miss_best):
+                    h_best, miss_best, sep_best = h, miss, sep
                 if it == 4 or abs(d1 - goal) <= 0.1 * eps_on or dd1 == 0.0:
                     break
                 h_new = h - (d1 - goal) / dd1
                 if not 0.0 < h_new <= t_end - t or (not have_ts and t + h_new > t_s):
                     break  # keep the steady window's start and t_end exact
                 h = h_new
+            if kind == EXIT and h_best != h:
+                h = h_best
+                _, ev = _step(method_kind, t, y, f0, h, tableau, ctx, n, k, ystage, y1, err, r5,
+                              f1, wmat, piv)  # fmt: skip
+                nfev += ev
             if attempt == MAX_RELOCATE - 1:
                 break
             # another joint's crossing inside the cut step comes first: cut there
