@@ -20,6 +20,17 @@ def _text(value: Any) -> str:
     return json_text(value)
 
 
+def _page_text(page: list[dict[str, Any]]) -> str:
+    """The items of ``page`` as ``json_text`` writes them inside a list, in one call: rows
+    from the database are plain JSON values already (NaN was stored as null), so only a page
+    that holds a non-finite number (or a numpy value) takes the value-by-value way."""
+    try:
+        text = json.dumps(page, allow_nan=False)
+    except (ValueError, TypeError):
+        text = _text(page)
+    return text[1:-1]
+
+
 def study_json_chunks(
     head: Mapping[str, Any],
     rest: Mapping[str, Callable[[], Iterable[list[dict[str, Any]]]]],
@@ -41,8 +52,8 @@ def study_json_chunks(
         yield "["
         started = False
         for page in itertools.chain([value], rest[key]()):  # lazily: one page at a time
-            for item in page:
-                yield (", " if started else "") + _text(item)
+            if page:
+                yield (", " if started else "") + _page_text(page)
                 started = True
         yield "]"
     yield "}"
