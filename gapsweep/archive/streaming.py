@@ -15,9 +15,12 @@ PAGING_KEYS = ("cases_total", "twins_total", "cases_cursor", "twins_cursor", "ne
 
 
 def _text(value: Any) -> str:
-    from gapsweep.commands.output import json_text
+    """``value`` as ``gapsweep.commands.output.json_text`` writes it (strict JSON: NaN and
+    infinities null, numpy values plain), without importing the commands (the archive is
+    below them)."""
+    from gapsweep.db.metrics import plain
 
-    return json_text(value)
+    return json.dumps(plain(value), default=str, allow_nan=False)
 
 
 def _page_text(page: list[dict[str, Any]]) -> str:

@@ -191,3 +191,16 @@ def test_the_export_command_writes_pages_as_the_whole_rows(study, tmp_path):
         pages = case_export.iter_export_rows(sessions, study_id, columns, page=9)
         write_pages(columns, pages, fmt, str(tmp_path / f"paged.{fmt}"))
         assert (tmp_path / f"paged.{fmt}").read_text() == (tmp_path / f"whole.{fmt}").read_text()
+
+
+def test_a_page_with_nan_or_numpy_values_streams_as_json_text_writes_it():
+    import numpy as np
+    from gapsweep.archive.streaming import study_json_chunks
+
+    head = {"id": 1, "cases": [{"x": float("nan"), "y": 1.0}], "cases_cursor": "c",
+            "n": np.float64(1.5), "twins": []}
+    pages = {"cases": lambda: iter([[{"y": np.int64(2)}], [{"z": float("inf")}]]),
+             "twins": lambda: iter([])}
+    text = "".join(study_json_chunks(head, pages))
+    assert text == json_text({"id": 1, "cases": [{"x": None, "y": 1.0}, {"y": 2}, {"z": None}],
+                              "n": 1.5, "twins": []})
