@@ -195,6 +195,7 @@ def test_the_export_command_writes_pages_as_the_whole_rows(study, tmp_path):
 
 def test_a_page_with_nan_or_numpy_values_streams_as_json_text_writes_it():
     import numpy as np
+
     from gapsweep.archive.streaming import study_json_chunks
 
     head = {"id": 1, "cases": [{"x": float("nan"), "y": 1.0}], "cases_cursor": "c",
