@@ -128,19 +128,7 @@ def fill(database_url: str, n_cases: int, seed: int = 1) -> int:
             s.execute(insert(Result), [{k: v for k, v in r.items()
                                         if k in METRIC_COLUMNS or k in ("case_id", "extra")}
                                        for r in results[i:i + 10_000]])
-    _after_fill(sessions, study_id)
     return study_id
-
-
-def _after_fill(sessions: Any, study_id: int) -> None:
-    """What the checkout stores after a study's results beyond the rows (nothing before
-    issue 41; the stored twin deviations after it)."""
-    try:
-        from gapsweep.db.deviations import store_study_deviations
-    except ImportError:
-        return
-    with sessions.begin() as s:
-        store_study_deviations(s, study_id)
 
 
 # --- one checkout, one size ---------------------------------------------------------------------

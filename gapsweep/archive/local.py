@@ -267,11 +267,12 @@ class LocalArchive(AccountOperations, MeasurementOperations, ReadOperations):
         head = self.study_head(study_id)
 
         def rest(kind: str, cursor: str | None) -> Iterator[list[dict[str, Any]]]:
-            while cursor is not None:
-                page = self.case_page(study_id, kind=kind, cursor=cursor,
-                                      limit=case_pages.PAGE)
-                cursor = page["cursor"]
-                yield page["items"]
+            while cursor is not None:  # a short session per page; no count, no study check
+                with self.sessions() as session:
+                    items, cursor = case_pages.case_page(
+                        session, study_id=study_id, kind=kind, cursor=cursor,
+                        limit=case_pages.PAGE)
+                yield items
 
         return study_json_chunks(head, {
             "cases": lambda: rest("case", head["cases_cursor"]),

@@ -15,9 +15,23 @@ PAGING_KEYS = ("cases_total", "twins_total", "cases_cursor", "twins_cursor", "ne
 
 
 def _text(value: Any) -> str:
-    from gapsweep.commands.output import json_text
+    """``value`` as ``gapsweep.commands.output.json_text`` writes it (strict JSON: NaN and
+    infinities null, numpy values plain), without importing the commands (the archive is
+    below them)."""
+    from gapsweep.db.metrics import plain
 
-    return json_text(value)
+    return json.dumps(plain(value), default=str, allow_nan=False)
+
+
+def _page_text(page: list[dict[str, Any]]) -> str:
+    """The items of ``page`` as ``json_text`` writes them inside a list, in one call: rows
+    from the database are plain JSON values already (NaN was stored as null), so only a page
+    that holds a non-finite number (or a numpy value) takes the value-by-value way."""
+    try:
+        text = json.dumps(page, allow_nan=False)
+    except (ValueError, TypeError):
+        text = _text(page)
+    return text[1:-1]
 
 
 def study_json_chunks(
@@ -41,8 +55,8 @@ def study_json_chunks(
         yield "["
         started = False
         for page in itertools.chain([value], rest[key]()):  # lazily: one page at a time
-            for item in page:
-                yield (", " if started else "") + _text(item)
+            if page:
+                yield (", " if started else "") + _page_text(page)
                 started = True
         yield "]"
     yield "}"

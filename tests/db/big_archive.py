@@ -17,7 +17,7 @@ def fill_study(session: Any, *, n_clearance: int = 12, n_stiffness: int = 5,
     """Insert one study of ``n_clearance * n_stiffness`` cases and ``n_stiffness`` twins;
     its id. Every 7th case failed (no result), every 11th still queued (no result)."""
     rng = random.Random(seed)
-    clearances = [round(0.01 * (i + 1), 4) for i in range(n_clearance)]
+    clearances = [round(0.005 + 0.001 * i, 4) for i in range(n_clearance)]  # < 10 mm bearing
     scales = [round(0.5 + 0.25 * j, 4) for j in range(n_stiffness)]
     spec = {"name": "synthetic", "model": "slider-crank", "design": "grid", "series": "none",
             "ideal_twin": True, "description": "", "tags": [], "base": {"t_end": 0.002},

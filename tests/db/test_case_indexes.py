@@ -4,7 +4,6 @@ an archive made before it, its rows intact."""
 
 from __future__ import annotations
 
-import pytest
 from big_archive import fill_study
 from gapsweep.db import case_pages
 from gapsweep.db.engine import current_revision, make_engine, upgrade
@@ -64,8 +63,3 @@ def test_the_migration_adds_the_index_to_an_older_archive(database_url):
             assert len(entries) == 9  # every 7th of 60 from the fourth
     finally:
         engine.dispose()
-
-
-@pytest.fixture
-def database_url(database_url):  # noqa: F811 - the plugin's, named for this module
-    return database_url

@@ -118,13 +118,15 @@ def test_show_json_streamed_equals_the_whole_text(study, monkeypatch):
     monkeypatch.setattr(case_pages, "PAGE", 7)  # many pages, twins too
     pieces = list(_archive(sessions).study_json(study_id))
     assert "".join(pieces) == whole
-    assert max(map(len, pieces)) < len(whole) / 20  # one case at a time, not the study
+    assert max(map(len, pieces)) < len(whole) / 6  # a page (7 of 60 cases), not the study
     # lazily: a page is read when the text reaches it, so memory holds one page
     arch = _archive(sessions)
     reads = []
-    original = arch.case_page
-    monkeypatch.setattr(arch, "case_page", lambda *a, **kw: reads.append(1) or original(*a, **kw))
+    original = case_pages.case_page
+    monkeypatch.setattr(case_pages, "case_page",
+                        lambda *a, **kw: reads.append(1) or original(*a, **kw))
     stream = arch.study_json(study_id)
+    reads.clear()  # the head's own first pages
     text = ""
     while '"cases": [{' not in text:
         text += next(stream)
@@ -189,3 +191,17 @@ def test_the_export_command_writes_pages_as_the_whole_rows(study, tmp_path):
         pages = case_export.iter_export_rows(sessions, study_id, columns, page=9)
         write_pages(columns, pages, fmt, str(tmp_path / f"paged.{fmt}"))
         assert (tmp_path / f"paged.{fmt}").read_text() == (tmp_path / f"whole.{fmt}").read_text()
+
+
+def test_a_page_with_nan_or_numpy_values_streams_as_json_text_writes_it():
+    import numpy as np
+
+    from gapsweep.archive.streaming import study_json_chunks
+
+    head = {"id": 1, "cases": [{"x": float("nan"), "y": 1.0}], "cases_cursor": "c",
+            "n": np.float64(1.5), "twins": []}
+    pages = {"cases": lambda: iter([[{"y": np.int64(2)}], [{"z": float("inf")}]]),
+             "twins": lambda: iter([])}
+    text = "".join(study_json_chunks(head, pages))
+    assert text == json_text({"id": 1, "cases": [{"x": None, "y": 1.0}, {"y": 2}, {"z": None}],
+                              "n": 1.5, "twins": []})

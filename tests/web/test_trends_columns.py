@@ -35,3 +35,7 @@ def test_the_band_from_columns_is_the_band_from_the_whole_detail(archive):
             by_columns = study_results.large_trends(summary, **kw)
             assert any("median" in (t.name or "") for t in by_columns.data)
             assert _medians(by_columns) == _medians(whole)
+        # the grid's ANOVA from the axes and the metric's columns: the same main effects
+        whole = study_results.sensitivity(detail, METRIC)
+        by_columns = study_results.large_sensitivity(summary, METRIC)
+        assert by_columns.figure == whole.figure

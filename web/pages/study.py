@@ -493,9 +493,7 @@ def trends(tab, _version, metric, window, log_y, x_axis, group_axis, limit, shap
         return patch
     limit = float(limit) if isinstance(limit, (int, float)) and not isinstance(limit, bool) \
         and math.isfinite(limit) else None
-    state = load_progress(study_id)
-    if state is not None and state["counts"]["total"] > trend_bands.POINT_LIMIT \
-            and isinstance(metric, str) and isinstance(x_axis, str):
+    if _large(study_id) and isinstance(metric, str) and isinstance(x_axis, str):
         # a night's study: the columns drawn, not the cases (issue 41.2)
         summary = data.study_summary(parse_id(study_id))
         fig = None if summary is None else study_results.large_trends(
@@ -571,6 +569,13 @@ def open_level(click, x_axis):
     return TAB_CASES, level_filter(x_axis, span)
 
 
+def _large(study_id: Any) -> bool:
+    """Whether the study has more cases than Trends draws as points: its tabs then read the
+    columns they draw (:data:`.figures.trend_bands.POINT_LIMIT`)."""
+    state = load_progress(study_id)
+    return state is not None and state["counts"]["total"] > trend_bands.POINT_LIMIT
+
+
 def _when_open(tab, wanted, study_id, render, metrics: tuple[str, ...] = ()):
     """``render(detail)`` while tab ``wanted`` is the open one; a closed tab costs no query."""
     if tab != wanted:
@@ -587,6 +592,11 @@ def _when_open(tab, wanted, study_id, render, metrics: tuple[str, ...] = ()):
     State(ids.STUDY_ID_STORE, "data"),
 )
 def sensitivity(tab, _version, metric, study_id):
+    if tab == TAB_SENSITIVITY and _large(study_id):  # a grid's ANOVA from its columns
+        summary = data.study_summary(parse_id(study_id))
+        content = None if summary is None else study_results.large_sensitivity(summary, metric)
+        if content is not None:
+            return content
     return _when_open(tab, TAB_SENSITIVITY, study_id,
                       lambda d: study_results.sensitivity(d, metric), (metric,))
 

@@ -190,6 +190,26 @@ def sensitivity(detail: Mapping[str, Any], metric: str) -> Any:
                 "factor's effect).")
 
 
+def large_sensitivity(summary: Mapping[str, Any], metric: str) -> Any:
+    """:func:`sensitivity` of a large grid study from the columns the ANOVA reads (its axes
+    and ``metric`` of the done cases), never the cases as dicts (issue 41.2); None for
+    another design (the caller reads the detail: their analyses are stored when the study
+    finishes)."""
+    from gapsweep.study.anova import grid_anova
+
+    axes = view.axes_of(summary)
+    if view.design_of(summary) != "grid" or not axes or not isinstance(metric, str):
+        return None
+    cols = data.trend_columns(summary["id"], axes, metric)
+    keep = [i for i, v in enumerate(cols.get(metric, []))
+            if isinstance(v, (int, float)) and not isinstance(v, bool)]
+    if len(keep) < 2:
+        return None
+    anova = grid_anova({a: [cols[a][i] for i in keep] for a in axes},
+                       [cols[metric][i] for i in keep])
+    return graph(sensitivity_figs.main_effects_figure(anova, metric))
+
+
 def grid_anova_of(detail: Mapping[str, Any], metric: str) -> dict[str, Any] | None:
     """:func:`gapsweep.study.anova.grid_anova` of ``metric`` over the grid's axes, from the
     done cases with a number; None when there are fewer than two."""
