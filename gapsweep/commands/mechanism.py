@@ -53,11 +53,11 @@ def report(table: dict[str, Any]) -> dict[str, Any]:
     freedom, the driver and its period, loads, measures and the sweepable names."""
     from gapsweep.core.mechanism.build import kinematics
     from gapsweep.core.mechanism.case import MechanismCase, sweepable_names
+    from gapsweep.study.mechanism import driverless_t_end
 
     # a mechanism without a driver runs for its study's t_end, which the table does not carry:
     # any duration serves to check the table itself
-    case = MechanismCase.from_mapping({"mechanism": table,
-                                       **({} if "driver" in table else {"t_end": 1.0})})
+    case = MechanismCase.from_mapping({"mechanism": table, **driverless_t_end(table)})
     spec = case.spec
     k = kinematics(spec)
     return {
@@ -114,7 +114,10 @@ def cmd_draw(args: argparse.Namespace) -> int:
     from gapsweep.core.mechanism.drawing import png, shapes, svg
 
     try:
-        case = MechanismCase.from_mapping({"mechanism": read_table(args.file)})
+        from gapsweep.study.mechanism import driverless_t_end
+
+        table = read_table(args.file)
+        case = MechanismCase.from_mapping({"mechanism": table, **driverless_t_end(table)})
         out = Path(args.output)
         if out.suffix.lower() not in (".svg", ".png"):
             raise InputError("output", args.output, "a file ending in .svg or .png")

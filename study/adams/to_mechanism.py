@@ -214,6 +214,7 @@ class _Importer:
         self.parts: dict[int, _Part] = {}
         self.markers: dict[int, _Marker] = {}
         self.names: set[str] = set()
+        self.listed: set[int] = set()  # lines already in supported or skipped
 
     # --- helpers --------------------------------------------------------------------------
 
@@ -289,10 +290,11 @@ class _Importer:
             step(st)
         except (StatementError, FunctionError) as exc:
             self.refuse(st, str(exc))
-            self.out.supported = [s for s in self.out.supported if s.line != st.line]
+            if st.line in self.listed:  # a PART read, then its body refused
+                self.out.supported = [s for s in self.out.supported if s.line != st.line]
             return
-        listed = (*self.out.supported, *self.out.skipped)
-        if not any(s.line == st.line for s in listed):
+        if st.line not in self.listed:  # a set: 100,000 statements stay linear
+            self.listed.add(st.line)
             self.out.supported.append(Issue(st.line, st.label))
 
     def units(self, st: Statement) -> None:
@@ -623,6 +625,7 @@ class _Importer:
         kinds = [k for k in ("DISPLACEMENT", "VELOCITY", "ACCELERATION") if st.has(k)]
         if not kinds:  # FORCE, a FUNCTION, F1..F8: output only
             self.out.skipped.append(Issue(st.line, st.label))
+            self.listed.add(st.line)
             return
         if st.has("RM") and st.integer("RM") != 0:
             raise StatementError("RM: components in a marker's axes are not imported")
@@ -636,6 +639,7 @@ class _Importer:
                 raise StatementError("a displacement from a J marker away from the origin")
         if body == "ground":
             self.out.skipped.append(Issue(st.line, st.label))
+            self.listed.add(st.line)
             return
         quantity = {"DISPLACEMENT": "position", "VELOCITY": "velocity",
                     "ACCELERATION": "acceleration"}[kinds[0]]

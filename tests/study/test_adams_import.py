@@ -320,3 +320,16 @@ def test_cli_hostile_input_exits_2_with_nothing_written(tmp_path, case):
     assert not out.exists()
     (refused,) = json.loads(p.stdout)["refused"]
     assert expected in f"line {refused['line']}: {refused['statement']}: {refused['why']}"
+
+
+def test_a_driverless_mechanism_checks_and_draws(tmp_path):
+    study = tmp_path / "pendulum.toml"
+    assert run_cli("import-adams", str(DATA / "pendulum.adm"), "-o", str(study),
+                   cwd=tmp_path).returncode == 0
+    check = run_cli("mechanism", "check", str(study), "--json", cwd=tmp_path)
+    assert check.returncode == 0, check.stderr
+    report = json.loads(check.stdout)
+    assert report["driver"] is None and "driver.speed_rpm" not in report["sweepable"]
+    draw = run_cli("mechanism", "draw", str(study), "-o", str(tmp_path / "p.svg"), cwd=tmp_path)
+    assert draw.returncode == 0, draw.stderr
+    assert "<svg" in (tmp_path / "p.svg").read_text()
