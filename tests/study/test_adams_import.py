@@ -169,6 +169,9 @@ def test_hostile_input_is_refused_as_a_whole():
         tokenize("t\nPART/2\n" + ", MASS = 1\n" * (MAX_CONTINUATIONS + 1))
     with pytest.raises(AdamsError, match="statements"):
         tokenize("t\n" + "LIST\n" * (MAX_STATEMENTS + 1))
+    with pytest.raises(AdamsError, match="a statement of 3,000,0") as exc:
+        tokenize("t\nPART/1, GROUND\nPART/2, QG = " + "1, " * 1_000_000)
+    assert (exc.value.line, exc.value.statement) == (3, "PART/2")
     with pytest.raises(AdamsError, match="Adams/View command file"):
         import_dataset(b"anything", "model.cmd")
     with pytest.raises(AdamsError, match="Adams/View command file"):
