@@ -18,7 +18,10 @@ from dataclasses import dataclass, field
 from .errors import AdamsError
 
 _CONTINUED = "\x01"  # a continuation line's leading comma (a separator, except in a FUNCTION)
+_SEPARATORS = re.compile("[,\x01]")
+_FUNCTION = re.compile("[,\x01]\\s*FU[A-Z]*\\s*=", re.IGNORECASE)
 MAX_BYTES = 20 * 1024 * 1024
+MAX_STATEMENT = 200_000  # characters of one statement (1,000 lines of 200)
 MAX_STATEMENTS = 100_000
 MAX_CONTINUATIONS = 1_000
 _VIEW_NAME = re.compile(r"adams_view_name\s*=\s*'([^']*)'", re.IGNORECASE)
@@ -68,6 +71,8 @@ def decode(data: bytes, filename: str = "") -> str:
 def _split_args(text: str, line: int, head: str) -> list[str]:
     """Top-level comma-separated pieces; ``FUNCTION = ...`` (and ``FUNC=``, any prefix)
     keeps its commas up to a ``\\`` or the end."""
+    if "(" not in text and ")" not in text and "\\" not in text and not _FUNCTION.search(text):
+        return [a for a in (p.strip() for p in _SEPARATORS.split(text)) if a]  # the common case
     out: list[str] = []
     buf: list[str] = []
     depth = 0
@@ -131,6 +136,9 @@ def tokenize(text: str) -> Dataset:
         nonlocal current
         if current:
             joined = " ".join(current)
+            if len(joined) > MAX_STATEMENT:
+                raise AdamsError(f"a statement of {len(joined):,} characters (at most "
+                                 f"{MAX_STATEMENT:,})", start, joined.split(",")[0][:40])
             name, slash, after = joined.partition("/")
             ident, _, rest = after.replace(_CONTINUED, ",", 1).partition(",")
             if slash and re.fullmatch(r"\s*\d+\s*", ident):

@@ -169,6 +169,9 @@ def test_hostile_input_is_refused_as_a_whole():
         tokenize("t\nPART/2\n" + ", MASS = 1\n" * (MAX_CONTINUATIONS + 1))
     with pytest.raises(AdamsError, match="statements"):
         tokenize("t\n" + "LIST\n" * (MAX_STATEMENTS + 1))
+    with pytest.raises(AdamsError, match="a statement of 3,000,0") as exc:
+        tokenize("t\nPART/1, GROUND\nPART/2, QG = " + "1, " * 1_000_000)
+    assert (exc.value.line, exc.value.statement) == (3, "PART/2")
     with pytest.raises(AdamsError, match="Adams/View command file"):
         import_dataset(b"anything", "model.cmd")
     with pytest.raises(AdamsError, match="Adams/View command file"):
@@ -333,3 +336,23 @@ def test_a_driverless_mechanism_checks_and_draws(tmp_path):
     draw = run_cli("mechanism", "draw", str(study), "-o", str(tmp_path / "p.svg"), cwd=tmp_path)
     assert draw.returncode == 0, draw.stderr
     assert "<svg" in (tmp_path / "p.svg").read_text()
+
+
+def test_motion_forms_and_their_sense():
+    def driver(motion: str, joint: str = "JOINT/1, REVOLUTE, I = 2, J = 1") -> dict:
+        result = import_dataset((HEAD + joint + "\n" + motion + "\n").encode())
+        assert not result.refused, result.refused
+        return result.mechanism["driver"]
+
+    # 360 deg/s about +Z (the X, Y plane's normal): +60 rpm, as a velocity or as rate*TIME
+    assert driver("MOTION/1, JOINT = 1, ROT, VEL, FUNCTION = 2*PI") == {
+        "joint": "joint_1", "speed_rpm": 60.0}
+    assert driver("MOTION/1, JOINT = 1, FUNCTION = 360D*TIME")["speed_rpm"] == 60.0
+    # I on the ground: the ground becomes the first body and the sense turns
+    assert driver("MOTION/1, JOINT = 1, FUNCTION = 360D*TIME",
+                  "JOINT/1, REVOLUTE, I = 1, J = 2")["speed_rpm"] == -60.0
+    for motion, why in (("MOTION/1, JOINT = 1, FUNCTION = 1 + 360D*TIME", "no offset"),
+                        ("MOTION/1, JOINT = 1, ACCELERATION, FUNCTION = 1", "ACCELERATION"),
+                        ("MOTION/1, JOINT = 1, ROUTINE = lib::mot", "user subroutine")):
+        (r,) = _refused(HEAD + "JOINT/1, REVOLUTE, I = 2, J = 1\n" + motion + "\n")
+        assert r.statement == "MOTION/1" and why in r.why
