@@ -181,3 +181,9 @@ def test_the_docs_build_with_mkdocs_strict(tmp_path):
         stem = page.stem
         built = tmp_path / "site" / ("index.html" if stem == "index" else f"{stem}/index.html")
         assert built.is_file(), f"{page.name} was not built"
+    # the site reads offline: no script, picture or stylesheet fetched from the network
+    for html in (tmp_path / "site").rglob("*.html"):
+        text = html.read_text(encoding="utf-8")
+        fetched = re.findall(r'<(?:script|img)[^>]+src="https?://[^"]*"|<link[^>]+href="https?://'
+                             r'[^"]*"', text)
+        assert not fetched, f"{html.name} loads {fetched[:3]}"
