@@ -231,9 +231,10 @@ def test_a_form_cell_of_lists_500_deep_is_a_message_not_a_500(eve, table):
 
 HOSTILE_TABLES = {  # a table's data as a hand-made request may send it ->
     # (the summary, a message it must show, or None for no message)
-    "axes a string": ((ids.NEW_AXES_TABLE, "data"), "x", "Not valid yet", "axes: {} — "),
-    "axes rows numbers": ((ids.NEW_AXES_TABLE, "data"), [1, None], "Not valid yet",
-                          "axes: {} — "),
+    # no axis row: a grid of no axes is its base alone (design.md 4.16)
+    "axes a string": ((ids.NEW_AXES_TABLE, "data"), "x", "1 case + 1 ideal twin", None),
+    "axes rows numbers": ((ids.NEW_AXES_TABLE, "data"), [1, None], "1 case + 1 ideal twin",
+                          None),
     "axis form a list": ((ids.NEW_AXES_TABLE, "data"),
                          [{"parameter": "clearance_mm", "form": ["values"], "values": "0.1"}],
                          "Not valid yet",

@@ -166,7 +166,11 @@ def test_case_page_labels_come_from_the_measure(stored):
     r = archive.client().get(f"/api/cases/{case_id}/series?names={FIRST}")
     assert r.status_code == 200
     api = np.asarray(r.get_json()[FIRST], dtype=float)
-    assert np.allclose(np.asarray(measure.data[0].y, dtype=float), api)
+    # a run until settled stores its first revolution and its last ones: the line breaks
+    # once across the stretch it does not store (a gap, not a point)
+    drawn = np.asarray(measure.data[0].y, dtype=float)
+    assert np.count_nonzero(np.isnan(drawn)) <= 1
+    assert np.allclose(drawn[~np.isnan(drawn)], api)
     assert "Slider acceleration" not in texts(layout)
 
 

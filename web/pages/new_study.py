@@ -521,7 +521,8 @@ def plan_form(form: dict[str, Any]) -> tuple[Any, Any, list[FieldError], str]:
     seconds = estimate_seconds(spec, n + twins)
     twin_text = f" + {twins} ideal twin{'s' if twins != 1 else ''}" if twins else ""
     return (spec, plan, [],
-            f"{n} cases{twin_text} · estimated solver time ≈ {_fmt_seconds(seconds)}")
+            f"{n} case{'s' if n != 1 else ''}{twin_text} · estimated solver time ≈ "
+            f"{_fmt_seconds(seconds)}")
 
 
 def check_form(form: dict[str, Any]) -> tuple[dict[str, Any] | None, list[FieldError], str]:
