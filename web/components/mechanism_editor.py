@@ -301,3 +301,60 @@ def section_table(section: str, table: Mapping[str, Any] | None) -> html.Div:
 def editor(table: Mapping[str, Any] | None) -> html.Div:
     """The six section tables of ``table`` (empty tables for a mechanism from nothing)."""
     return html.Div([section_table(s, table) for s in SECTIONS], id="new-mechanism-editor")
+
+
+# --- its callbacks: a table edited makes the study's table; a row added; the verdict -------
+
+def _wire() -> None:
+    from dash import Input, Output, State, callback, no_update
+
+    from .. import ids
+
+    @callback(
+        Output(ids.NEW_MECHANISM, "data", allow_duplicate=True),
+        *[Input(EDITOR_TABLE.format(s), "data_timestamp") for s in SECTIONS],
+        *[State(EDITOR_TABLE.format(s), "data") for s in SECTIONS],
+        State(ids.NEW_MECHANISM, "data"),
+        prevent_initial_call=True,
+    )
+    def edit(*values):
+        """A cell edited or a row deleted: the study's table is the editor's rows (with the
+        stored name, gravity and variables), redrawn and checked by the store's callbacks."""
+        rows = dict(zip(SECTIONS, values[len(SECTIONS):2 * len(SECTIONS)], strict=True))
+        return to_table(rows, values[-1])
+
+    for section in SECTIONS:
+        @callback(
+            Output(EDITOR_TABLE.format(section), "data", allow_duplicate=True),
+            Input(EDITOR_ADD.format(section), "n_clicks"),
+            State(EDITOR_TABLE.format(section), "data"),
+            prevent_initial_call=True,
+        )
+        def add_row(_n, rows, section=section):
+            if section == "driver" and rows:
+                return no_update  # one driver
+            return [*(rows or []), {c["id"]: "" for c in columns(section)}]
+
+    @callback(
+        Output(EDITOR_ERRORS, "children"),
+        Input(ids.NEW_MECHANISM, "data"),
+    )
+    def show_verdict(table):
+        return verdict(table)
+
+
+def outputs() -> list:
+    """The editor's outputs a callback filling it sets (see :func:`fill`)."""
+    from dash import Output
+
+    return [*[Output(EDITOR_TABLE.format(s), "data", allow_duplicate=True) for s in SECTIONS],
+            Output(EDITOR_TABLE.format("joints"), "columns", allow_duplicate=True)]
+
+
+def fill(table: Mapping[str, Any] | None) -> list:
+    """The values of :func:`outputs` for ``table`` (picked, uploaded or imported)."""
+    rows = to_rows(table)
+    return [*[rows[s] for s in SECTIONS], columns("joints", table)]
+
+
+_wire()
