@@ -78,3 +78,4 @@ def test_a_bad_cell_is_refused_naming_its_field_value_and_allowed():
     exc = me.check(me.to_table(rows))
     assert exc.field == "mechanism.joints.j2.bodies[1]" and exc.value == "conrod"
     assert "coupler" in exc.allowed
+

@@ -131,3 +131,29 @@ def test_the_archive_mechanisms_are_picked_as_the_shipped_ones(new_study):
     assert picked["name"] == "My press linkage"
     assert {r["variable"]: r["value"] for r in picked_rows}["coupler_mm"] == 125.0
 
+
+
+def test_an_imported_adams_dataset_fills_the_editor_and_a_marked_joint_can_be_swept(new_study):
+    # the .adm upload's study text -> the form's callback: the store and the editor's rows
+    # hold the imported mechanism; a clearance typed in a joint's row offers it on the axes
+    import base64
+    from pathlib import Path
+
+    import tomllib
+    from gapsweep.web.components import mechanism_editor as me
+    from gapsweep.web.components.adams_upload import preview
+
+    raw = (Path(__file__).resolve().parents[1] / "study" / "adams_data" / "slider_crank.adm")
+    url = "data:application/octet-stream;base64," + base64.b64encode(raw.read_bytes()).decode()
+    _, text = preview(url, "slider_crank.adm")
+    module, _ = new_study
+    table, variables, *filled = module.import_adams(text)
+    assert table == tomllib.loads(text)["mechanism"]
+    rows = dict(zip(me.SECTIONS, filled[:len(me.SECTIONS)], strict=True))
+    assert me.to_table(rows, table) == table
+    assert "joints.piston_pin.clearance_mm" not in module.mechanism_names(table)
+    pin = next(r for r in rows["joints"] if r["name"] == "piston_pin")
+    pin.update(clearance_mm="0.05", bearing_radius_mm="10")
+    marked = me.to_table(rows, table)
+    assert me.check(marked) is None
+    assert module.mechanism_names(marked)["joints.piston_pin.clearance_mm"] == "mm"
