@@ -11,7 +11,6 @@ import time
 
 import pytest
 import test_browser as tb
-from browsers import wait_first_option
 from test_browser import ARTIFACTS, _get
 from test_browser_mechanism import _choose
 
@@ -40,13 +39,17 @@ def _cell(page, section: str, row: int, column: str):
 def _type(page, section: str, row: int, column: str, text: str, *, choice: bool = False):
     cell = _cell(page, section, row, column)
     cell.click()
+    if choice:  # the cell selected, then its list opened
+        cell.locator(".Select-control").click()
     page.keyboard.type(text)
     if choice:  # a dropdown cell: the list filtered to the typed value, then picked
-        wait_first_option(page, text)
+        page.wait_for_function(
+            "text => { const el = document.querySelector('.Select-option.is-focused');"
+            " return !!el && el.textContent.trim() === text; }", arg=text)
     page.keyboard.press("Enter")
     page.wait_for_function(
         "([sel, text]) => { const c = document.querySelector(sel);"
-        " return c && c.innerText.trim() === text; }",
+        " return c && (c.querySelector('.Select-value-label') || c).innerText.trim() === text; }",
         arg=[f"#new-mechanism-editor-{section} td[data-dash-column='{column}']"
              f"[data-dash-row='{row}']", text])
 
@@ -119,7 +122,9 @@ def test_build_a_four_bar_from_nothing_draw_it_submit_it_and_run_it(server, page
     param = page.locator('#new-axes-table td[data-dash-column="parameter"][data-dash-row="0"]')
     param.click()
     page.keyboard.type("joints.j3.clearance_mm")
-    wait_first_option(page, "joints.j3.clearance_mm")
+    page.wait_for_function(  # the list filtered to it (its label: the name and its unit)
+        "() => { const el = document.querySelector('.Select-option.is-focused');"
+        " return !!el && el.textContent.startsWith('joints.j3.clearance_mm ['); }")
     page.keyboard.press("Enter")
     values = page.locator('#new-axes-table td[data-dash-column="values"][data-dash-row="0"]')
     values.click()

@@ -265,6 +265,15 @@ def verdict(table: Mapping[str, Any] | None) -> Any:
                      color="danger", className="py-1 small", id="new-mechanism-editor-error")
 
 
+# the active and selected cells a quiet blue, as the form's other tables (Dash's default red
+# reads as an error; the errors are said beside the drawing)
+SELECTED_CELL = [
+    {"if": {"state": "active"}, "backgroundColor": "rgba(13, 110, 253, 0.08)",
+     "border": "1px solid #0d6efd"},
+    {"if": {"state": "selected"}, "backgroundColor": "rgba(13, 110, 253, 0.08)",
+     "border": "1px solid #0d6efd"},
+]
+
 HELP = {
     "points": "Hardpoints [mm] in the assembly position: numbers or expressions of the "
               "variables.",
@@ -292,6 +301,7 @@ def section_table(section: str, table: Mapping[str, Any] | None) -> html.Div:
             css=[{"selector": ".Select-menu-outer", "rule": "display: block !important"},
                  {"selector": ".Select-menu-outer", "rule": "z-index: 1000 !important"}],
             style_cell={"textAlign": "left", "fontSize": "0.8rem", "minWidth": "60px"},
+            style_data_conditional=SELECTED_CELL,
             style_table={"overflowX": "auto"}),
         dbc.Button("Add row", id=EDITOR_ADD.format(section), size="sm", color="secondary",
                    outline=True, className="mt-1"),
