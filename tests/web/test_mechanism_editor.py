@@ -79,3 +79,27 @@ def test_a_bad_cell_is_refused_naming_its_field_value_and_allowed():
     assert exc.field == "mechanism.joints.j2.bodies[1]" and exc.value == "conrod"
     assert "coupler" in exc.allowed
 
+
+
+@pytest.mark.parametrize(("field", "cell"), [
+    ("mechanism.joints.j2.bodies[1]", ("joints", 1, "body_j")),
+    ("mechanism.joints.j3.clearance_mm", ("joints", 2, "clearance_mm")),
+    ("mechanism.points.B[1]", ("points", 2, "y")),
+    ("mechanism.bodies.rocker.cm[1]", ("bodies", 2, "cm_y")),
+    ("mechanism.driver.joint", ("driver", 0, "joint")),
+    ("mechanism.variables.crank_mm", None),
+])
+def test_the_refused_field_names_its_cell(field, cell):
+    table = me.to_table(_four_bar_rows())
+    assert me.error_cell(table, field) == cell
+
+
+def test_a_refusal_tints_the_cell_it_names():
+    rows = _four_bar_rows()
+    rows["joints"][1]["body_j"] = "conrod"
+    table = me.to_table(rows)
+    styles = me.error_styles(table, me.check(table))
+    tinted = [s["if"] for s in styles["joints"] if "row_index" in s["if"]]
+    assert tinted == [{"row_index": 1, "column_id": "body_j"}]
+    assert all("row_index" not in s["if"] for sec in me.SECTIONS if sec != "joints"
+               for s in styles[sec])

@@ -18,6 +18,7 @@ the y column empty means that point.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -247,13 +248,54 @@ def check(table: Mapping[str, Any] | None):
     return None
 
 
+_FIELD = re.compile(r"^mechanism\.(\w+)(?:\.(\w+)(?:\[(\d)\])?)?(?:\.(\w+)(?:\[(\d)\])?)?")
+
+
+def error_cell(table: Mapping[str, Any] | None, field: str) -> tuple[str, int, str] | None:
+    """(section, row, column) of the cell an error's ``field`` names
+    (``mechanism.joints.j2.bodies[1]`` -> joints, j2's row, body_j), or None when the field
+    is not one cell of the editor (a variable, the whole table)."""
+    m = _FIELD.match(field or "")
+    if not m or m.group(1) not in SECTIONS:
+        return None
+    section, name, name_index, key, key_index = m.groups()
+    if section == "driver":
+        return (section, 0, name) if name in ("joint", "speed_rpm") else None
+    names = list((table or {}).get(section) or {})
+    if name not in names:
+        return None
+    row = names.index(name)
+    if section == "points":
+        return section, row, "y" if name_index == "1" else "x"
+    if key is None:
+        return section, row, "name"
+    if section == "joints" and key == "bodies":
+        return section, row, "body_j" if key_index == "1" else "body_i"
+    if key in _PAIRS[section] and key_index == "1":
+        return section, row, f"{key}_y"
+    return section, row, key
+
+
+def error_styles(table: Mapping[str, Any] | None, exc: Any) -> dict[str, list[dict]]:
+    """Each section table's conditional styles: the selected cells' blue, and the cell the
+    refusal names tinted red."""
+    out = {s: list(SELECTED_CELL) for s in SECTIONS}
+    cell = error_cell(table, exc.field) if exc is not None else None
+    if cell is not None:
+        section, row, column = cell
+        out[section].append({"if": {"row_index": row, "column_id": column},
+                             "backgroundColor": "rgba(220, 53, 69, 0.15)",
+                             "border": "1px solid #dc3545"})
+    return out
+
+
 # --- the component -------------------------------------------------------------------------
 
-def verdict(table: Mapping[str, Any] | None) -> Any:
-    """What is shown beside the drawing: the refusal's field, value and allowed, or an OK."""
+def verdict(exc: Any) -> Any:
+    """What is shown beside the drawing: the refusal's (:func:`check`) field, value and
+    allowed, or an OK when ``exc`` is None."""
     import dash_bootstrap_components as dbc
 
-    exc = check(table)
     if exc is None:
         return dbc.Alert("The mechanism assembles.", color="success", className="py-1 small",
                          id="new-mechanism-editor-ok")
@@ -347,10 +389,14 @@ def _wire() -> None:
 
     @callback(
         Output(EDITOR_ERRORS, "children"),
+        *[Output(EDITOR_TABLE.format(s), "style_data_conditional") for s in SECTIONS],
         Input(ids.NEW_MECHANISM, "data"),
     )
     def show_verdict(table):
-        return verdict(table)
+        """The verdict beside the drawing, and the cell it names tinted in its table."""
+        exc = check(table)
+        styles = error_styles(table, exc)
+        return verdict(exc), *[styles[s] for s in SECTIONS]
 
 
 def outputs() -> list:
