@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import time
+from pathlib import Path
 
 import pytest
 import test_browser as tb
@@ -91,6 +92,10 @@ def test_build_a_four_bar_from_nothing_draw_it_submit_it_and_run_it(server, page
     error = page.locator("#new-mechanism-editor-error")
     error.locator(".editor-error-field", has_text="mechanism.joints.j2.bodies[1]").wait_for()
     assert "conrod" in error.inner_text() and "coupler" in error.inner_text()
+    page.wait_for_function(  # and the cell it names tinted red in its table
+        "sel => { const c = document.querySelector(sel);"
+        " return !!c && getComputedStyle(c).backgroundColor === 'rgba(220, 53, 69, 0.15)'; }",
+        arg="#new-mechanism-editor-joints td[data-dash-column='body_j'][data-dash-row='1']")
     page.locator("#new-mechanism-card").screenshot(path=str(_shot("editor_refused")))
     _type(page, "joints", 1, "body_j", "coupler")
     _type(page, "joints", 2, "clearance_mm", "0.1")
@@ -161,3 +166,40 @@ def test_build_a_four_bar_from_nothing_draw_it_submit_it_and_run_it(server, page
 def _shot(name: str):
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     return ARTIFACTS / f"{name}.png"
+
+
+ADM = Path(__file__).resolve().parents[1] / "study" / "adams_data" / "slider_crank.adm"
+
+
+def test_an_adams_dataset_fills_the_editor_and_its_joint_is_made_a_swept_clearance(server, page):
+    page.goto(server["base"] + "/studies/new")
+    _choose(page, "new-model", "mechanism")
+    page.wait_for_selector("#new-mechanism-editor-error")
+    page.set_input_files("#adams-upload input[type=file]", str(ADM))
+    # drawn with what was skipped, and its joints in the editor
+    page.wait_for_selector("#adams-preview :text('Skipped (output only)')")
+    page.wait_for_selector("#new-mechanism-editor-joints td[data-dash-column='name'] "
+                           ":text-is('piston_pin')")
+    page.wait_for_selector("#new-mechanism-editor-ok")
+    names = page.locator("#new-mechanism-editor-joints td[data-dash-column='name']")
+    row = names.all_inner_texts().index("piston_pin")
+    # not yet a clearance joint: its clearance not offered on the axes
+    assert "joints.piston_pin.clearance_mm" not in _axis_options(page)
+    _type(page, "joints", row, "clearance_mm", "0.05")
+    _type(page, "joints", row, "bearing_radius_mm", "10")
+    page.wait_for_function(f"() => {{ const j = ({_JOINTS})();"
+                           " return j && j.text.includes('piston_pin (clearance)'); }")
+    page.wait_for_selector("#new-mechanism-editor-ok")
+    assert "joints.piston_pin.clearance_mm" in _axis_options(page)
+
+
+def _axis_options(page) -> list[str]:
+    """The axes table's parameter options (opened on the first row, then closed)."""
+    param = page.locator('#new-axes-table td[data-dash-column="parameter"][data-dash-row="0"]')
+    param.click()
+    param.locator(".Select-control").click()
+    page.wait_for_selector(".Select-menu-outer .Select-option", state="attached")
+    out = page.eval_on_selector_all(".Select-menu-outer .Select-option",
+                                    "els => els.map(e => e.textContent.split(' [')[0])")
+    page.keyboard.press("Escape")
+    return out
