@@ -37,22 +37,37 @@ def _cell(page, section: str, row: int, column: str):
                         f"[data-dash-row='{row}']")
 
 
+_IDLE = "() => document.querySelectorAll('[data-dash-is-loading=\"true\"]').length === 0"
+
+
 def _type(page, section: str, row: int, column: str, text: str, *, choice: bool = False):
+    """Type ``text`` into one cell and Enter; then wait for the cell to show it and for the
+    callbacks it set off (the store, the drawing, the verdict and its tint) to be done, so
+    that the next edit does not meet a re-render of its table. A pick from a dropdown cell
+    that a re-render closed is made again (once)."""
     cell = _cell(page, section, row, column)
-    cell.click()
-    if choice:  # the cell selected, then its list opened
-        cell.locator(".Select-control").click()
-    page.keyboard.type(text)
-    if choice:  # a dropdown cell: the list filtered to the typed value, then picked
-        page.wait_for_function(
-            "text => { const el = document.querySelector('.Select-option.is-focused');"
-            " return !!el && el.textContent.trim() === text; }", arg=text)
-    page.keyboard.press("Enter")
-    page.wait_for_function(
-        "([sel, text]) => { const c = document.querySelector(sel);"
-        " return c && (c.querySelector('.Select-value-label') || c).innerText.trim() === text; }",
-        arg=[f"#new-mechanism-editor-{section} td[data-dash-column='{column}']"
-             f"[data-dash-row='{row}']", text])
+    shown = (f"#new-mechanism-editor-{section} td[data-dash-column='{column}']"
+             f"[data-dash-row='{row}']")
+    for attempt in range(2 if choice else 1):
+        page.wait_for_function(_IDLE)
+        cell.click()
+        if choice:  # the cell selected, then its list opened
+            cell.locator(".Select-control").click()
+        page.keyboard.type(text)
+        if choice:  # a dropdown cell: the list filtered to the typed value, then picked
+            page.wait_for_function(
+                "text => { const el = document.querySelector('.Select-option.is-focused');"
+                " return !!el && el.textContent.trim() === text; }", arg=text)
+        page.keyboard.press("Enter")
+        try:
+            page.wait_for_function(
+                "([sel, text]) => { const c = document.querySelector(sel); return c && "
+                "(c.querySelector('.Select-value-label') || c).innerText.trim() === text; }",
+                arg=[shown, text], timeout=5000 if choice and attempt == 0 else None)
+            break
+        except Exception:  # noqa: BLE001 - playwright's TimeoutError: the pick again
+            page.keyboard.press("Escape")
+    page.wait_for_function(_IDLE)
 
 
 def _add_rows(page, section: str, n: int) -> None:

@@ -391,12 +391,16 @@ def _wire() -> None:
         Output(EDITOR_ERRORS, "children"),
         *[Output(EDITOR_TABLE.format(s), "style_data_conditional") for s in SECTIONS],
         Input(ids.NEW_MECHANISM, "data"),
+        *[State(EDITOR_TABLE.format(s), "style_data_conditional") for s in SECTIONS],
     )
-    def show_verdict(table):
-        """The verdict beside the drawing, and the cell it names tinted in its table."""
+    def show_verdict(table, *shown):
+        """The verdict beside the drawing, and the cell it names tinted in its table (a
+        table's styles sent only when they change: each update re-renders the table the
+        engineer is typing in)."""
         exc = check(table)
         styles = error_styles(table, exc)
-        return verdict(exc), *[styles[s] for s in SECTIONS]
+        return verdict(exc), *[styles[s] if styles[s] != old else no_update
+                               for s, old in zip(SECTIONS, shown, strict=True)]
 
 
 def outputs() -> list:
