@@ -230,11 +230,14 @@ _READ_PLOT = """sel => {
 
 def wait_first_option(page, name: str) -> None:
     """Until the open dropdown's first (focused) option is the parameter ``name`` (its label
-    ``name — description``): the list has filtered to what was typed, however long that
-    takes."""
+    ``name — description``, or a mechanism's ``name [unit]``): the list has filtered to what
+    was typed, however long that takes."""
     page.wait_for_function(
         """name => { const el = document.querySelector('.Select-option.is-focused');
-                     return !!el && el.textContent.startsWith(name + ' —'); }""", arg=name)
+                     if (!el) return false;
+                     const t = el.textContent;
+                     return t === name || t.startsWith(name + ' —')
+                            || t.startsWith(name + ' ['); }""", arg=name)
 
 
 def plotly_figure(page, selector: str, ready: str = "true", timeout_ms: float | None = None

@@ -22,7 +22,7 @@ FOUR_BAR = "Crank-rocker 100/40/120/80 (example)"
 def test_pick_draw_offer_and_submit_a_four_bar(new_study):
     module, archive = new_study
     assert FOUR_BAR in module.mechanism_library()
-    table, rows = module.pick_mechanism(FOUR_BAR)
+    table, rows, *_ = module.pick_mechanism(FOUR_BAR)
     assert {r["variable"]: (r["value"], r["unit"]) for r in rows}["coupler_mm"] == (120, "mm")
     figure, dropdown, style = module.show_mechanism(table, "mechanism")
     assert style == {}
@@ -70,7 +70,7 @@ def test_a_mechanism_study_without_its_table_is_refused_on_the_form(new_study):
 
 def test_a_variable_may_be_an_expression_of_the_others(new_study):
     module, archive = new_study
-    table, rows = module.pick_mechanism(FOUR_BAR)
+    table, rows, *_ = module.pick_mechanism(FOUR_BAR)
     base = module.show_mechanism(table, "mechanism")[0].data[-1]
     # the coupler as 1.5 x the rocker (120 mm): the same geometry, drawn the same
     rows = [{**r, "value": "1.5 * rocker_mm"} if r["variable"] == "coupler_mm" else r
@@ -106,7 +106,7 @@ def test_a_variable_may_be_an_expression_of_the_others(new_study):
 def test_the_archive_mechanisms_are_picked_as_the_shipped_ones(new_study):
     module, archive = new_study
     examples = set(module.mechanism_library())
-    table, rows = module.pick_mechanism(FOUR_BAR)
+    table, rows, *_ = module.pick_mechanism(FOUR_BAR)
     rows = [{**r, "value": "125"} if r["variable"] == "coupler_mm" else r for r in rows]
     mine = module.edit_variables(1, rows, table)
     mine = {**mine, "name": "My press linkage"}
@@ -126,8 +126,34 @@ def test_the_archive_mechanisms_are_picked_as_the_shipped_ones(new_study):
     assert added == ["My press linkage (study 2: Press study)"]
     # the layout offers it, and picking it loads the table and its variables as stored
     assert added[0] in find(module.layout(), ids.NEW_MECHANISM_LIBRARY).options
-    picked, picked_rows = module.pick_mechanism(added[0])
+    picked, picked_rows, *_ = module.pick_mechanism(added[0])
     assert picked["variables"]["coupler_mm"] == 125.0
     assert picked["name"] == "My press linkage"
     assert {r["variable"]: r["value"] for r in picked_rows}["coupler_mm"] == 125.0
 
+
+
+def test_an_imported_adams_dataset_fills_the_editor_and_a_marked_joint_can_be_swept(new_study):
+    # the .adm upload's study text -> the form's callback: the store and the editor's rows
+    # hold the imported mechanism; a clearance typed in a joint's row offers it on the axes
+    import base64
+    from pathlib import Path
+
+    import tomllib
+    from gapsweep.web.components import mechanism_editor as me
+    from gapsweep.web.components.adams_upload import preview
+
+    raw = (Path(__file__).resolve().parents[1] / "study" / "adams_data" / "slider_crank.adm")
+    url = "data:application/octet-stream;base64," + base64.b64encode(raw.read_bytes()).decode()
+    _, text = preview(url, "slider_crank.adm")
+    module, _ = new_study
+    table, variables, *filled = module.import_adams(text)
+    assert table == tomllib.loads(text)["mechanism"]
+    rows = dict(zip(me.SECTIONS, filled[:len(me.SECTIONS)], strict=True))
+    assert me.to_table(rows, table) == table
+    assert "joints.piston_pin.clearance_mm" not in module.mechanism_names(table)
+    pin = next(r for r in rows["joints"] if r["name"] == "piston_pin")
+    pin.update(clearance_mm="0.05", bearing_radius_mm="10")
+    marked = me.to_table(rows, table)
+    assert me.check(marked) is None
+    assert module.mechanism_names(marked)["joints.piston_pin.clearance_mm"] == "mm"

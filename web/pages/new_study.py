@@ -34,6 +34,7 @@ from gapsweep.study.errors import FieldError, SpecError
 from gapsweep.study.upload import MAX_UPLOAD_BYTES, read_upload
 from gapsweep.web import actions, data, ids
 from gapsweep.web.auth import principal
+from gapsweep.web.components import adams_upload, mechanism_editor
 from gapsweep.web.figures.labels import parameter_label
 from gapsweep.web.views import parameters
 from gapsweep.web.views.study_form import (
@@ -420,8 +421,16 @@ def layout(**query: Any) -> html.Div:
                      {"id": "value", "name": "Value", "editable": True},
                      {"id": "unit", "name": "Unit"}],
             style_cell={"textAlign": "left", "fontSize": "0.85rem"}),
-        dcc.Graph(id=ids.NEW_MECHANISM_DRAWING, figure=mechanism_drawing(form["mechanism"]),
-                  style={"height": "380px"}),
+        dbc.Row([
+            dbc.Col(dcc.Graph(id=ids.NEW_MECHANISM_DRAWING,
+                              figure=mechanism_drawing(form["mechanism"]),
+                              style={"height": "380px"}), md=8),
+            # the parser's verdict on the table as it stands, beside its drawing
+            dbc.Col(html.Div(id=mechanism_editor.EDITOR_ERRORS), md=4),
+        ]),
+        # or a mechanism of the engineer's own: typed in the tables, or imported from ADAMS
+        adams_upload.uploader(),
+        mechanism_editor.editor(form["mechanism"]),
     ]), id=ids.NEW_MECHANISM_CARD, className="mb-3",
         style=_shown(can(form["model"], DESCRIBED)))
     return html.Div([
@@ -436,16 +445,36 @@ def layout(**query: Any) -> html.Div:
 @callback(
     Output(ids.NEW_MECHANISM, "data", allow_duplicate=True),
     Output(ids.NEW_MECHANISM_VARIABLES, "data", allow_duplicate=True),
+    *mechanism_editor.outputs(),
     Input(ids.NEW_MECHANISM_LIBRARY, "value"),
     prevent_initial_call=True,
 )
 def pick_mechanism(name):
     """A mechanism picked (shipped or the archive's): it becomes the study's table, its
-    variables the rows."""
+    variables and sections the rows."""
     table = mechanism_library().get(name) if name else None
     if table is None:
-        return no_update, no_update
-    return table, variable_rows(table)
+        return no_update, no_update, *[no_update] * len(mechanism_editor.outputs())
+    return table, variable_rows(table), *mechanism_editor.fill(table)
+
+
+@callback(
+    Output(ids.NEW_MECHANISM, "data", allow_duplicate=True),
+    Output(ids.NEW_MECHANISM_VARIABLES, "data", allow_duplicate=True),
+    *mechanism_editor.outputs(),
+    Input(adams_upload.ADAMS_STUDY, "data"),
+    prevent_initial_call=True,
+)
+def import_adams(text):
+    """An ADAMS dataset imported (design.md 4.13): its mechanism becomes the study's table
+    and fills the editor, where a joint is made a clearance joint (its clearance cell) and
+    then offered on the axes as ``joints.<joint>.clearance_mm``."""
+    import tomllib
+
+    table = tomllib.loads(text).get("mechanism") if text else None
+    if not table:
+        return no_update, no_update, *[no_update] * len(mechanism_editor.outputs())
+    return table, variable_rows(table), *mechanism_editor.fill(table)
 
 
 @callback(
@@ -675,6 +704,7 @@ def download(_n, *values):
     Output(ids.NEW_UPLOAD_MESSAGE, "children"),
     Output(ids.NEW_AXES_TABLE, "dropdown", allow_duplicate=True),
     Output(ids.NEW_MECHANISM_VARIABLES, "data", allow_duplicate=True),
+    *mechanism_editor.outputs(),
     Input(ids.NEW_UPLOAD, "contents"),
     State(ids.NEW_UPLOAD, "filename"),
     prevent_initial_call=True,
@@ -682,7 +712,8 @@ def download(_n, *values):
 def upload(contents, filename):
     data, errors = read_upload(contents or "", filename)
     if data is None:
-        return (*[no_update] * len(FIELDS), error_list(errors), no_update, no_update)
+        return (*[no_update] * len(FIELDS), error_list(errors), no_update, no_update,
+                *[no_update] * len(mechanism_editor.outputs()))
     model = data.get("model", DEFAULT_MODEL)
     if model not in parameters.model_names():
         model = DEFAULT_MODEL
@@ -692,8 +723,10 @@ def upload(contents, filename):
         # a section of the wrong shape (axes a list, base a string, ...): the form cannot show
         # it, so it stays as it was and the file's errors say what is wrong
         errors = errors or [FieldError("file", filename, "a study file the form can show")]
-        return (*[no_update] * len(FIELDS), error_list(errors), no_update, no_update)
+        return (*[no_update] * len(FIELDS), error_list(errors), no_update, no_update,
+                *[no_update] * len(mechanism_editor.outputs()))
     message = (error_list(errors) if errors
                else dbc.Alert(f"Loaded {filename}.", color="success", className="py-2"))
     return (*[form[key] for key, _, _ in FIELDS], message,
-            axis_dropdowns(model, form["mechanism"]), variable_rows(form["mechanism"]))
+            axis_dropdowns(model, form["mechanism"]), variable_rows(form["mechanism"]),
+            *mechanism_editor.fill(form["mechanism"]))
