@@ -398,8 +398,12 @@ def test_progress_moves_the_grid_without_reloading_the_page(server, browser):
         header.click()
         header.click()  # descending: the study's last cases first
         page.wait_for_selector(f"{grid} .ag-header-cell[col-id='case'][aria-sort='descending']")
-        last = max(c["id"] for c in api_request(f"{server['base']}/api/studies/{study_id}",
-                                                token=eve)[1]["cases"])
+        # the study's detail carries its first 1,000 cases (design.md 4.16): its last case is
+        # the first of the cases route sorted by id, descending
+        page1 = api_request(f"{server['base']}/api/studies/{study_id}/cases?sort=-id&limit=1",
+                            token=eve)[1]
+        assert page1["total"] == 2000
+        last = page1["items"][0]["id"]
         row0 = f"{grid} .ag-row[row-index='0']"
         page.wait_for_selector(f"{row0} [col-id='case']:has-text('{last}')")
         assert page.inner_text(f"{row0} [col-id='status']").strip() == "queued"
