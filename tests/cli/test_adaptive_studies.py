@@ -3,7 +3,7 @@
 to the end of their search, on the embedded default (each process its own local workers)
 and against a served instance (``GAPSWEEP_URL``). Each study has as many cases as its
 stopping rule says, every generation ran, nothing is left queued after the command has
-returned, and the progress line named each generation.
+returned, and the progress line names the generations in order.
 
 The stopping rule (:mod:`gapsweep.study.search`, :mod:`gapsweep.study.calibration_cost`):
 DE's population is 5 members per parameter, at least 10, at most half its stage's budget,
@@ -99,9 +99,13 @@ def test_run_and_wait_follow_the_search_to_its_end_on_the_embedded_default(tmp_p
     study_id = summary["study_id"]
     check_ended(env, study_id, CALIBRATE, summary)
     shown = generations_shown(out.stderr)
-    assert shown[0] == (1, CALIBRATE[1]) and shown[-1] == (CALIBRATE[1], CALIBRATE[1])
+    # the line names the generations in order up to the last; which ones a poll catches is
+    # the machine's speed (a generation can end between two polls: CI saw 1, 2, 4, 6), so
+    # that every generation ran is the study's own count above, not the line's
+    assert shown[-1] == (CALIBRATE[1], CALIBRATE[1])
+    assert {n for _, n in shown} == {CALIBRATE[1]}
     assert [g for g, _ in shown] == sorted({g for g, _ in shown})  # one by one, in order
-    assert {g for g, _ in shown} == set(range(1, CALIBRATE[1] + 1))
+    assert len(shown) >= 2  # the line moves with the search
 
     # submit, then wait in another process: wait's own local workers run every generation
     submitted = as_json(gapsweep(env, "submit", optimize_file(tmp_path), "--json"))

@@ -311,9 +311,13 @@ def uploads(eve, monkeypatch):
 def upload_outcome(module, contents, filename):
     """(the message's text, whether any form field or the dropdowns changed)."""
     out = module.upload(contents, filename)
-    *fields, message, dropdown, variables = out  # variables: a mechanism's, on its table
-    assert len(fields) == len(module.FIELDS)
-    changed = any(f is not module.no_update for f in [*fields, dropdown, variables])
+    # the form's fields, the message, the axes' dropdowns, a mechanism's variables, then the
+    # mechanism editor's tables
+    n_fields = len(module.FIELDS)
+    fields, (message, dropdown, variables) = out[:n_fields], out[n_fields:n_fields + 3]
+    editor = out[n_fields + 3:]
+    assert len(editor) == len(module.mechanism_editor.outputs())
+    changed = any(f is not module.no_update for f in [*fields, dropdown, variables, *editor])
     return texts(message), changed
 
 
