@@ -210,7 +210,11 @@ def last_revolution(rev: Revolutions, period: float) -> dict[str, float | int]:
     last = rec[k]
     a2 = max(rec[k, R_ACCEL2] - rec[k - 1, R_ACCEL2], 0.0)
     span = rec[k, R_TIME] - rec[k - 1, R_TIME]
-    n = max(rev.n_clearance, 1)
+    # the revolution's time in contact over its time in all three states (n joints x the
+    # period, to round-off, now that a step across the section is split between its two
+    # revolutions): a share, at most 1 even with the sum's round-off
+    inside = last[R_IMPACT] + last[R_CONTACT]
+    whole = inside + last[R_FREE]
     return {
         "peak_slider_accel_steady": float(last[R_PEAK_ACC]),
         "rms_slider_accel_steady": math.sqrt(a2 / span) if span > 0 else 0.0,
@@ -218,7 +222,7 @@ def last_revolution(rev: Revolutions, period: float) -> dict[str, float | int]:
         "max_penetration_steady": float(last[R_MAX_PEN]),
         "impacts_steady": int(last[R_IMPACTS]),
         "peak_driving_torque_steady": float(last[R_PEAK_TORQUE]),
-        "contact_time_fraction_steady": float((last[R_IMPACT] + last[R_CONTACT]) / (n * period)),
+        "contact_time_fraction_steady": float(inside / whole) if whole > 0 else 0.0,
     }
 
 

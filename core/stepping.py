@@ -868,8 +868,21 @@ def _refine_observations(
 
 
 @kernel(inline="always")
+def _revolution_times(revs, k, a, b, during, onset, impact_time):
+    """Add the piece ``[a, b]`` [s] of a step to revolution ``k``'s time in free flight, or
+    (``during``: in contact since ``onset``) in impact and continuous contact."""
+    if during:
+        # the first impact_time of a contact is the impact, the rest of it continuous contact
+        hit = min(max(onset + impact_time - a, 0.0), b - a)
+        revs[k, R_IMPACT] += hit
+        revs[k, R_CONTACT] += b - a - hit
+    else:
+        revs[k, R_FREE] += b - a
+
+
+@kernel(inline="always")
 def _contact_bookkeeping(
-    t, t1, t_s, kr, kind, joint, y1, n, model, rot, eps_on, impact_time, in_contact,
+    t, t1, t_s, kr, period, kind, joint, y1, n, model, rot, eps_on, impact_time, in_contact,
     approach, onset_t, metrics, revs,
 ):  # fmt: skip
     """Metric accumulation after an accepted step: the events at its end flip the joints'
@@ -911,14 +924,14 @@ def _contact_bookkeeping(
             if t >= t_s:
                 metrics[M_CONTACT_TIME_S] += t1 - t
         if kr > 0:
-            if during:
-                # the first impact_time of a contact is the impact, the rest of it
-                # continuous contact
-                hit = min(max(onset_t[j] + impact_time - t, 0.0), t1 - t)
-                revs[kr, R_IMPACT] += hit
-                revs[kr, R_CONTACT] += t1 - t - hit
-            else:
-                revs[kr, R_FREE] += t1 - t
+            # a step across a section belongs to two revolutions: the share before the
+            # section to the one it ends (given all to kr, a revolution's times summed to
+            # more than its period and the one before it to less)
+            tb = t
+            if kr > 1 and t < (kr - 1) * period:
+                tb = (kr - 1) * period
+                _revolution_times(revs, kr - 1, t, tb, during, onset_t[j], impact_time)
+            _revolution_times(revs, kr, tb, t1, during, onset_t[j], impact_time)
 
 
 class StepBuffers(NamedTuple):
@@ -1160,7 +1173,7 @@ def _march(y0, model, opts, method_kind, tableau, order, metrics, series, revs, 
         if observing:
             _copy(was, in_contact)
         _contact_bookkeeping(
-            t, t1, t_s, kr, kind, joint, y1, n, model, rot, eps_on, impact_time, in_contact,
+            t, t1, t_s, kr, period, kind, joint, y1, n, model, rot, eps_on, impact_time, in_contact,
             approach, onset_t, metrics, revs,
         )  # fmt: skip
         if observing:

@@ -442,3 +442,30 @@ def test_contact_mode_names_the_settled_window_in_the_vocabulary():
     modes = [contact_mode(1, 0.99, 0.01), contact_mode(0, 0.5, 0.5), contact_mode(0, 0.2, 0.8)]
     assert modes == ["impacting", "continuous contact", "free flight"]
     assert tuple(modes) == CONTACT_MODES
+
+
+def test_contact_time_fraction_of_continuous_contact_is_one_and_no_more(monkeypatch) -> None:
+    # c = 0.02 mm from the centred start settles into continuous contact: the journal
+    # touches the bearing the whole last revolution, so its contact time fraction is 1 - but
+    # a step across the section was counted whole in the revolution it ended (1.0001)
+    from gapsweep.core import solver
+
+    records = []
+    add_settled = solver._add_settled
+
+    def keep_record(result, job, record, m, clear_par):
+        records.append(np.array(record, copy=True))
+        return add_settled(result, job, record, m, clear_par)
+
+    monkeypatch.setattr(solver, "_add_settled", keep_record)
+    r = simulate_batch([CASES["c02"]])[0]
+    assert r.ok, r.reason
+    m = r.metrics
+    assert m["contact_mode"] == "continuous contact" and m["impacts_settled"] == 0
+    assert 0.0 <= m["contact_time_fraction_steady"] <= 1.0
+    assert m["contact_time_fraction_steady"] == pytest.approx(1.0, abs=1e-9)
+    # every revolution's times in the three states add up to its period, no more, no less
+    (rec,) = records
+    k = m["revolutions"]
+    times = rec[1 : k + 1, R_FREE] + rec[1 : k + 1, R_IMPACT] + rec[1 : k + 1, R_CONTACT]
+    np.testing.assert_allclose(times, T, rtol=1e-9)

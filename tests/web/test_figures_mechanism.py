@@ -63,3 +63,61 @@ def test_animation_frames_follow_the_driver_and_the_stored_orbits():
         ex = series["eccentricity_x.piston_pin"][: i + 1] * 1e6
         assert np.allclose(orbits[2].x, ex)  # crank_pin's orbit and journal, then the pin's
         assert orbits[3].x[0] == pytest.approx(ex[-1])
+
+
+def _label_ends(data, span: float) -> list[tuple[float, float, float]]:
+    """Each joint label's anchor (x, y) and its right end [mm] (text right of its joint,
+    about span / 60 per character)."""
+    return [(x, y, x + len(text) * span / 60.0)
+            for x, y, text in zip(data.x, data.y, data.text, strict=True)]
+
+
+def _inside(value: float, axis_range) -> bool:
+    return axis_range[0] <= value <= axis_range[1]
+
+
+def test_drawing_ranges_hold_every_joint_label():
+    # Plotly's autorange leaves text out: "j3 (clearance)" was clipped at the figure's edge
+    spec = _spec("four_bar_crank_rocker")
+    fig = mechanism_figure(spec)
+    joints = fig.data[-1]
+    xs = [x for t in fig.data for x in t.x]
+    ys = [y for t in fig.data for y in t.y]
+    span = max(max(xs) - min(xs), max(ys) - min(ys))
+    x_range, y_range = fig.layout.xaxis.range, fig.layout.yaxis.range
+    assert x_range is not None and y_range is not None
+    for x, y, right in _label_ends(joints, span):
+        assert _inside(x, x_range) and _inside(y, y_range)
+        assert _inside(right, x_range)
+    # the bodies too
+    assert all(_inside(x, x_range) for x in xs) and all(_inside(y, y_range) for y in ys)
+
+
+def test_animation_ranges_hold_every_frame_and_its_labels():
+    spec = _spec("four_bar_crank_rocker")
+    fig = animation_figure(spec, {"t": np.linspace(0.0, spec.period, 50)}, budget=24)
+    x_range, y_range = fig.layout.xaxis.range, fig.layout.yaxis.range
+    n_mech = len([t for t in fig.data if t.xaxis in (None, "x")])
+    for frame in fig.frames:
+        mech = frame.data[:n_mech]
+        xs = [x for t in mech for x in t.x]
+        ys = [y for t in mech for y in t.y]
+        span = max(max(xs) - min(xs), max(ys) - min(ys))
+        assert all(_inside(x, x_range) for x in xs) and all(_inside(y, y_range) for y in ys)
+        for _, _, right in _label_ends(mech[-1], span):
+            assert _inside(right, x_range)
+
+
+def test_animation_buttons_sit_beside_the_slider_not_on_its_time_label():
+    spec = _spec("four_bar_crank_rocker")
+    fig = animation_figure(spec, {"t": np.linspace(0.0, spec.period, 50)}, budget=12)
+    (menu,) = fig.layout.updatemenus
+    (slider,) = fig.layout.sliders
+    # the buttons end (right-anchored) where the slider starts (left-anchored), at the same
+    # height; the time label is drawn over the slider's own span, so nothing covers it
+    assert menu.xanchor == "right" and slider.xanchor == "left"
+    assert slider.currentvalue.xanchor == "left"
+    assert menu.x <= slider.x
+    assert slider.x + slider.len <= 1.0 + 1e-12
+    assert menu.y == slider.y and menu.yanchor == slider.yanchor == "top"
+    assert slider.currentvalue.prefix.startswith("t [ms]")

@@ -171,3 +171,21 @@ def test_an_empty_archive_offers_the_example_study_as_its_first_step(archive_pag
     *_, empty = module.update_table(0, NEWEST_FIRST, "no such study", None, None, None, 0,
                                     None, [])
     assert empty is False
+
+
+def test_the_archive_says_workers_ready_once_a_local_worker_is(archive_page):
+    import os
+
+    from gapsweep.web.app import READY_TEXT
+    from gapsweep.workers.readiness import mark_ready
+
+    module, archive = archive_page
+    assert ids.ARCHIVE_WORKERS in component_ids(module.layout())
+    # no worker yet: nothing (the banner says the kernels compile)
+    assert module.show_workers(0) == ""
+    # a live local worker's ready mark (this process stands in for it): "Workers ready"
+    mark = mark_ready(archive.settings, f"test:{os.getpid()}")
+    assert module.show_workers(1) == READY_TEXT
+    # its worker gone (the mark left behind): nothing again
+    mark.unlink()
+    assert module.show_workers(2) == ""

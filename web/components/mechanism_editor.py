@@ -340,8 +340,10 @@ def section_table(section: str, table: Mapping[str, Any] | None) -> html.Div:
             id=EDITOR_TABLE.format(section), columns=columns(section, table),
             data=to_rows(table)[section], editable=True, row_deletable=True,
             dropdown=dropdowns().get(section, {}),
-            css=[{"selector": ".Select-menu-outer", "rule": "display: block !important"},
-                 {"selector": ".Select-menu-outer", "rule": "z-index: 1000 !important"}],
+            css=[{"selector": ".Select-menu-outer",  # dash-table hides the menu: show it,
+                  # over the rows below (one rule: a second of the same selector
+                  # replaced the first, and the menu stayed hidden)
+                  "rule": "display: block !important; z-index: 1000 !important"}],
             style_cell={"textAlign": "left", "fontSize": "0.8rem", "minWidth": "60px"},
             style_data_conditional=SELECTED_CELL,
             style_table={"overflowX": "auto"}),

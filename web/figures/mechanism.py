@@ -17,7 +17,7 @@ from collections.abc import Mapping
 
 import numpy as np
 import plotly.graph_objects as go
-from gapsweep.core.mechanism.build import geometry, kinematics
+from gapsweep.core.mechanism.build import kinematics
 from gapsweep.core.mechanism.drawing import shapes
 from gapsweep.core.mechanism.table import MechanismSpec
 from gapsweep.core.metrics import per_joint
@@ -29,6 +29,36 @@ from .style import new_figure
 FRAME_BUDGET = 120  # animation frames per case, whatever the stored series' length
 CLEARANCE_COLOR = "#d62728"
 UM = 1e6  # µm per m
+SLIDER_X = 0.14  # the animation's slider starts here (paper); its buttons end here
+
+
+# a joint label's extent, for the drawing's ranges: Plotly's autorange leaves text out, so a
+# label drawn "top right" of its joint was clipped at the figure's edge ("j3 (clearan…").
+# Its size in mm is estimated from the drawing's span: about 1/60 of it per character
+# (12 px text in a drawing some 600 px across) and a line of 1/30 of it above the joint.
+LABEL_CHAR = 1.0 / 60.0
+LABEL_HEIGHT = 1.0 / 30.0
+
+
+def joint_label(joint: tuple) -> str:
+    """The text beside a joint of :func:`shapes` (name, x, y, type, clearance)."""
+    return joint[0] + (" (clearance)" if joint[4] else "")
+
+
+def drawing_ranges(spec: MechanismSpec, qs: list[np.ndarray]) -> tuple[list[float], list[float]]:
+    """The x and y ranges [mm] that hold the bodies and every joint with its label (text
+    right of and above the joint) at all positions ``qs``, with a margin."""
+    xs, ys, labels = [], [], []
+    for q in qs:
+        s = shapes(spec, q)
+        xs += [p[0] for _, pts, _ in s.lines for p in pts] + [j[1] for j in s.joints]
+        ys += [p[1] for _, pts, _ in s.lines for p in pts] + [j[2] for j in s.joints]
+        labels += [(j[1], j[2], len(joint_label(j))) for j in s.joints]
+    span = max(max(xs) - min(xs), max(ys) - min(ys), 1.0)
+    right = max([x + (n + 2) * LABEL_CHAR * span for x, _, n in labels] + xs)
+    top = max([y + 2 * LABEL_HEIGHT * span for _, y, _ in labels] + ys)
+    pad = 0.05 * span
+    return [min(xs) - pad, right + pad], [min(ys) - pad, top + pad]
 
 
 def _traces(spec: MechanismSpec, q: np.ndarray) -> list[go.Scatter]:
@@ -38,7 +68,7 @@ def _traces(spec: MechanismSpec, q: np.ndarray) -> list[go.Scatter]:
            for name, pts, colour in s.lines]
     out.append(go.Scatter(
         x=[j[1] for j in s.joints], y=[j[2] for j in s.joints], mode="markers+text",
-        text=[j[0] + (" (clearance)" if j[4] else "") for j in s.joints],
+        text=[joint_label(j) for j in s.joints],
         textposition="top right", name="joints",
         marker={"size": [14 if j[4] else 8 for j in s.joints], "color": "white",
                 "line": {"width": 2, "color": [CLEARANCE_COLOR if j[4] else "black"
@@ -49,9 +79,12 @@ def _traces(spec: MechanismSpec, q: np.ndarray) -> list[go.Scatter]:
 def mechanism_figure(spec: MechanismSpec, q: np.ndarray | None = None) -> go.Figure:
     """The mechanism at positions ``q`` (default: closed at driver angle 0), lengths in mm."""
     fig = new_figure(spec.name, with_unit("x", "mm"), with_unit("y", "mm"))
-    for trace in _traces(spec, kinematics(spec).q0 if q is None else q):
+    q = kinematics(spec).q0 if q is None else q
+    for trace in _traces(spec, q):
         fig.add_trace(trace)
-    fig.update_yaxes(scaleanchor="x", scaleratio=1)
+    x_range, y_range = drawing_ranges(spec, [q])
+    fig.update_xaxes(range=x_range)
+    fig.update_yaxes(range=y_range, scaleanchor="x", scaleratio=1)
     fig.update_layout(showlegend=False)
     return fig
 
@@ -152,12 +185,10 @@ def animation_figure(spec: MechanismSpec, series: Mapping[str, np.ndarray],
     fig.update_yaxes(title_text=with_unit("y", "mm"), scaleanchor="x", row=1, col=1)
     fig.update_xaxes(title_text=with_unit("e_x", "µm"), row=1, col=2)
     fig.update_yaxes(title_text=with_unit("e_y", "µm"), scaleanchor="x2", row=1, col=2)
-    geo = geometry(spec, qs[0])
-    xs = [p[0] for pts in geo["bodies"].values() for p in pts]
-    ys = [p[1] for pts in geo["bodies"].values() for p in pts]
-    span = max(max(xs) - min(xs), max(ys) - min(ys), 1.0)
-    fig.update_xaxes(range=[min(xs) - 0.3 * span, max(xs) + 0.3 * span], row=1, col=1)
-    fig.update_yaxes(range=[min(ys) - 0.3 * span, max(ys) + 0.3 * span], row=1, col=1)
+    # every frame's bodies and labels inside the fixed ranges (the frames do not rescale)
+    x_range, y_range = drawing_ranges(spec, qs)
+    fig.update_xaxes(range=x_range, row=1, col=1)
+    fig.update_yaxes(range=y_range, row=1, col=1)
     play = {"label": "Play", "method": "animate",
             "args": [None, {"frame": {"duration": 40, "redraw": True}, "fromcurrent": True}]}
     pause = {"label": "Pause", "method": "animate",
@@ -165,10 +196,15 @@ def animation_figure(spec: MechanismSpec, series: Mapping[str, np.ndarray],
     steps = [{"label": f"{time * 1e3:.1f}", "method": "animate",
               "args": [[f"{time:.9g}"], {"mode": "immediate", "frame": {"duration": 0}}]}
              for time in times]
+    # the buttons left of the slider, the time label above the slider's own span: stacked
+    # at the left edge (buttons under the slider's start) they covered the time label
     fig.update_layout(
-        updatemenus=[{"type": "buttons", "buttons": [play, pause], "x": 0, "y": -0.12,
-                      "direction": "left"}],
-        sliders=[{"steps": steps, "currentvalue": {"prefix": "t [ms] = "}, "y": -0.05}],
-        showlegend=False, margin={"b": 110},
+        updatemenus=[{"type": "buttons", "buttons": [play, pause], "direction": "left",
+                      "x": SLIDER_X, "xanchor": "right", "y": 0, "yanchor": "top",
+                      "pad": {"t": 60, "r": 10}}],
+        sliders=[{"steps": steps, "x": SLIDER_X, "len": 1.0 - SLIDER_X, "xanchor": "left",
+                  "y": 0, "yanchor": "top", "pad": {"t": 50},
+                  "currentvalue": {"prefix": "t [ms] = ", "xanchor": "left"}}],
+        showlegend=False, margin={"b": 130},
     )
     return fig

@@ -83,6 +83,7 @@ def layout(**_query: Any) -> html.Div:
                               message="Delete the selected studies? (gapsweep purge removes "
                                       "them for good; until then they are only hidden.)"),
             html.Span(id=ids.ARCHIVE_MESSAGE, className="ms-3 text-muted"),
+            html.Span(id=ids.ARCHIVE_WORKERS, className="ms-3 text-success"),
         ],
         className="mb-2",
     )
@@ -238,6 +239,21 @@ def selection_state(selected: Any, data: Any) -> tuple[bool, str, bool]:
     ok = 2 <= len(study_ids) <= MAX_COMPARED
     href = "/compare?studies=" + ",".join(map(str, study_ids)) if ok else "/compare"
     return not study_ids, href, not ok
+
+
+def workers_status() -> str:
+    """The archive's note on the local workers: "Workers ready" once one has loaded the
+    kernels (the banner, shown only to whom saw it compiling, may never have said so), else
+    nothing (the banner says they compile; workers elsewhere leave no mark to read)."""
+    from gapsweep.web.api.kernels import local_workers
+    from gapsweep.web.app import READY_TEXT
+
+    return READY_TEXT if local_workers(context.current().settings) else ""
+
+
+@callback(Output(ids.ARCHIVE_WORKERS, "children"), Input(ids.ARCHIVE_POLL, "n_intervals"))
+def show_workers(_n: int | None) -> str:
+    return workers_status()
 
 
 @callback(

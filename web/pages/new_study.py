@@ -341,9 +341,10 @@ def layout(**query: Any) -> html.Div:
                 dropdown=axis_dropdowns(form["model"], form["mechanism"]),
                 editable=True,
                 row_deletable=True,
-                css=[{"selector": ".Select-menu-outer", "rule": "display: block !important"},
-                     # the open parameter list lies over the rows below it
-                     {"selector": ".Select-menu-outer", "rule": "z-index: 1000 !important"}],
+                css=[{"selector": ".Select-menu-outer",  # dash-table hides the menu: show it,
+                      # over the rows below (one rule: a second of the same selector
+                      # replaced the first, and the menu stayed hidden)
+                      "rule": "display: block !important; z-index: 1000 !important"}],
                 style_data_conditional=SELECTED_CELL,
                 style_cell={"textAlign": "left", "minWidth": "70px", "fontSize": "0.9rem"},
                 style_cell_conditional=[
