@@ -96,12 +96,24 @@ def refresh_study_status(session: Session, study_id: int, *, now: datetime | Non
     return status
 
 
+def lock_study(session: Session, study_id: int) -> str | None:
+    """Hold the study's row until the transaction ends (PostgreSQL: ``FOR UPDATE``; SQLite's
+    transactions take the database write lock as they begin): one search step or one cancel
+    at a time. Returns the study's status as of the lock (None: no live study)."""
+    return session.scalar(select(Study.status)
+                          .where(Study.id == study_id, Study.deleted_at.is_(None))
+                          .with_for_update())
+
+
 def cancel_study(session: Session, *, study_id: int, now: datetime | None = None) -> int:
     """Cancel a study: its queued cases (twins too) become ``cancelled`` at once; a worker
     finishes the case it is solving and releases the rest of its chunk as ``cancelled``
     (workers/case_runner.py). Returns the number of cases cancelled here. A done study
-    stays done."""
+    stays done. It holds the study's row first (:func:`lock_study`): a search step writing
+    the next generation either commits before (its cases are cancelled here) or sees the
+    cancel under the same lock and writes nothing (workers/search.py)."""
     now = now or utcnow()
+    lock_study(session, study_id)
     study = live_study(session, study_id)
     if study.status == "done":
         return 0

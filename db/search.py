@@ -17,7 +17,7 @@ from sqlalchemy import exists, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from .lifecycle import refresh_study_status, search_settled  # noqa: F401 - re-exported
+from .lifecycle import lock_study, refresh_study_status, search_settled  # noqa: F401 - re-exported
 from .metrics import plain, result_metrics
 from .models import Case, Result, Study, utcnow
 
@@ -31,12 +31,6 @@ def design_cases(session: Session, study_id: int) -> list[dict[str, Any]]:
     ).all()
     return [{"id": c.id, "index": c.index, "params": dict(c.params), "status": c.status,
              "reason": c.reason, "metrics": result_metrics(r)} for c, r in rows]
-
-
-def lock_study(session: Session, study_id: int) -> None:
-    """Hold the study's row until the transaction ends (PostgreSQL: ``FOR UPDATE``; SQLite's
-    transactions take the database write lock as they begin): one search step at a time."""
-    session.execute(select(Study.id).where(Study.id == study_id).with_for_update())
 
 
 def add_generation(

@@ -66,8 +66,10 @@ def advance_search(
     # generation at once each replay; unserialised, the one that read before the last case
     # was stored could write its summary ("waiting", a generation short) after the one that
     # read after it ("finished") - a done study whose summary never finishes
+    # the status again under the lock: a cancel that committed since the read above wins
     with sessions.begin() as session:
-        search_rows.lock_study(session, study_id)
+        if search_rows.lock_study(session, study_id) in (None, "cancelled"):
+            return []
         cases = search_rows.design_cases(session, study_id)
         step = advance(spec, cases)
         ids = []

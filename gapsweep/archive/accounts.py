@@ -196,6 +196,8 @@ class AccountOperations:
                 accounts.add_user(session, name=name, role="admin", password_hash=password_hash)
                 self._audit(session, "user.add", f"user:{name}", role="admin",
                             source=ADMIN_PASSWORD_VARIABLE)
-        except IntegrityError:  # ... at the same moment
+        except (IntegrityError, accounts.AccountError):
+            # ... at the same moment: the other's row is unique-violated at commit, or (read
+            # committed) already visible to add_user's own name check
             return None
         return name

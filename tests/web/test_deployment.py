@@ -123,6 +123,22 @@ def test_the_wsgi_entry_requires_sign_in_even_before_any_user(env):
         assert list(s.scalars(select(User.name))) == []
 
 
+def test_a_worker_racing_for_the_first_admin_finds_it_and_boots(env):
+    """Two gunicorn workers boot together: both see no user yet, one commits the admin first.
+    Under read committed the loser's own insert then sees the winner's row (its name check
+    answers, before any unique violation): it boots, it does not fail."""
+    env.setenv("GAPSWEEP_ADMIN_PASSWORD", PASSWORD)
+    first = production_server()
+    from gapsweep.archive.local import LocalArchive
+    env.setattr(LocalArchive, "accounts_exist", lambda self: False)
+    env.setattr(repo, "accounts_exist", lambda session: False)
+    second = production_server()  # raised AccountError before: the worker failed to boot
+    assert second is not None
+    with first.extensions[context.EXTENSION].sessions() as s:
+        assert [u.name for u in s.scalars(select(User))] == ["admin"]
+        assert len(list(s.scalars(select(AuditEvent)))) == 1
+
+
 def test_the_wsgi_entry_creates_the_first_admin_once(env):
     env.setenv("GAPSWEEP_ADMIN_PASSWORD", PASSWORD)
     env.setenv("GAPSWEEP_ADMIN_USER", "root")

@@ -132,3 +132,30 @@ def test_a_case_lost_to_a_crash_holds_the_search_until_retry(env):
         cases = search_rows.design_cases(s, study_id)
     reference = run_search(spec, threads=1)
     assert [c["params"] for c in cases] == [c["params"] for c in reference.cases]
+
+
+def test_a_cancel_between_the_drivers_read_and_its_write_stops_the_search(env, monkeypatch):
+    """The driver read the study live, then a cancel committed before it took the study's
+    lock (CI saw it: generation 6 written after the cancel, queued for good, `wait` hung).
+    Under the lock it sees the cancel and writes nothing."""
+    from gapsweep.workers import search as driver
+
+    settings, sessions = env
+    spec = parse_spec(SPEC)
+    queue = Recorder()
+    study_id = submit_study(spec, sessions=sessions, settings=settings, dispatcher=queue)
+    first = [i for chunk in queue.sent for i in chunk]
+    monkeypatch.setattr(case_runner, "advance_search", lambda *a, **k: [])
+    case_runner.run_chunk(first, sessions=sessions, holder="w1", settings=settings,
+                          dispatcher=queue)
+    monkeypatch.undo()
+    read_live = driver._adaptive_spec(sessions, study_id)
+    assert read_live is not None
+    with sessions.begin() as s:
+        cancel_study(s, study_id=study_id)
+    monkeypatch.setattr(driver, "_adaptive_spec", lambda *a: read_live)
+    queue.sent.clear()
+    assert driver.advance_search(sessions, study_id, settings=settings, dispatcher=queue) == []
+    detail = _detail(sessions, study_id)
+    assert detail["status"] == "cancelled" and len(detail["cases"]) == 10
+    assert queue.sent == []
