@@ -61,12 +61,12 @@ def headline(model: str, cases: Sequence[Mapping[str, Any]] = ()) -> str:
     """The metric the verdict is read on: the settled peak slider acceleration
     (:data:`HEADLINE`) when a case reports it, else the whole-run peak (:data:`FALLBACK`:
     other models, rows from before); for a described mechanism (design.md 4.7) the whole-run peak
-    of its first measure (measures in name order, the run's probe), or its peak contact
+    of its first measure (as the table gives them: the run's probe), or its peak contact
     force when it measures nothing."""
     if can(model, DESCRIBED):
         for c in cases:
             table = (c.get("params") or {}).get("mechanism") or {}
-            measures = sorted(table.get("measures") or {})
+            measures = list(table.get("measures") or {})
             return f"peak_{measures[0]}" if measures else "peak_contact_force"
         return FALLBACK
     has = any(HEADLINE in (c.get("metrics") or {}) for c in cases)
