@@ -134,10 +134,14 @@ class MechanismCase:
 
     @functools.cached_property
     def spec(self) -> MechanismSpec:
-        """The resolved table, read (cached on its text: a study's cases share it). Its
-        measures in the order the table gives them: the first is the headline, the loop's
-        probe (:func:`_mechanism`), so its keys are not sorted."""
-        return _parse(json.dumps(self.mechanism))
+        """The resolved table, read (cached on its text with sorted keys: a study's cases
+        share it, and bodies, joints and points keep the name order the state is laid out
+        in). Its measures in the order the table gives them: the first is the headline,
+        the loop's probe (:func:`_mechanism`), whatever the others' names."""
+        spec = _parse(json.dumps(self.mechanism, sort_keys=True))
+        written = list(self.mechanism.get("measures") or {})
+        measures = sorted(spec.measures, key=lambda m: written.index(m.name))
+        return dataclasses.replace(spec, measures=tuple(measures))
 
     def __getattr__(self, name: str) -> Any:
         # a dotted path reads the resolved table (the study checks read values back so)
