@@ -54,8 +54,8 @@ from .journal_bearing import film_force
 _film_force = kernel(runtime=False)(film_force)
 
 # columns of the per-joint contact diagnostics written by ``clearance_forces``
-D_DELTA, D_DELTA_DOT, D_FN, D_FT, D_EX, D_EY, D_VT, D_FEL = range(8)
-N_DIAG = 8
+D_DELTA, D_DELTA_DOT, D_FN, D_FT, D_EX, D_EY, D_VT, D_FEL, D_FILM = range(9)
+N_DIAG = 9
 
 
 @kernel(runtime=False)  # a call LLVM inlines: numba's own inlining was slow
@@ -257,10 +257,12 @@ def clearance_forces(q, v, rot, clear_int, clear_par, in_contact, approach_veloc
     film_drive = 0.0
     for k in range(clear_int.shape[0]):
         bearing, journal = clear_int[k, 0], clear_int[k, 1]
+        diag[k, D_FILM] = 0.0
         if clear_par[k, CP_LUB] > 0.0:
             dissipation, drive = film_forces(q, v, rot, bearing, journal, clear_par, k, Q)
             film_dissipation += dissipation
             film_drive += drive
+            diag[k, D_FILM] = dissipation
         ex, ey, nx, ny, delta, ddot, vt, qbx, qby, qjx, qjy = clearance_kinematics(
             q, v, rot, bearing, journal, clear_par, k
         )

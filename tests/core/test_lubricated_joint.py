@@ -152,3 +152,30 @@ def test_the_ideal_twin_stays_ideal():
                         "joints.bearing.lubrication": "finite",
                         "joints.bearing.axial_length_mm": 20, "t_end": 0.1}, "mechanism")
     assert mech == {"t_end": 0.1, "ideal": True}
+
+
+def test_each_lubricated_joints_film_energy_is_its_own():
+    """Two lubricated joints (crank pin and piston pin of the two-clearance slider-crank):
+    each joint's ``film_dissipated_energy.<joint>`` is its own quadrature, both dissipate, the
+    unsuffixed name is the larger (design.md 4.15's per-joint rule), and the two sum to the
+    energy balance's film term (the state's total E_film, which closes the balance)."""
+    from mechanism_tables import table
+
+    mech = table("two_clearance_slider_crank")
+    for name in ("crank_pin", "piston_pin"):
+        mech["joints"][name].update(clearance_mm=0.2, lubrication="short-bearing",
+                                    viscosity_pa_s=0.2, axial_length_mm=20.0)
+    result = simulate_mechanism({"mechanism": mech, "t_end": 0.01})
+    assert result.ok, result.reason
+    m = result.metrics
+    crank, piston = m["film_dissipated_energy.crank_pin"], m["film_dissipated_energy.piston_pin"]
+    assert crank > 0.0 and piston > 0.0 and crank != piston
+    assert m["film_dissipated_energy"] == max(crank, piston)
+    n = (len(result.series["final_state"]) - N_AUX - 2) // 2  # two per-joint columns
+    total = result.series["final_state"][2 * n + AUX_FILM]
+    assert crank + piston == pytest.approx(total, rel=1e-12)
+    assert m["energy_balance_error"] < 1e-6
+    for name in ("max_eccentricity_ratio", "min_film_thickness"):
+        per = [m[f"{name}.crank_pin"], m[f"{name}.piston_pin"]]
+        assert m[name] == (max(per) if name.startswith("max") else min(per))
+    assert m["max_eccentricity_ratio.crank_pin"] != m["max_eccentricity_ratio.piston_pin"]
