@@ -34,6 +34,7 @@ from .assembly import (
     CP_V0,
     CP_V1,
     CP_VISC,
+    LP_FRAME,
     LP_TABLE,
     N_TABLE,
     POINT_FORCE,
@@ -113,9 +114,9 @@ def table_value(q, par, driver):
 def applied_forces(q, v, rot, mass, gravity, load_int, load_par, Q):
     """Fill ``Q`` with gravity and the applied loads.
 
-    Returns ``(dissipation, power)`` [W]: the springs' damping power, and the power of the
-    forces and torques (constant or tabled) - external work, which the energy balance counts
-    with the driver's.
+    A force in its body's frame (``LP_FRAME``) turns with the body. Returns ``(dissipation,
+    power)`` [W]: the springs' damping power, and the power of the forces and torques
+    (constant or tabled) - external work, which the energy balance counts with the driver's.
     """
     nb = mass.shape[0]
     for b in range(nb):
@@ -138,6 +139,9 @@ def applied_forces(q, v, rot, mass, gravity, load_int, load_par, Q):
             else:
                 f = table_value(q, load_par[k], bj)
                 fx, fy = f * load_par[k, 2], f * load_par[k, 3]
+            if load_par[k, LP_FRAME] != 0.0 and bi >= 0:  # turning with the body
+                c, s = rot[bi, 0], rot[bi, 1]
+                fx, fy = c * fx - s * fy, s * fx + c * fy
             _apply(Q, bi, px, py, fx, fy, q)
             vx, vy = _point_velocity(q, v, bi, px, py)
             power += fx * vx + fy * vy

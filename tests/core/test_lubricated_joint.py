@@ -22,7 +22,8 @@ from scipy.integrate import solve_ivp
 C, RB, SPEED_RPM, LOAD, MU = 0.05e-3, 10e-3, 3000.0, 47.0, 0.05
 
 
-def rotor(**joint) -> dict:
+def rotor(load: dict | None = None, **joint) -> dict:
+    """The fixture's mechanism; ``load`` replaces the ground-frame load's table."""
     bearing = {"type": "revolute", "bodies": ["ground", "rotor"], "at": "O",
                "clearance_mm": C * 1e3, "bearing_radius_mm": RB * 1e3, "friction": 0.0,
                "lubrication": "short-bearing", "viscosity_pa_s": MU, **joint}
@@ -32,7 +33,7 @@ def rotor(**joint) -> dict:
         "bodies": {"rotor": {"mass_kg": 1.0, "inertia_kgm2": 1e-3, "cm": "O"}},
         "joints": {"bearing": bearing},
         "driver": {"joint": "bearing", "speed_rpm": SPEED_RPM},
-        "loads": {"w": {"type": "force", "body": "rotor", "force_n": [0, -LOAD]}},
+        "loads": {"w": load or {"type": "force", "body": "rotor", "force_n": [0, -LOAD]}},
         "measures": {"x": {"body": "rotor", "quantity": "position", "component": "x"}},
     }
 
@@ -179,3 +180,45 @@ def test_each_lubricated_joints_film_energy_is_its_own():
         per = [m[f"{name}.crank_pin"], m[f"{name}.piston_pin"]]
         assert m[name] == (max(per) if name.startswith("max") else min(per))
     assert m["max_eccentricity_ratio.crank_pin"] != m["max_eccentricity_ratio.piston_pin"]
+
+
+def test_a_body_frame_load_turns_with_the_rotor():
+    """The rotor fixture with its 47 N load at s = (5, 0) mm from the rotor's centre O, given
+    in the rotor's frame (``frame = "body"``) or in the ground's. The rotor turns at constant
+    speed about O, its centre of mass, where the film acts (no moment: design.md 4.16), so the
+    driver's torque balances the load's moment about O alone, exactly, whatever the journal's
+    orbit: tau = -(s(t) x f(t)). Turning with the rotor, s and f keep their angle and the
+    torque is constant, |tau| = |s| |f| = 0.235 N m; fixed in the ground, f stays (0, -47) N
+    while s turns, and tau_ground(t) = tau_body cos(omega t). The turning load's work enters
+    the energy balance, which closes as with a fixed one."""
+    omega = SPEED_RPM * 2 * math.pi / 60
+    torque = {}
+    for frame in ("body", "ground"):
+        load = {"type": "force", "body": "rotor", "force_n": [0, -LOAD], "at": "P",
+                "frame": frame}
+        mech = rotor(load)
+        mech["points"]["P"] = [5, 0]
+        result = simulate_mechanism({"mechanism": mech, "t_end": 0.05, "n_output": 401})
+        assert result.ok, result.reason
+        assert result.metrics["energy_balance_error"] < 1e-6
+        assert result.metrics["impacts"] == 0
+        t = np.asarray(result.series["t"])
+        torque[frame] = np.asarray(result.series["driving_torque"])
+    moment = 5e-3 * LOAD
+    assert np.allclose(np.abs(torque["body"]), moment, rtol=1e-6)
+    assert np.ptp(torque["body"]) < 1e-6 * moment
+    assert np.allclose(torque["ground"], torque["body"][0] * np.cos(omega * t),
+                       rtol=0, atol=1e-6 * moment)
+
+
+def test_a_loads_frame_is_checked_at_the_edge():
+    field = "mechanism.loads.w.frame"
+    for frame in ("sideways", None):
+        load = {"type": "force", "body": "rotor", "force_n": [0, -LOAD], "frame": frame}
+        with pytest.raises(InputError) as err:
+            simulate_mechanism({"mechanism": rotor(load), "t_end": 0.01})
+        assert err.value.field == field and "ground" in str(err.value.allowed)
+    torque = {"type": "torque", "body": "rotor", "torque_nm": 1.0, "frame": "body"}
+    with pytest.raises(InputError) as err:
+        simulate_mechanism({"mechanism": rotor(torque), "t_end": 0.01})
+    assert "frame" in err.value.field or "frame" in str(err.value.value)
