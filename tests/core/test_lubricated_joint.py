@@ -33,7 +33,8 @@ def rotor(load: dict | None = None, **joint) -> dict:
         "bodies": {"rotor": {"mass_kg": 1.0, "inertia_kgm2": 1e-3, "cm": "O"}},
         "joints": {"bearing": bearing},
         "driver": {"joint": "bearing", "speed_rpm": SPEED_RPM},
-        "loads": {"w": load or {"type": "force", "body": "rotor", "force_n": [0, -LOAD]}},
+        "loads": {"w": load or {"type": "force", "body": "rotor", "force_n": [0, -LOAD],
+                                "frame": "ground"}},  # design.md 4.15's fixture: along -y
         "measures": {"x": {"body": "rotor", "quantity": "position", "component": "x"}},
     }
 
