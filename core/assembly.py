@@ -18,11 +18,13 @@ Layouts (``nb`` bodies, state ``q = [x0, y0, phi0, x1, ...]`` of length ``3 nb``
   FIXED        x, y, phi                   r_i = (x, y), phi_i = phi (3 rows)
   DRIVER       omega, phi0, ramp           phi_i - phi0 - f(t) = 0, f = omega t or a run-up (1 row)
 ``load_int[k] = (type, body_i, body_j)``; ``load_par[case, k, :N_LOAD_PAR]``:
-  TORQUE tau; POINT_FORCE s(2), f(2); SPRING s_i(2), s_j(2), k, c, free length;
-  TABLE_FORCE s(2), unit direction(2), phi0, sign, n, -, then ``N_TABLE`` knot angles [rad,
-  in [0, 2 pi), increasing] and ``N_TABLE`` values [N]; TABLE_TORQUE the same with values
-  [N m]. A table load's ``body_j`` is the driven body: the load is a periodic function of
-  the driver angle ``sign (phi_j - phi0)``, linear between knots (:func:`forces.table_value`).
+  TORQUE tau; POINT_FORCE s(2), f(2), and at ``LP_FRAME`` 1 for a force in the body's frame
+  (turning with it), 0 in the global frame; SPRING s_i(2), s_j(2), k, c, free length;
+  TABLE_FORCE s(2), unit direction(2), phi0, sign, n, frame (as POINT_FORCE's), then
+  ``N_TABLE`` knot angles [rad, in [0, 2 pi), increasing] and ``N_TABLE`` values [N];
+  TABLE_TORQUE the same with values [N m]. A table load's ``body_j`` is the driven body: the
+  load is a periodic function of the driver angle ``sign (phi_j - phi0)``, linear between
+  knots (:func:`forces.table_value`).
 ``clear_int[k] = (bearing body, journal body)``; ``clear_par[case, k, :]`` indexed by the
 ``CP_*`` constants below.
 
@@ -67,6 +69,7 @@ ROWS = tuple({REVOLUTE: 2, TRANSLATIONAL: 2, FIXED: 3, DRIVER: 1, SLIDE: 2}[k] f
 TORQUE, POINT_FORCE, SPRING, TABLE_FORCE, TABLE_TORQUE = 0, 1, 2, 3, 4
 N_JOINT_PAR = 8
 N_TABLE = 72  # knots of a periodic load table (one every 5 degrees at most)
+LP_FRAME = 7  # a force's frame: 1 the body's (turning with it), 0 the global frame
 LP_TABLE = 8  # first knot angle in a table load's row; its values follow N_TABLE later
 N_LOAD_PAR = LP_TABLE + 2 * N_TABLE
 
@@ -240,6 +243,7 @@ def assemble(mech: Mechanism) -> tuple[Topology, CaseArrays]:
         elif isinstance(ld, PointForce):
             lint.append((POINT_FORCE, idx(ld.body), -1))
             row[:4] = (*ld.point, *ld.force)
+            row[LP_FRAME] = 1.0 if ld.body_frame else 0.0
         elif isinstance(ld, Spring):
             lint.append((SPRING, idx(ld.body_i), idx(ld.body_j)))
             row[:7] = (*ld.point_i, *ld.point_j, ld.stiffness, ld.damping, ld.free_length)
@@ -304,6 +308,7 @@ def table_row(load: TableLoad, mech: Mechanism) -> np.ndarray:
     row[4] = driver.phi0
     row[5] = 1.0 if driver.omega >= 0.0 else -1.0
     row[6] = n
+    row[LP_FRAME] = 1.0 if load.body_frame else 0.0
     row[LP_TABLE : LP_TABLE + n] = load.angles
     row[LP_TABLE + N_TABLE : LP_TABLE + N_TABLE + n] = load.values
     return row

@@ -26,7 +26,9 @@ error control - external work [J] (the driver's and the applied forces' and torq
 dissipated by contact damping and by friction [J], the integral of the squared probe
 acceleration [m^2/s^3] for its RMS, the energy the oil films dissipate [J] and the work the
 turning surfaces feed into the films' wedges [J] (:func:`forces.film_forces`; zero on a dry
-case, whose steps they then leave unchanged).
+case, whose steps they then leave unchanged). A case with a lubricated joint carries one more
+quadrature per clearance joint after them, ``E_film`` of joint k alone [J] (``y[2 n + N_AUX +
+k]``, :func:`film_columns`; their sum is ``E_film``), also out of the error control.
 """
 
 from __future__ import annotations
@@ -36,15 +38,27 @@ import math
 import numpy as np
 
 from .constraints import constraint_rows, constraint_values_rot, rotation_table, rotations
-from .forces import N_DIAG, applied_forces, clearance_forces
+from .forces import D_FILM, N_DIAG, applied_forces, clearance_forces
 from .jit import kernel
 
 N_AUX = 6
 AUX_DRIVER_WORK, AUX_DAMPING, AUX_FRICTION, AUX_ACCEL2, AUX_FILM, AUX_FILM_WORK = range(N_AUX)
-# the film's two quadratures are last and stay out of the step's error norm
-# (:func:`integrators.error_norm`): they feed nothing back into the motion, and leaving them
-# out keeps every dry case's steps exactly what they were before the film existed
+# the film's quadratures (AUX_FILM on, and the per-joint ones after N_AUX) stay out of the
+# step's error norm (:func:`integrators.error_norm`, through ``UNCONTROLLED_ATOL``): they feed
+# nothing back into the motion, and leaving them out keeps every dry case's steps exactly
+# what they were before the film existed. N_UNCONTROLLED: how many of the N_AUX those are
 N_UNCONTROLLED = 2
+# a component whose absolute tolerance is this is a quadrature outside the error control
+UNCONTROLLED_ATOL = math.inf
+
+
+def film_columns(n_clear: int, lubricated: bool) -> int:
+    """The per-joint film quadratures a case's state carries after the ``N_AUX`` ones: one
+    per clearance joint when any is lubricated (``film_dissipated_energy.<joint>``), else
+    none (a dry case's state is as it was)."""
+    return n_clear if lubricated else 0
+
+
 # workspace slots (see make_workspace)
 (
     WS_ROW_BODY,
@@ -343,6 +357,8 @@ def derivative(t, y, model, in_contact, approach_velocity, alpha, beta, probe, i
         dydt[2 * n + AUX_FRICTION] = friction
         dydt[2 * n + AUX_FILM] = film
         dydt[2 * n + AUX_FILM_WORK] = film_work
+        for k in range(dydt.shape[0] - 2 * n - N_AUX):  # per joint, when the state has them
+            dydt[2 * n + N_AUX + k] = diag[k, D_FILM]
         a = dydt[n + probe] if probe >= 0 else 0.0
         dydt[2 * n + AUX_ACCEL2] = a * a
     return ok

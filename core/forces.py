@@ -34,6 +34,7 @@ from .assembly import (
     CP_V0,
     CP_V1,
     CP_VISC,
+    LP_FRAME,
     LP_TABLE,
     N_TABLE,
     POINT_FORCE,
@@ -54,8 +55,8 @@ from .journal_bearing import film_force
 _film_force = kernel(runtime=False)(film_force)
 
 # columns of the per-joint contact diagnostics written by ``clearance_forces``
-D_DELTA, D_DELTA_DOT, D_FN, D_FT, D_EX, D_EY, D_VT, D_FEL = range(8)
-N_DIAG = 8
+D_DELTA, D_DELTA_DOT, D_FN, D_FT, D_EX, D_EY, D_VT, D_FEL, D_FILM = range(9)
+N_DIAG = 9
 
 
 @kernel(runtime=False)  # a call LLVM inlines: numba's own inlining was slow
@@ -113,9 +114,9 @@ def table_value(q, par, driver):
 def applied_forces(q, v, rot, mass, gravity, load_int, load_par, Q):
     """Fill ``Q`` with gravity and the applied loads.
 
-    Returns ``(dissipation, power)`` [W]: the springs' damping power, and the power of the
-    forces and torques (constant or tabled) - external work, which the energy balance counts
-    with the driver's.
+    A force in its body's frame (``LP_FRAME``) turns with the body. Returns ``(dissipation,
+    power)`` [W]: the springs' damping power, and the power of the forces and torques
+    (constant or tabled) - external work, which the energy balance counts with the driver's.
     """
     nb = mass.shape[0]
     for b in range(nb):
@@ -138,6 +139,9 @@ def applied_forces(q, v, rot, mass, gravity, load_int, load_par, Q):
             else:
                 f = table_value(q, load_par[k], bj)
                 fx, fy = f * load_par[k, 2], f * load_par[k, 3]
+            if load_par[k, LP_FRAME] != 0.0 and bi >= 0:  # turning with the body
+                c, s = rot[bi, 0], rot[bi, 1]
+                fx, fy = c * fx - s * fy, s * fx + c * fy
             _apply(Q, bi, px, py, fx, fy, q)
             vx, vy = _point_velocity(q, v, bi, px, py)
             power += fx * vx + fy * vy
@@ -257,10 +261,12 @@ def clearance_forces(q, v, rot, clear_int, clear_par, in_contact, approach_veloc
     film_drive = 0.0
     for k in range(clear_int.shape[0]):
         bearing, journal = clear_int[k, 0], clear_int[k, 1]
+        diag[k, D_FILM] = 0.0
         if clear_par[k, CP_LUB] > 0.0:
             dissipation, drive = film_forces(q, v, rot, bearing, journal, clear_par, k, Q)
             film_dissipation += dissipation
             film_drive += drive
+            diag[k, D_FILM] = dissipation
         ex, ey, nx, ny, delta, ddot, vt, qbx, qby, qjx, qjy = clearance_kinematics(
             q, v, rot, bearing, journal, clear_par, k
         )

@@ -19,14 +19,24 @@ The force on the journal is ``F = F_r n + F_t t``:
       F_r = -K_s [2 eps z / s^2 + pi (1 + 2 eps^2) u_r / s^(5/2)]
       F_t =  K_s [pi z / (2 s^(3/2)) + 4 eps u_r / s^2]
 
-* **long bearing** (Sommerfeld, pi-film; the same paper's long-bearing form, after Pinkus &
-  Sternlicht), ``K_l = 12 mu R^3 L / c^2``::
+* **long bearing** (Sommerfeld, pi-film), ``K_l = 12 mu R^3 L / c^2``: the long-bearing
+  Reynolds equation ``d/dtheta (h^3 dp/dtheta) = 6 mu R^2 omega_bar dh/dtheta + 12 mu R^2
+  dh/dt`` solved on the converging half film (theta from the largest gap to the smallest in
+  the surfaces' direction) with the ambient pressure at both of its ends, integrated over it::
 
-      F_r = -K_l [eps z / ((2 + eps^2) s) + 2 u_r (pi/2 - 8 / (pi (2 + eps^2))) / s^(3/2)]
-      F_t =  K_l [pi z / (2 (2 + eps^2) s^(1/2)) + 4 eps u_r / ((2 + eps^2)(1 + eps^2))]
+      F_r = -K_l [eps z / ((2 + eps^2) s) + (pi/2 - 8 / (pi (2 + eps^2))) u_r / s^(3/2)]
+      F_t =  K_l [pi z / (2 (2 + eps^2) s^(1/2)) + 2 eps u_r / ((2 + eps^2) s)]
 
   (steady, ``u_r = u_t = 0``: ``F_r = -12 mu omega R^3 L eps^2 / (c^2 (2 + eps^2) s)``,
-  ``F_t = 6 pi mu omega R^3 L eps / (c^2 (2 + eps^2) s^(1/2))``).
+  ``F_t = 6 pi mu omega R^3 L eps / (c^2 (2 + eps^2) s^(1/2))``, Sommerfeld's pi-film). The
+  wedge terms are Sommerfeld's, zero at both ends of the half film already; the squeeze terms
+  are the exact solution with those ends. The squeeze terms this module first carried, read
+  as the long-bearing form of Flores et al. 2009 (after Pinkus & Sternlicht: ``2 (pi/2 -
+  8/(pi(2 + eps^2)))`` and ``4 eps / ((2 + eps^2)(1 + eps^2))``), do not solve this problem:
+  their radial term is twice the one above (tests/core/test_film_reynolds.py solves the
+  Reynolds equation numerically; over the whole 2 pi film the same solver gives the full-film
+  squeeze force
+  ``12 pi mu R^3 L de/dt / (c^3 (1 - eps^2)^(3/2))``, Hamrock's).
 
 * **finite** (this project's choice): the harmonic combination of the two solutions, after
   Reason & Narang (*Rapid design and performance evaluation of steady-state journal
@@ -118,9 +128,9 @@ def film_force(kind, viscosity, radius, length, clearance, ex, ey, vx, vy, surfa
     if kind != SHORT:
         k_l = 12.0 * viscosity * radius**3 * length / (clearance * clearance)
         g = 2.0 + e * e
-        squeeze = 2.0 * (0.5 * math.pi - 8.0 / (math.pi * g)) / (s * rs)
+        squeeze = (0.5 * math.pi - 8.0 / (math.pi * g)) / (s * rs)
         fr_l = -k_l * (e * z / (g * s) + squeeze * u_r)
-        ft_l = k_l * (math.pi * z / (2.0 * g * rs) + 4.0 * e * u_r / (g * (1.0 + e * e)))
+        ft_l = k_l * (math.pi * z / (2.0 * g * rs) + 2.0 * e * u_r / (g * s))
     if kind == SHORT:
         fr, ft = fr_s, ft_s
     elif kind == LONG:

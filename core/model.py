@@ -92,11 +92,14 @@ class Torque:
 
 @dataclass(frozen=True)
 class PointForce:
-    """A constant force ``force`` [N] (global frame) applied at local ``point`` of ``body``."""
+    """A constant force ``force`` [N] applied at local ``point`` of ``body``: in the global
+    frame, or with ``body_frame`` in the body's own frame (turning with it; the global frame
+    where the body's angle is 0, a described mechanism's design position)."""
 
     body: str
     force: Vec2
     point: Vec2 = (0.0, 0.0)
+    body_frame: bool = False
 
 
 @dataclass(frozen=True)
@@ -122,9 +125,10 @@ class TableLoad:
     force on a piston over the crank angle).
 
     ``angles`` [rad]: knots in [0, 2 pi), strictly increasing; ``values``: the force [N]
-    along the unit ``direction`` (global frame) at local ``point``, or with ``direction``
-    None the torque [N m]. Between knots the load is linear, and it wraps from the last knot
-    to the first plus one revolution. The driver angle is ``phi - phi0`` of
+    along the unit ``direction`` (global frame, or the body's own with ``body_frame``, as
+    :class:`PointForce`) at local ``point``, or with ``direction`` None the torque [N m].
+    Between knots the load is linear, and it wraps from the last knot to the first plus one
+    revolution. The driver angle is ``phi - phi0`` of
     ``driver_body`` (the body of an :class:`AngleDriver`), counted in its sense of rotation.
     Its work enters the energy balance with the driver's.
     """
@@ -135,6 +139,7 @@ class TableLoad:
     values: tuple[float, ...]
     direction: Vec2 | None = None
     point: Vec2 = (0.0, 0.0)
+    body_frame: bool = False
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from .assembly import CP_CLR, CP_LUB, CP_RB, CP_RJ, DRIVER, ROWS, CaseArrays, Topology, assemble
-from .dynamics import AUX_ACCEL2, AUX_FILM, N_AUX
+from .dynamics import AUX_ACCEL2, N_AUX, film_columns
 from .errors import CompileError, InputError, require_finite
 from .integrators import get_integrator
 from .jit import is_compile_failure
@@ -410,12 +410,13 @@ def _run_group(part, integrator: str, n_threads: int, results: list) -> None:
     method = get_integrator(integrator)
     topo: Topology = part[0][2]
     n = topo.n_coordinates
-    ny = 2 * n + N_AUX
     arrays = CaseArrays.stack([p[3] for p in part])
+    lubricated = arrays.clear_par.shape[1] > 0 and bool(np.any(arrays.clear_par[:, :, CP_LUB] > 0))
+    ny = 2 * n + N_AUX + film_columns(arrays.clear_par.shape[1], lubricated)
     y0 = np.zeros((len(part), ny))
     for k, (_, job, _, _) in enumerate(part):
         y = np.asarray(job.y0, dtype=float)
-        if y.shape not in ((2 * n,), (ny,)):
+        if y.shape not in ((2 * n,), (ny,), (2 * n + N_AUX,)):
             raise InputError("y0", f"shape {y.shape}", f"({2 * n},) = [q, v] for this mechanism")
         y0[k, : y.shape[0]] = y
     # cases may differ in probes: every case's probes at the same columns, the widest's
@@ -465,12 +466,13 @@ def _run_group(part, integrator: str, n_threads: int, results: list) -> None:
         observed = _Observed(job, n_probe, n_trace, n_clear, int(opts[k, OPT_N_JOINTS]))
         observed.add_run(result, metrics[k], rows)
         if arrays.clear_par.shape[1] > 0 and np.any(arrays.clear_par[k, :, CP_LUB] > 0.0):
-            # the series hold the first clearance joint's eccentricity; E_film sums the joints
+            result.metrics.update(_film_energies(job, arrays.clear_par[k], y_end[k], n))
+            # the series hold the first clearance joint's eccentricity (a mechanism's own
+            # joints' grids are read per joint: mechanism.case)
             result.metrics.update(film_grid_metrics(
                 result.series["eccentricity_x"], result.series["eccentricity_y"],
                 float(arrays.clear_par[k, 0, CP_CLR]),
             ))
-            result.metrics["film_dissipated_energy"] = float(y_end[k, 2 * n + AUX_FILM])
         if record is not None and status[k] == OK:
             _add_settled(result, job, record.copy(), metrics[k], arrays.clear_par[k])
             observed.add_settled(result, record, metrics[k], arrays.clear_par[k])
@@ -478,6 +480,20 @@ def _run_group(part, integrator: str, n_threads: int, results: list) -> None:
             result.status = "failed"
             result.reason = f"{STATUS_TEXT[status[k]]} at t = {metrics[k, M_T_REACHED]:.6g} s"
         results[i] = result
+
+
+def _film_energies(job: Job, clear_par: np.ndarray, y_end: np.ndarray, n: int) -> dict:
+    """``film_dissipated_energy.<joint>`` [J] of each lubricated joint from its own quadrature
+    (``y_end[2 n + N_AUX + k]``), and unsuffixed the largest over the joints (design.md 4.15's
+    per-joint rule; their sum is the energy balance's film term)."""
+    names = [cj.name for cj in job.mechanism.clearance_joints if not cj.ideal]
+    out: dict[str, float] = {}
+    for k, name in enumerate(names):
+        if clear_par[k, CP_LUB] > 0.0:
+            energy = float(y_end[2 * n + N_AUX + k])
+            out[per_joint("film_dissipated_energy", name)] = energy
+            out["film_dissipated_energy"] = max(energy, out.get("film_dissipated_energy", energy))
+    return out
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,9 @@ from .dynamics import (
     AUX_ACCEL2,
     AUX_DAMPING,
     AUX_DRIVER_WORK,
+    AUX_FILM,
     AUX_FRICTION,
+    UNCONTROLLED_ATOL,
     WS_DIAG,
     WS_LAMBDA,
     WS_ROT,
@@ -971,6 +973,8 @@ def integrate_case(y0, model, opts, method_kind, tableau, order, metrics, series
     atol = np.empty(ny)
     for i in range(ny):
         atol[i] = opts[OPT_ATOL_Q] if i < n else (opts[OPT_ATOL_V] if i < 2 * n else 1e-12)
+        if i >= 2 * n + AUX_FILM:  # the film's quadratures: outside the error control
+            atol[i] = UNCONTROLLED_ATOL
     inv_mass = np.empty(n)
     inverse_mass(model.mass, model.inertia, model.prescribed, inv_mass)
     buffers = StepBuffers(

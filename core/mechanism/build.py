@@ -119,10 +119,12 @@ def build_mechanism(spec: MechanismSpec, *, ideal: bool = False, probe: int = 0,
         elif ld.tabled:
             point = _local(spec, ld.bodies[0], ld.points[0]) if ld.points else (0.0, 0.0)
             loads.append(TableLoad(ld.bodies[0], driven, ld.angles, ld.values,
-                                   ld.direction if ld.type == "force" else None, point))
+                                   ld.direction if ld.type == "force" else None, point,
+                                   body_frame=ld.frame == "body"))
         elif ld.type == "force":
             loads.append(PointForce(ld.bodies[0], (ld.vector[0], ld.vector[1]),
-                                    _local(spec, ld.bodies[0], ld.points[0])))
+                                    _local(spec, ld.bodies[0], ld.points[0]),
+                                    body_frame=ld.frame == "body"))
         else:
             loads.append(Torque(ld.bodies[0], ld.vector[0]))
     measure = spec.measures[probe] if spec.measures else None

@@ -472,8 +472,8 @@ def _film_metrics(spec: MechanismSpec, series: Mapping[str, Any],
                   main: Mapping[str, Any]) -> dict[str, Any]:
     """Each lubricated joint's ``max_eccentricity_ratio`` and ``min_film_thickness`` from its
     eccentricity on the output grid, named per joint, the unsuffixed ones the extremes over
-    the joints (design.md 4.15). The film's dissipated energy is one quadrature over the
-    joints: a joint's own only where it is the one lubricated joint."""
+    the joints (design.md 4.15). The film's dissipated energy per joint comes from the solver
+    (one quadrature per joint, :func:`core.solver._film_energies`)."""
     out: dict[str, Any] = {}
     wet = [j for j in spec.clearance_joints
            if dict(j.contact or ()).get("lubrication", "none") != "none"]
@@ -489,8 +489,6 @@ def _film_metrics(spec: MechanismSpec, series: Mapping[str, Any],
                 out[k] = min(v, out.get(k, math.inf))
             else:
                 out[k] = max(v, out.get(k, -math.inf))
-    if len(wet) == 1 and "film_dissipated_energy" in main:
-        out[per_joint("film_dissipated_energy", wet[0].name)] = main["film_dissipated_energy"]
     return out
 
 

@@ -30,6 +30,8 @@ from .expressions import MAX_LENGTH as MAX_EXPRESSION
 
 JOINT_TYPES = ("revolute", "translational", "fixed")
 LOAD_TYPES = ("force", "torque", "spring")
+# a force's frame: the global one (default), or its body's, turning with it (design.md 4.15)
+LOAD_FRAMES = ("ground", "body")
 QUANTITIES = ("position", "velocity", "acceleration")
 COMPONENTS = ("x", "y", "angle", "magnitude")
 MAX_ITEMS = 64  # bodies, joints, points, loads, measures, variables: each at most this many
@@ -49,7 +51,7 @@ _JOINT_KEYS = {
     "fixed": ("type", "bodies", "at"),
 }
 _LOAD_KEYS = {
-    "force": ("type", "body", "at", "force_n", "direction", "angle_deg", "scale"),
+    "force": ("type", "body", "at", "force_n", "direction", "angle_deg", "scale", "frame"),
     "torque": ("type", "body", "torque_nm", "angle_deg", "scale"),
     "spring": ("type", "bodies", "at", "stiffness_n_per_m", "damping_n_s_per_m",
                "free_length_mm"),
@@ -92,7 +94,9 @@ class JointSpec:
 class LoadSpec:
     """``points`` [m]; ``vector``: a constant force [N] (x, y) or torque [N m] (one item);
     a table: ``angles`` [rad] over the driver angle with ``values`` [N or N m] along
-    ``direction``; a spring: stiffness [N/m], damping [N s/m], free length [m]."""
+    ``direction``; a spring: stiffness [N/m], damping [N s/m], free length [m]. ``frame``: a
+    force's components (or direction) in the global frame (``ground``) or in its body's frame
+    (``body``: turning with the body, the global frame in the design position)."""
 
     name: str
     type: str
@@ -105,6 +109,7 @@ class LoadSpec:
     stiffness: float = 0.0
     damping: float = 0.0
     free_length: float = 0.0
+    frame: str = "ground"
 
     @property
     def tabled(self) -> bool:
@@ -495,6 +500,7 @@ class _Reader:
     def load_force(self, name, field, t) -> LoadSpec:
         body = self.body(f"{field}.body", t.get("body"), ground=False)
         at = self.point(f"{field}.at", t["at"]) if "at" in t else self.bodies[body].cm
+        frame = _choice(f"{field}.frame", t.get("frame", "ground"), LOAD_FRAMES)
         if "angle_deg" in t:
             if "direction" not in t:
                 raise InputError(f"{field}.direction", None, "required with angle_deg: [dx, dy]")
@@ -503,14 +509,15 @@ class _Reader:
                 raise InputError(f"{field}.direction", t["direction"], "a non-zero vector")
             angles, values = self._table_values(field, t, "force_n")
             return LoadSpec(name, "force", (body,), (at,), direction=d, angles=angles,
-                            values=values)
+                            values=values, frame=frame)
         if "direction" in t or "scale" in t:
             key = "direction" if "direction" in t else "scale"
             raise InputError(f"{field}.{key}", t[key], "only with a table (angle_deg)")
         if "force_n" not in t:
             raise InputError(f"{field}.force_n", None, "required: [fx, fy] in N, or a table")
         return LoadSpec(name, "force", (body,), (at,),
-                        vector=_pair(f"{field}.force_n", t["force_n"], self.variables))
+                        vector=_pair(f"{field}.force_n", t["force_n"], self.variables),
+                        frame=frame)
 
     def load_torque(self, name, field, t) -> LoadSpec:
         body = self.body(f"{field}.body", t.get("body"), ground=False)

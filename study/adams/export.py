@@ -114,7 +114,8 @@ class _Writer:
                 size = math.hypot(fx, fy)
                 d = (fx / size, fy / size) if size > 0.0 else (1.0, 0.0)
                 mi = self.marker(ld.bodies[0], ld.points[0])
-                mj = self.marker(GROUND, ld.points[0], d)
+                # a force turning with its body pulls along a marker of that body
+                mj = self.marker(ld.bodies[0] if ld.frame == "body" else GROUND, ld.points[0], d)
                 text = (f"SFORCE/{k}, TRANSLATION, ACTIONONLY, I = {mi}, J = {mj}\n, "
                         f"FUNCTION = {_n(size)}")
             self.named(ld.name)

@@ -22,7 +22,8 @@ from scipy.integrate import solve_ivp
 C, RB, SPEED_RPM, LOAD, MU = 0.05e-3, 10e-3, 3000.0, 47.0, 0.05
 
 
-def rotor(**joint) -> dict:
+def rotor(load: dict | None = None, **joint) -> dict:
+    """The fixture's mechanism; ``load`` replaces the ground-frame load's table."""
     bearing = {"type": "revolute", "bodies": ["ground", "rotor"], "at": "O",
                "clearance_mm": C * 1e3, "bearing_radius_mm": RB * 1e3, "friction": 0.0,
                "lubrication": "short-bearing", "viscosity_pa_s": MU, **joint}
@@ -32,7 +33,8 @@ def rotor(**joint) -> dict:
         "bodies": {"rotor": {"mass_kg": 1.0, "inertia_kgm2": 1e-3, "cm": "O"}},
         "joints": {"bearing": bearing},
         "driver": {"joint": "bearing", "speed_rpm": SPEED_RPM},
-        "loads": {"w": {"type": "force", "body": "rotor", "force_n": [0, -LOAD]}},
+        "loads": {"w": load or {"type": "force", "body": "rotor", "force_n": [0, -LOAD],
+                                "frame": "ground"}},  # design.md 4.15's fixture: along -y
         "measures": {"x": {"body": "rotor", "quantity": "position", "component": "x"}},
     }
 
@@ -152,3 +154,72 @@ def test_the_ideal_twin_stays_ideal():
                         "joints.bearing.lubrication": "finite",
                         "joints.bearing.axial_length_mm": 20, "t_end": 0.1}, "mechanism")
     assert mech == {"t_end": 0.1, "ideal": True}
+
+
+def test_each_lubricated_joints_film_energy_is_its_own():
+    """Two lubricated joints (crank pin and piston pin of the two-clearance slider-crank):
+    each joint's ``film_dissipated_energy.<joint>`` is its own quadrature, both dissipate, the
+    unsuffixed name is the larger (design.md 4.15's per-joint rule), and the two sum to the
+    energy balance's film term (the state's total E_film, which closes the balance)."""
+    from mechanism_tables import table
+
+    mech = table("two_clearance_slider_crank")
+    for name in ("crank_pin", "piston_pin"):
+        mech["joints"][name].update(clearance_mm=0.2, lubrication="short-bearing",
+                                    viscosity_pa_s=0.2, axial_length_mm=20.0)
+    result = simulate_mechanism({"mechanism": mech, "t_end": 0.01})
+    assert result.ok, result.reason
+    m = result.metrics
+    crank, piston = m["film_dissipated_energy.crank_pin"], m["film_dissipated_energy.piston_pin"]
+    assert crank > 0.0 and piston > 0.0 and crank != piston
+    assert m["film_dissipated_energy"] == max(crank, piston)
+    n = (len(result.series["final_state"]) - N_AUX - 2) // 2  # two per-joint columns
+    total = result.series["final_state"][2 * n + AUX_FILM]
+    assert crank + piston == pytest.approx(total, rel=1e-12)
+    assert m["energy_balance_error"] < 1e-6
+    for name in ("max_eccentricity_ratio", "min_film_thickness"):
+        per = [m[f"{name}.crank_pin"], m[f"{name}.piston_pin"]]
+        assert m[name] == (max(per) if name.startswith("max") else min(per))
+    assert m["max_eccentricity_ratio.crank_pin"] != m["max_eccentricity_ratio.piston_pin"]
+
+
+def test_a_body_frame_load_turns_with_the_rotor():
+    """The rotor fixture with its 47 N load at s = (5, 0) mm from the rotor's centre O, given
+    in the rotor's frame (``frame = "body"``) or in the ground's. The rotor turns at constant
+    speed about O, its centre of mass, where the film acts (no moment: design.md 4.16), so the
+    driver's torque balances the load's moment about O alone, exactly, whatever the journal's
+    orbit: tau = -(s(t) x f(t)). Turning with the rotor, s and f keep their angle and the
+    torque is constant, |tau| = |s| |f| = 0.235 N m; fixed in the ground, f stays (0, -47) N
+    while s turns, and tau_ground(t) = tau_body cos(omega t). The turning load's work enters
+    the energy balance, which closes as with a fixed one."""
+    omega = SPEED_RPM * 2 * math.pi / 60
+    torque = {}
+    for frame in ("body", "ground"):
+        load = {"type": "force", "body": "rotor", "force_n": [0, -LOAD], "at": "P",
+                "frame": frame}
+        mech = rotor(load)
+        mech["points"]["P"] = [5, 0]
+        result = simulate_mechanism({"mechanism": mech, "t_end": 0.05, "n_output": 401})
+        assert result.ok, result.reason
+        assert result.metrics["energy_balance_error"] < 1e-6
+        assert result.metrics["impacts"] == 0
+        t = np.asarray(result.series["t"])
+        torque[frame] = np.asarray(result.series["driving_torque"])
+    moment = 5e-3 * LOAD
+    assert np.allclose(np.abs(torque["body"]), moment, rtol=1e-6)
+    assert np.ptp(torque["body"]) < 1e-6 * moment
+    assert np.allclose(torque["ground"], torque["body"][0] * np.cos(omega * t),
+                       rtol=0, atol=1e-6 * moment)
+
+
+def test_a_loads_frame_is_checked_at_the_edge():
+    field = "mechanism.loads.w.frame"
+    for frame in ("sideways", None):
+        load = {"type": "force", "body": "rotor", "force_n": [0, -LOAD], "frame": frame}
+        with pytest.raises(InputError) as err:
+            simulate_mechanism({"mechanism": rotor(load), "t_end": 0.01})
+        assert err.value.field == field and "ground" in str(err.value.allowed)
+    torque = {"type": "torque", "body": "rotor", "torque_nm": 1.0, "frame": "body"}
+    with pytest.raises(InputError) as err:
+        simulate_mechanism({"mechanism": rotor(torque), "t_end": 0.01})
+    assert "frame" in err.value.field or "frame" in str(err.value.value)

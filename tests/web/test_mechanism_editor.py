@@ -103,3 +103,12 @@ def test_a_refusal_tints_the_cell_it_names():
     assert tinted == [{"row_index": 1, "column_id": "body_j"}]
     assert all("row_index" not in s["if"] for sec in me.SECTIONS if sec != "joints"
                for s in styles[sec])
+
+
+def test_a_loads_frame_is_a_column_with_its_choices():
+    """``frame`` (ground | body, design.md 4.15) shows as a load's dropdown column and goes
+    through the rows and back; a body-frame load there is the parser's."""
+    assert "frame" in [c["id"] for c in me.columns("loads")]
+    assert [o["value"] for o in me.dropdowns()["loads"]["frame"]["options"]] == ["ground", "body"]
+    loads = {"w": {"type": "force", "body": "rotor", "force_n": [0, -47], "frame": "body"}}
+    assert me.to_table(me.to_rows({"loads": loads}))["loads"] == loads

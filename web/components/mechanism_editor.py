@@ -42,8 +42,9 @@ _COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
                ("bearing_radius_mm", "bearing radius [mm]")),
     "driver": (("joint", "Driven joint"), ("speed_rpm", "speed [rpm]")),
     "loads": (("name", "Load"), ("type", "type"), ("body", "body"), ("bodies", "bodies"),
-              ("at", "at"), ("force_n", "force [N]"), ("torque_nm", "torque [N m]"),
-              ("direction", "direction"), ("angle_deg", "angle [deg]"), ("scale", "scale"),
+              ("at", "at"), ("force_n", "force [N]"), ("frame", "frame"),
+              ("torque_nm", "torque [N m]"), ("direction", "direction"),
+              ("angle_deg", "angle [deg]"), ("scale", "scale"),
               ("stiffness_n_per_m", "stiffness [N/m]"),
               ("damping_n_s_per_m", "damping [N s/m]"), ("free_length_mm", "free length [mm]")),
     "measures": (("name", "Measure"), ("body", "body"), ("quantity", "quantity"),
@@ -116,8 +117,8 @@ def columns(section: str, table: Mapping[str, Any] | None = None) -> list[dict[s
     out = []
     for cid, name in cols:
         col: dict[str, Any] = {"id": cid, "name": name, "editable": True}
-        if (section, cid) in (("joints", "type"), ("loads", "type"), ("measures", "quantity"),
-                              ("measures", "component")):
+        if (section, cid) in (("joints", "type"), ("loads", "type"), ("loads", "frame"),
+                              ("measures", "quantity"), ("measures", "component")):
             col["presentation"] = "dropdown"
         out.append(col)
     return out
@@ -125,12 +126,19 @@ def columns(section: str, table: Mapping[str, Any] | None = None) -> list[dict[s
 
 def dropdowns() -> dict[str, dict[str, Any]]:
     """The choice columns' options per section (the parser's allowed values)."""
-    from gapsweep.core.mechanism.table import COMPONENTS, JOINT_TYPES, LOAD_TYPES, QUANTITIES
+    from gapsweep.core.mechanism.table import (
+        COMPONENTS,
+        JOINT_TYPES,
+        LOAD_FRAMES,
+        LOAD_TYPES,
+        QUANTITIES,
+    )
 
     def opts(values: tuple[str, ...]) -> dict[str, Any]:
         return {"options": [{"label": v, "value": v} for v in values], "clearable": False}
 
-    return {"joints": {"type": opts(JOINT_TYPES)}, "loads": {"type": opts(LOAD_TYPES)},
+    return {"joints": {"type": opts(JOINT_TYPES)},
+            "loads": {"type": opts(LOAD_TYPES), "frame": opts(LOAD_FRAMES)},
             "measures": {"quantity": opts(QUANTITIES), "component": opts(COMPONENTS)}}
 
 
