@@ -205,8 +205,9 @@ def simulate_batch(
 
     # a wear life is a run per profile update (core/wear_life.py): its steps go one by one,
     # the other cases as one batch
+    # (an ideal joint has no hole to wear)
     life = {i: _parse(cases[i]).wear for i, job in enumerate(jobs[:n_main])
-            if isinstance(job, Job) and _parse(cases[i]).wear.on}
+            if isinstance(job, Job) and _parse(cases[i]).wear.on and not _parse(cases[i]).ideal}
     batch = [CaseResult(MODEL, {}) if i in life else job for i, job in enumerate(jobs)]
     results = run_jobs(batch, threads=threads, progress=report) if batch else []
     for i, wear in life.items():

