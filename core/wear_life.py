@@ -9,7 +9,11 @@ can be read off the stored grid. The history is the output grid's (a run until s
 sliding contact that does the wear, coarse for an impact's ~50 us (its force x slip x time is
 small against a revolution's sliding; say so where a chaotic case's wear is read).
 
-The worn joint is the mechanism's first clearance joint (a built-in model has one).
+One joint wears per case: ``joint``, the index of a clearance joint of the mechanism (a
+built-in model has one; a described mechanism's first joint with a wear coefficient). A step
+whose run fails ends the life: the case fails with the step's reason and keeps the life up to
+the last good step (metrics and series), so that "the worn joint left the contact law's
+validity at cycle N" is an answer, not a lost case.
 """
 
 from __future__ import annotations
@@ -35,10 +39,10 @@ def _body_index(job: Job, name: str) -> int:
     return names.index(name) if name in names else -1
 
 
-def wear_traces(job: Job) -> tuple[VectorProbe, ...]:
-    """The traces a step's run keeps for the first clearance joint: the bearing body's angle
+def wear_traces(job: Job, joint: int = 0) -> tuple[VectorProbe, ...]:
+    """The traces a step's run keeps for clearance joint ``joint``: the bearing body's angle
     and both bodies' angular velocities and joint-centre velocities (a ground body: none)."""
-    cj = job.mechanism.clearance_joints[0]
+    cj = job.mechanism.clearance_joints[joint]
     out = []
     for body, point, w, vx, vy in ((cj.bearing_body, cj.bearing_point, _W_B, _VBX, _VBY),
                                    (cj.journal_body, cj.journal_point, _W_J, _VJX, _VJY)):
@@ -54,13 +58,13 @@ def wear_traces(job: Job) -> tuple[VectorProbe, ...]:
     return tuple(out)
 
 
-def step_job(job: Job, profile: np.ndarray) -> Job:
-    """``job`` with its first clearance joint's bearing worn to ``profile`` [m] and the
+def step_job(job: Job, profile: np.ndarray, joint: int = 0) -> Job:
+    """``job`` with clearance joint ``joint``'s bearing worn to ``profile`` [m] and the
     traces its history needs."""
     mech = job.mechanism
     joints = list(mech.clearance_joints)
-    joints[0] = replace(joints[0], wear_profile=tuple(float(h) for h in profile))
-    options = replace(job.options, traces=tuple(job.options.traces) + wear_traces(job))
+    joints[joint] = replace(joints[joint], wear_profile=tuple(float(h) for h in profile))
+    options = replace(job.options, traces=tuple(job.options.traces) + wear_traces(job, joint))
     return replace(job, mechanism=replace(mech, clearance_joints=tuple(joints)),
                    options=options)
 
@@ -84,17 +88,20 @@ def window(job: Job, result: CaseResult) -> tuple[float, int]:
     return t_last - n * period, n
 
 
-def joint_history(job: Job, result: CaseResult, profile: np.ndarray) -> WearStep:
-    """The first clearance joint's contact history over the settled window of ``result``
-    (a run of ``step_job(job, profile)``), and its settled headline peak."""
+def joint_history(job: Job, result: CaseResult, profile: np.ndarray, joint: int = 0
+                  ) -> WearStep:
+    """Clearance joint ``joint``'s contact history over the settled window of ``result``
+    (a run of ``step_job(job, profile, joint)``), and its settled headline peak."""
     s = result.series
     t0, revs = window(job, result)
     t = np.asarray(s["t"])
     keep = t >= t0 - 1e-12 * max(abs(t0), 1.0)
-    cj = job.mechanism.clearance_joints[0]
+    cj = job.mechanism.clearance_joints[joint]
     zero = np.zeros(int(keep.sum()))
 
     def col(name: str) -> np.ndarray:
+        own = per_joint(name, cj.name)  # a named joint's own series, where observed
+        name = own if own in s else name
         return np.asarray(s[name])[keep] if name in s else zero
 
     ex, ey = col("eccentricity_x"), col("eccentricity_y")
@@ -118,22 +125,37 @@ def _peak_key(result: CaseResult) -> str:
                  k.endswith("_settled")), "peak_contact_force")
 
 
+def _partial(steps: list, profile: np.ndarray) -> WearLife:
+    """The life up to its last good step (``steps``: (cycle, profile, step) of each)."""
+    cycle = np.array([c for c, _, _ in steps])
+    depth = np.array([float(p.max()) if p.size else 0.0 for _, p, _ in steps])
+    peak = np.array([st.peak for _, _, st in steps])
+    last = steps[-1][2]
+    work = last.history.sliding_work() / max(last.revolutions, 1)
+    return WearLife(profile, cycle, depth, peak, work, math.nan)
+
+
 def run_life(job: Job, wear: WearParams,
-             run: Callable[[Sequence[Job]], list[CaseResult]]) -> CaseResult:
-    """The joint's life (:func:`wear.wear_life`) with each step a run of ``job`` on the
-    profile through ``run``; returns the end-of-life run's result with the wear metrics
-    (design.md 4.12, per joint as ``name.<joint>`` for a named joint), the new joint's
-    settled peak ``wear_peak_settled_new`` and the life's series. A failed step ends the
-    life: its result comes back with the reason and the step."""
-    cj = job.mechanism.clearance_joints[0]
+             run: Callable[[Sequence[Job]], list[CaseResult]], joint: int = 0) -> CaseResult:
+    """Clearance joint ``joint``'s life (:func:`wear.wear_life`) with each step a run of
+    ``job`` on the profile through ``run``; returns the end-of-life run's result with the
+    wear metrics (design.md 4.12; per joint as ``name.<joint>`` for a named joint, the
+    unsuffixed name the worn joint's: the extreme over the joints), the new joint's settled
+    peak ``wear_peak_settled_new`` and the life's series. A failed step ends the life: that
+    step's failed result, with the reason and cycle, carries the life up to it."""
+    cj = job.mechanism.clearance_joints[joint]
     last: dict[str, CaseResult] = {}
+    done: list[tuple[float, np.ndarray, WearStep]] = []
+    per_step = wear.wear_cycles / wear.wear_steps
 
     def step(profile: np.ndarray) -> WearStep:
-        result = run([step_job(job, profile)])[0]
+        result = run([step_job(job, profile, joint)])[0]
         last["result"] = result
         if not result.ok:
             raise _StepFailedError(result)
-        return joint_history(job, result, profile)
+        out = joint_history(job, result, profile, joint)
+        done.append((len(done) * per_step, profile.copy(), out))
+        return out
 
     try:
         life: WearLife = wear_life(
@@ -143,15 +165,17 @@ def run_life(job: Job, wear: WearParams,
             length=cj.contact.axial_length)
     except _StepFailedError as failed:
         result = failed.result
-        result.reason = f"wear life: {result.reason}"
-        return result
+        result.reason = (f"wear life: the run at cycle {len(done) * per_step:.6g} failed: "
+                         f"{result.reason}")
+        if not done:
+            return result
+        life = _partial(done, done[-1][1])
     result = last["result"]
     for name in [k for k in result.series if k.startswith("wear_trace_")]:
         del result.series[name]
     metrics = life.metrics(cj.clearance, cj.bearing_radius, cj.contact.axial_length)
     metrics["wear_peak_settled_new"] = float(life.peak[0])
     for key, value in metrics.items():
-        # the unsuffixed name is the extreme over the joints: here the one worn joint's
         result.metrics[key] = value
         result.metrics[per_joint(key, cj.name)] = value
     result.series.update(life.series())

@@ -179,3 +179,29 @@ def test_life_through_the_solver_does_not_depend_on_the_step():
                     for n in (3, 6))
     assert fine == pytest.approx(coarse, rel=0.02)
     assert fine > 0.3 * 0.02e-3
+
+
+def test_a_mechanism_joint_wears_as_the_built_in_one():
+    """The reference slider-crank written as a mechanism, its piston pin worn with the same
+    settings, gives the built-in model's life (per-joint names, the unsuffixed the extreme):
+    the two differ only in where the steps fall (the mechanism's step control weighs no loop
+    probe), so to a few per cent."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from gapsweep.core.api import run_cases
+    from mechanism_tables import table
+
+    wear = {"wear_coefficient_m2_per_n": 1e-16, "wear_cycles": 1e6, "wear_steps": 2,
+            "wear_nodes": 180}
+    mech = run_cases("mechanism", [{"mechanism": table("reference_slider_crank"),
+                                    "joints.piston_pin.clearance_mm": 0.02,
+                                    **{f"joints.piston_pin.{k}": v for k, v in wear.items()}}],
+                     threads=1)[0]
+    built_in = simulate({"clearance_mm": 0.02, **wear})
+    assert mech.ok, mech.reason
+    depth = mech.metrics["max_wear_depth.piston_pin"]
+    assert mech.metrics["max_wear_depth"] == depth
+    assert depth == pytest.approx(built_in.metrics["max_wear_depth"], rel=0.05)
+    assert mech.series["wear_depth"].shape == (180,)
