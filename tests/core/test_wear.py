@@ -8,6 +8,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from gapsweep.core.api import run_cases
 from gapsweep.core.cases import SliderCrankCase
 from gapsweep.core.errors import InputError
 from gapsweep.core.simulation import simulate, to_job
@@ -21,6 +22,7 @@ from gapsweep.core.wear import (
     wear_life,
     wear_volume,
 )
+from mechanism_tables import table
 
 F, R, L, K_D = 100.0, 0.010, 0.020, 1e-15  # N, m (R_B), m, m²/N: design.md 4.12's numbers
 OMEGA = 2.0 * math.pi * 50.0  # the journal's speed [rad/s]; the closed forms do not read it
@@ -186,13 +188,6 @@ def test_a_mechanism_joint_wears_as_the_built_in_one():
     settings, gives the built-in model's life (per-joint names, the unsuffixed the extreme):
     the two differ only in where the steps fall (the mechanism's step control weighs no loop
     probe), so to a few per cent."""
-    import sys
-    from pathlib import Path
-
-    sys.path.insert(0, str(Path(__file__).parent))
-    from gapsweep.core.api import run_cases
-    from mechanism_tables import table
-
     wear = {"wear_coefficient_m2_per_n": 1e-16, "wear_cycles": 1e6, "wear_steps": 2,
             "wear_nodes": 180}
     mech = run_cases("mechanism", [{"mechanism": table("reference_slider_crank"),
