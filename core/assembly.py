@@ -98,8 +98,13 @@ N_LOAD_PAR = LP_TABLE + 2 * N_TABLE
     CP_LUB,
     CP_VISC,
     CP_LEN,
-) = range(23)
-N_CLEAR_PAR = 23
+    CP_WN,
+) = range(24)
+N_CLEAR_PAR = 24
+# a worn bearing's profile (design.md 4.12): CP_WN = its node count (0: the circular hole),
+# the depths h_i [m] follow the row's N_CLEAR_PAR fixed columns (core/wear.py); rows of one
+# batch are padded with zeros to the widest profile
+CP_WPROF = N_CLEAR_PAR
 
 
 @dataclass(frozen=True)
@@ -144,13 +149,15 @@ class CaseArrays:
 
     @staticmethod
     def stack(items: list[CaseArrays]) -> CaseArrays:
-        """Concatenate single- or multi-case arrays along the case axis."""
-        return CaseArrays(
-            *(
-                np.concatenate([getattr(a, f) for a in items])
-                for f in CaseArrays.__dataclass_fields__
-            )
-        )
+        """Concatenate single- or multi-case arrays along the case axis (clearance rows
+        padded to the widest worn profile of the batch)."""
+        fields = {f: [getattr(a, f) for a in items] for f in CaseArrays.__dataclass_fields__}
+        widths = {a.shape[-1] for a in fields["clear_par"]}
+        if len(widths) > 1:
+            width = max(widths)
+            fields["clear_par"] = [np.pad(a, ((0, 0), (0, 0), (0, width - a.shape[-1])))
+                                   for a in fields["clear_par"]]
+        return CaseArrays(*(np.concatenate(v) for v in fields.values()))
 
 
 class CaseModel(NamedTuple):
@@ -280,10 +287,20 @@ def assemble(mech: Mechanism) -> tuple[Topology, CaseArrays]:
         inertia=np.array([[b.inertia for b in mech.bodies]]),
         joint_par=np.array(jpar, dtype=float).reshape(1, -1, N_JOINT_PAR),
         load_par=np.array(lpar, dtype=float).reshape(1, -1, N_LOAD_PAR),
-        clear_par=np.array(cpar, dtype=float).reshape(1, -1, N_CLEAR_PAR),
+        clear_par=pad_columns([np.asarray(r, dtype=float)[None] for r in cpar],
+                              N_CLEAR_PAR)[None],
         gravity=np.array([mech.gravity], dtype=float),
     )
     return topo, arrays
+
+
+def pad_columns(rows: list[np.ndarray], width: int) -> np.ndarray:
+    """Stack ``rows`` (each ``[1, w_i]``) into ``[n, max(width, w_i)]``, zero-padded."""
+    full = max([width, *(r.shape[-1] for r in rows)])
+    out = np.zeros((len(rows), full))
+    for i, r in enumerate(rows):
+        out[i, : r.shape[-1]] = r[0]
+    return out
 
 
 def table_kind(load: TableLoad) -> int:
@@ -377,7 +394,10 @@ def clearance_parameters(cj: ClearanceJoint) -> np.ndarray:
             m.youngs_journal,
             m.poisson_journal,
         )
-    row = np.zeros(N_CLEAR_PAR)
+    profile = np.asarray(cj.wear_profile, dtype=float)
+    row = np.zeros(N_CLEAR_PAR + profile.size)
+    row[CP_WN] = profile.size
+    row[CP_WPROF:] = profile
     row[CP_SBX], row[CP_SBY] = cj.bearing_point
     row[CP_SJX], row[CP_SJY] = cj.journal_point
     row[CP_RB] = cj.bearing_radius

@@ -21,6 +21,7 @@ from .errors import InputError, require_finite
 from .friction_laws import FRICTION_LAWS
 from .journal_bearing import LUBRICATION
 from .solver import ROSENBROCK_CONTACT, SolverOptions
+from .wear import WearParams
 
 TEMPLATES = ("flores", "seed002", "crank-rod")
 INITIAL = ("centred", "wall", "run-up")
@@ -128,6 +129,13 @@ class SliderCrankCase:
     # (n_output - 1) / 4 a revolution over its first and its last 32 revolutions
     n_output: int = 2401
     refine_peaks: bool = True
+    # wear over the joint's life (design.md 4.12, core/wear.py): Archard's k_D [m²/N] (0: no
+    # wear), the life in crank revolutions (no default: required with k_D), the profile
+    # updates over it and the points of the bearing's profile
+    wear_coefficient_m2_per_n: float = 0.0
+    wear_cycles: float = 0.0
+    wear_steps: int = 20
+    wear_nodes: int = 360
 
     @classmethod
     def from_mapping(cls, values: Mapping[str, Any]) -> SliderCrankCase:
@@ -249,9 +257,16 @@ class SliderCrankCase:
             # the ring of SPECTRUM_REVOLUTIONS revolutions at (n_output - 1) / 4 a revolution
             most = 4 * (1_000_000 - 1) // (1 + min(SPECTRUM_REVOLUTIONS, self.max_revolutions)) + 1
             raise InputError("n_output", self.n_output, f"in [2, {most}] for a run until settled")
+        self.wear.validate()
         self.solver_options().validate()
         if self.integrator == "rosenbrock23" and not self.ideal:
             raise InputError("integrator", self.integrator, ROSENBROCK_CONTACT)
+
+    @property
+    def wear(self) -> WearParams:
+        """The joint's wear settings."""
+        return WearParams(self.wear_coefficient_m2_per_n, self.wear_cycles, self.wear_steps,
+                          self.wear_nodes)
 
     def other_starts(self) -> tuple[str, ...]:
         """The starts of ``starts`` other than ``initial`` (``all``: every start)."""

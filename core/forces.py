@@ -34,6 +34,7 @@ from .assembly import (
     CP_V0,
     CP_V1,
     CP_VISC,
+    CP_WN,
     LP_FRAME,
     LP_TABLE,
     N_TABLE,
@@ -49,6 +50,7 @@ from .contact_stiffness import elastic_energy, elastic_force
 from .friction_laws import friction_force
 from .jit import kernel
 from .journal_bearing import film_force
+from .wear import profile_depth
 
 # the oil film's force law, compiled from the one Python source the CLI runs too (a call
 # LLVM inlines)
@@ -180,7 +182,8 @@ def clearance_kinematics(q, v, rot, bearing, journal, clear_par, k):
     """Eccentricity, penetration and contact-point velocities of clearance joint ``k``.
 
     Returns ``(ex, ey, nx, ny, delta, delta_dot, vt, qbx, qby, qjx, qjy)``: ``e = r_J - r_B``
-    [m], ``n = e/|e|``, ``delta = |e| - c`` [m], its rate [m/s], the tangential slip
+    [m], ``n = e/|e|``, ``delta = |e| - c - h`` [m] (``h`` the worn hole's depth under the
+    line of centres, :mod:`wear`; 0 for the circular hole), its rate [m/s], the tangential slip
     ``vt = (v_QJ - v_QB) . t`` with ``t = (-ny, nx)`` [m/s] (including the bodies' rotation),
     and the contact points Q_B, Q_J [m].
     """
@@ -192,8 +195,12 @@ def clearance_kinematics(q, v, rot, bearing, journal, clear_par, k):
         nx, ny = ex / dist, ey / dist
     else:  # journal exactly centred: the direction is irrelevant, the force is zero
         nx, ny = 1.0, 0.0
-    delta = dist - (clear_par[k, CP_RB] - clear_par[k, CP_RJ])
-    qbx, qby = bx + clear_par[k, CP_RB] * nx, by + clear_par[k, CP_RB] * ny
+    rb = clear_par[k, CP_RB]
+    n_nodes = int(clear_par[k, CP_WN])
+    if n_nodes > 0:  # a worn hole: its radius under the line of centres (core/wear.py)
+        rb += profile_depth(clear_par, k, rot, bearing, nx, ny, n_nodes)
+    delta = dist - (rb - clear_par[k, CP_RJ])
+    qbx, qby = bx + rb * nx, by + rb * ny
     qjx, qjy = jx + clear_par[k, CP_RJ] * nx, jy + clear_par[k, CP_RJ] * ny
     vbx, vby = _point_velocity(q, v, bearing, qbx, qby)
     vjx, vjy = _point_velocity(q, v, journal, qjx, qjy)

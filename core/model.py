@@ -187,7 +187,8 @@ class ClearanceJoint:
     ``bearing_radius`` R_B [m], ``clearance`` c = R_B - R_J [m]. ``ideal=True`` turns it into
     an ideal revolute joint: the case's ideal twin, every clearance result's reference.
     ``name``: a described mechanism's joint name; its per-joint series and metrics carry it
-    (:func:`metrics.per_joint`). A built-in model's single joint has none.
+    (:func:`metrics.per_joint`). A built-in model's single joint has none. ``wear_profile``:
+    the hole's radius is R_B + h(theta) (:mod:`wear`).
     """
 
     bearing_body: str
@@ -199,6 +200,9 @@ class ClearanceJoint:
     contact: ContactModel = field(default_factory=ContactModel)
     ideal: bool = False
     name: str = ""
+    # the worn bearing (design.md 4.12): depths h_i [m] at angles 2 pi i / N in the bearing
+    # body's frame from its x axis, counter-clockwise; () is the circular hole
+    wear_profile: tuple[float, ...] = ()
 
     def as_revolute(self) -> Revolute:
         """The ideal revolute joint this clearance joint becomes when ``ideal``."""

@@ -112,6 +112,15 @@ OUTPUT_INTERVAL = Parameter("output_interval", OUTPUT, "Output interval", symbol
 DAMPING_TIME = Parameter("damping_time", MODEL, "Kelvin-Voigt damping time", symbol="η",
                          **_si("s"))
 
+# wear over the joint's life (design.md 4.12): the clearance joint's, sweepable
+WEAR = (
+    Parameter("wear_coefficient_m2_per_n", JOINT, "Wear coefficient k_D", symbol="k_D",
+              **_si("m²/N")),
+    Parameter("wear_cycles", JOINT, "Wear life (revolutions)", symbol="cycles"),
+    Parameter("wear_steps", JOINT, "Wear profile updates", symbol="wear steps"),
+    Parameter("wear_nodes", JOINT, "Wear profile points", symbol="wear nodes"),
+)
+
 #: model name -> its parameters (the order a listing shows; the case dataclass gives defaults)
 REGISTRY: dict[str, tuple[Parameter, ...]] = {
     "slider-crank": (
@@ -173,6 +182,7 @@ REGISTRY: dict[str, tuple[Parameter, ...]] = {
         Parameter("baumgarte_beta", SOLVER, "Baumgarte beta", symbol="β", **_si("1/s")),
         Parameter("n_output", OUTPUT, "Stored samples", symbol="samples"),
         Parameter("refine_peaks", OUTPUT, "Refine peaks between steps", symbol="refine"),
+        *WEAR,
     ),
     "cantilever": (
         Parameter("length", MODEL, "Beam length", symbol="L", **_si("m")),

@@ -27,6 +27,7 @@ from .postprocessing import SPECTRAL_METRICS, spectral_metrics
 from .result import CaseResult
 from .solver import Job, Progress, constraint_row, run_jobs
 from .templates.slider_crank import FLORES, SEED002, slider_crank
+from .wear_life import run_life
 
 MODEL = "slider-crank"
 # relative spread of the settled peak between starts above which a case's settled motion
@@ -202,7 +203,15 @@ def simulate_batch(
         def report(done: int, total: int) -> None:  # the extra starts count as their case
             progress(min(done, n_main), n_main)
 
-    results = run_jobs(jobs, threads=threads, progress=report)
+    # a wear life is a run per profile update (core/wear_life.py): its steps go one by one,
+    # the other cases as one batch
+    # (an ideal joint has no hole to wear)
+    life = {i: _parse(cases[i]).wear for i, job in enumerate(jobs[:n_main])
+            if isinstance(job, Job) and _parse(cases[i]).wear.on and not _parse(cases[i]).ideal}
+    batch = [CaseResult(MODEL, {}) if i in life else job for i, job in enumerate(jobs)]
+    results = run_jobs(batch, threads=threads, progress=report) if batch else []
+    for i, wear in life.items():
+        results[i] = run_life(jobs[i], wear, lambda js: run_jobs(list(js), threads=1))
     for job, result in zip(jobs, results, strict=True):
         if isinstance(job, Job) and result.ok:
             result.metrics.update(_spectral(job, result))

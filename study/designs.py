@@ -213,4 +213,22 @@ def estimate_seconds(spec: StudySpec, n_cases: int) -> float:
             speed = (float(np.mean(spec.levels("speed_rpm"))) if "speed_rpm" in spec.axes
                      else float(spec.base.get("speed_rpm", defaults.get("speed_rpm", 5000.0))))
             t_end = revs * 60.0 / speed
-    return float(n_cases * per_case * t_end / t_ref)
+    return float(n_cases * per_case * t_end / t_ref) * _wear_runs(spec)
+
+
+def _wear_runs(spec: StudySpec) -> float:
+    """Settled runs a case costs: ``wear_steps`` + 1 where a joint wears (design.md 4.12:
+    a life is a settled run per profile update), else 1."""
+    def values(suffix: str) -> list[float]:
+        out = [float(v) for k, v in spec.base.items() if k.endswith(suffix)
+               and isinstance(v, (int, float))]
+        for k in spec.axes:
+            if k.endswith(suffix):
+                with contextlib.suppress(Exception):
+                    out.extend(float(v) for v in spec.levels(k))
+        return out
+
+    if not any(v > 0 for v in values("wear_coefficient_m2_per_n")):
+        return 1.0
+    steps = values("wear_steps") or [20.0]
+    return float(np.mean(steps)) + 1.0

@@ -189,6 +189,9 @@ def _preview(result: CaseResult, rotation_hz: float) -> dict[str, np.ndarray]:
             out[name], out[f"t:{name}"] = np.asarray(series[name]), t
     # the Poincare section: one point a revolution, kept exact (no decimation)
     out.update({k: np.asarray(v) for k, v in series.items() if k.startswith("poincare_")})
+    # a wear life's profile and per-step record (design.md 4.12): small, kept exact
+    out.update({k: np.asarray(v) for k, v in series.items()
+                if k.startswith("wear_") and np.asarray(v).shape != t.shape})
     for pair in pairs:
         # one time base for both: the union of each one's extremes at half the budget
         values = [np.asarray(series[n]) for n in pair]

@@ -56,6 +56,8 @@ from ..solver import (
     VectorProbe,
     run_jobs,
 )
+from ..wear import WearParams
+from ..wear_life import run_life
 from .build import STARTS, build_mechanism, initial_state, kinematics
 from .table import MechanismSpec, parse_table, sweepable, with_overrides
 
@@ -425,7 +427,18 @@ def _run(plans, *, threads, progress) -> list[CaseResult]:
         if progress is not None:
             progress(round(done * n_cases / max(total, 1)), n_cases)
 
+    # a worn joint's case is a run per profile update (core/wear_life.py): its main job goes
+    # through the life, one step after another, the rest as one batch
+    lives = {}
+    k = 0
+    for p in plans:
+        if isinstance(p, _Plan) and (worn := _worn_joint(p)) is not None:
+            lives[k] = (p.jobs[0], *worn)
+            jobs[k] = CaseResult(MODEL, {})
+        k += len(p.jobs) if isinstance(p, _Plan) else 1
     results = run_jobs(jobs, threads=threads, progress=scaled if progress else None)
+    for k, (job, joint, wear) in lives.items():
+        results[k] = run_life(job, wear, lambda js: run_jobs(list(js), threads=1), joint)
     out: list[CaseResult] = []
     k = 0
     for p in plans:
@@ -436,6 +449,22 @@ def _run(plans, *, threads, progress) -> list[CaseResult]:
         out.append(_finish(p, results[k : k + len(p.jobs)]))
         k += len(p.jobs)
     return out
+
+
+def _worn_joint(plan: _Plan) -> tuple[int, WearParams] | None:
+    """The index (in the mechanism's clearance joints) and wear settings of the case's first
+    joint with a wear coefficient (design.md 4.12: one worn joint a case), None without."""
+    if plan.case.ideal:
+        return None
+    names = [cj.name for cj in plan.jobs[0].mechanism.clearance_joints]
+    for j in plan.case.spec.clearance_joints:
+        c = dict(j.contact or ())
+        wear = WearParams(*(c.get(f, d) for f, d in (
+            ("wear_coefficient_m2_per_n", 0.0), ("wear_cycles", 0.0), ("wear_steps", 20),
+            ("wear_nodes", 360))))
+        if wear.on and j.name in names:
+            return names.index(j.name), wear
+    return None
 
 
 def _finish(plan: _Plan, results: list[CaseResult]) -> CaseResult:

@@ -32,12 +32,13 @@ def test_examples_lists_the_readme_study(env, tmp_path):
     assert out.returncode == 0, out.stderr
     listed = {e["name"]: e for e in json.loads(out.stdout)["examples"]}
     # the README's study, the rattle map (issue 23) and the five described mechanisms of
-    # design.md 4.7 (issue 24), and the lubricated slider-crank (issue 36)
+    # design.md 4.7 (issue 24), the lubricated slider-crank (issue 36) and the wear life
+    # (issue 37)
     assert set(listed) == {"clearance_x_stiffness", "rattle_map",
                            "mechanism_reference_slider_crank",
                            "mechanism_offset_slider_crank_gas", "mechanism_four_bar_crank_rocker",
                            "mechanism_two_clearance_slider_crank", "mechanism_toggle_press",
-                           "lubricated_slider_crank"}
+                           "lubricated_slider_crank", "wear_life"}
     assert listed["rattle_map"]["title"] == "Rattle map"
     entry = listed["clearance_x_stiffness"]
     assert entry["title"] == "Clearance x stiffness"

@@ -48,6 +48,9 @@ IDEAL_IGNORES_BEFORE |= STIFFNESS_FIELDS
 LUBRICATION_FIELDS = {"lubrication", "viscosity_pa_s"}
 NOT_INITIAL_BEFORE |= LUBRICATION_FIELDS
 IDEAL_IGNORES_BEFORE |= LUBRICATION_FIELDS
+# issue 37's wear life: joint fields (an ideal joint has no hole to wear)
+WEAR_FIELDS = {"wear_coefficient_m2_per_n", "wear_cycles", "wear_steps", "wear_nodes"}
+IDEAL_IGNORES_BEFORE |= WEAR_FIELDS
 SOLVER_FIELDS_BEFORE = {
     "integrator", "rtol", "atol", "max_step", "contact_max_step", "initial_step",
     "event_location", "stabilization", "n_output", "refine_peaks", "t_end", "dt",

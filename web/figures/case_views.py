@@ -26,6 +26,7 @@ from .style import (
     color,
     new_figure,
 )
+from .wear import wear_life_figure, wear_profile_figure
 
 TIME_TITLE = with_unit("Time", "s")
 ENERGY_TERMS = (
@@ -336,6 +337,11 @@ def case_figures(
         "energy": (("kinetic_energy",), lambda: energy_figure(series)),
         "driving_torque": (("driving_torque",), lambda: driving_torque_figure(series)),
         "contact_state": (("contact_state",), lambda: contact_state_figure(series)),
+        # a wear life (design.md 4.12): the worn profile and the life, c needed for both
+        "wear_profile": (("wear_angle", "wear_depth"),
+                         lambda: wear_profile_figure(series, c * 1e-3)),
+        "wear_life": (("wear_cycle", "wear_max_depth"),
+                      lambda: wear_life_figure(series, c * 1e-3)),
     }
     # a described mechanism's measures first, each in its own unit (design.md 4.7)
     measured = {f"measure_{m}": ((m,), lambda m=m: measured_figure(series, m, twin_series))
@@ -348,5 +354,5 @@ def case_figures(
         for name, (needs, make) in views.items()
         if all(n in series for n in needs)
         and not (ideal and name in joint_views)
-        and not (name == "orbit" and c is None)
+        and not (name in ("orbit", "wear_profile", "wear_life") and c is None)
     }

@@ -1,0 +1,270 @@
+r"""Wear of a revolute clearance joint's bearing over its life (Archard; design.md 4.12).
+
+**The worn bearing.** The hole's radius is :math:`r_B(\theta) = R_B + h(\theta)`, ``h``
+sampled at ``N`` nodes :math:`\theta_i = 2\pi i/N` in the bearing body's frame (from its x
+axis, counter-clockwise) and linear between them (periodic). The compiled contact
+(:func:`forces.clearance_kinematics`) reads the depth under the line of centres,
+:func:`profile_depth`: penetration :math:`\delta = |e| - c - h(\theta_e)`, the contact point
+on the worn wall. The wall's normal there tilts from the line of centres by
+:math:`h'(\theta)/R_B` - below 1e-3 rad for micrometre-deep wear over a degree - and is left
+out (the classic line-of-centres treatment of Flores 2009 and Mukras et al. 2010). A zero
+profile is skipped, so the unworn joint is exactly today's.
+
+**The pressure model: an elastic (Winkler) foundation, scaled to the contact force.** At a
+contact sample the interference of the rigid journal with the worn wall at node ``i`` is
+:math:`g_i = |e|\cos(\theta_i - \theta_e) - c - h_i` (the journal's surface in direction
+:math:`\theta_i`, to first order in :math:`|e|/R`); the wall is taken as a bed of
+independent springs, so the pressure is proportional to :math:`\max(g_i, 0)`, and its
+resultant is set to the contact law's normal force :math:`F_n` over the bearing length
+``L`` (``axial_length_mm``, design.md 4.15):
+:math:`p_i = F_n\,g_i^+ / (L R_B \Delta\theta\,\sum_j g_j^+)`. Why this model: it reads the
+worn profile, so the contact arc widens as the hole conforms to the journal - the mechanism
+that drives a worn-in hole towards Reye's shape - and it needs no constant beyond the ones
+the contact already has (the conformal stiffness laws' Hertz width does not see the wear).
+Where the interference falls between two nodes (a light touch narrower than a node) the
+force goes to those two nodes by linear interpolation. The pin is not worn (its wear would
+add to ``clearance_after_wear``; stated in the docs).
+
+**Archard.** :math:`\mathrm{d}h_i = k_D\,p_i\,|v_{slip}|\,\mathrm{d}t`, integrated over one
+revolution's contact history by the trapezoidal rule. By construction the worn volume
+:math:`\sum_i h_i R_B \Delta\theta L = k_D \int F_n |v_{slip}|\,\mathrm{d}t`, Archard's
+law in the large (the closed form the tests check against an independent sliding work).
+
+**The life** (:func:`wear_life`): ``steps`` updates uniform in cycles; each runs the settled
+motion on the current profile (through a callable, so the core's solver and a prescribed
+history share the loop), takes the mean wear of one revolution of the settled window, scales
+it by the step's cycles and adds it to the profile.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from .assembly import CP_WPROF
+from .jit import kernel
+
+
+@kernel(runtime=False)  # a call LLVM inlines
+def profile_depth(clear_par, k, rot, bearing, nx, ny, n_nodes):
+    """Depth ``h`` [m] of joint ``k``'s worn profile in global direction ``(nx, ny)``.
+
+    The direction is turned into the bearing body's frame (``rot[bearing]``; the ground's
+    frame is the global one) and ``h`` interpolated linearly between the nodes
+    ``clear_par[k, CP_WPROF:CP_WPROF + n_nodes]`` at ``2 pi i / n_nodes``.
+    """
+    if bearing >= 0:
+        c, s = rot[bearing, 0], rot[bearing, 1]
+        lx, ly = c * nx + s * ny, -s * nx + c * ny
+    else:
+        lx, ly = nx, ny
+    u = math.atan2(ly, lx) * (n_nodes / (2.0 * math.pi))
+    if u < 0.0:
+        u += n_nodes
+    i = int(u)
+    f = u - i
+    i = i % n_nodes
+    j = (i + 1) % n_nodes
+    return (1.0 - f) * clear_par[k, CP_WPROF + i] + f * clear_par[k, CP_WPROF + j]
+
+
+def node_angles(n_nodes: int) -> np.ndarray:
+    """The profile's node angles [rad], ``[n_nodes]``, from 0 counter-clockwise."""
+    return 2.0 * np.pi * np.arange(n_nodes) / n_nodes
+
+
+def depth_at(profile: np.ndarray, theta: np.ndarray) -> np.ndarray:
+    """``h(theta)`` [m] of ``profile`` ``[N]`` at angles ``theta`` [rad] (any shape), linear
+    between nodes: the numpy twin of :func:`profile_depth`."""
+    n = profile.shape[0]
+    u = np.mod(np.asarray(theta, dtype=float) * (n / (2.0 * np.pi)), n)
+    i = np.floor(u).astype(int) % n
+    f = u - np.floor(u)
+    return (1.0 - f) * profile[i] + f * profile[(i + 1) % n]
+
+
+@dataclass(frozen=True)
+class ContactHistory:
+    """One joint's contact over a stretch of motion, sampled at times ``t`` [s], all ``[m]``
+    samples: ``theta`` line of centres in the bearing's frame [rad], ``ecc`` |e| [m],
+    ``force`` normal contact force [N] (0 in free flight), ``slip`` tangential slip speed of
+    the contact points [m/s] (sign free)."""
+
+    t: np.ndarray
+    theta: np.ndarray
+    ecc: np.ndarray
+    force: np.ndarray
+    slip: np.ndarray
+
+    def sliding_work(self) -> float:
+        """:math:`\\int F_n |v_{slip}|\\,dt` [J] over the history (trapezoidal)."""
+        return float(np.trapezoid(self.force * np.abs(self.slip), self.t))
+
+
+def wear_increment(profile: np.ndarray, history: ContactHistory, *, coefficient: float,
+                   clearance: float, bearing_radius: float, length: float,
+                   sunk: np.ndarray | None = None) -> np.ndarray:
+    """Archard's depth increment ``[N]`` [m] of the bearing over ``history``.
+
+    ``coefficient`` k_D [m²/N], ``clearance`` c, ``bearing_radius`` R_B, ``length`` L [m].
+    dh_i = k_D p_i |v_slip| dt, p_i from the elastic foundation on ``profile`` (see the
+    module), the rate integrated with the trapezoidal rule between samples. ``sunk``
+    ``[m samples]`` [m], if given, is added to the history's |e|: how much deeper the journal
+    sits at each sample on ``profile`` than on the profile the history was run on.
+    """
+    n = profile.shape[0]
+    area = length * bearing_radius * (2.0 * np.pi / n)  # the wall's area per node [m²]
+    ecc = history.ecc if sunk is None else history.ecc + sunk
+    fv = history.force * np.abs(history.slip)
+    g = (ecc[:, None] * np.cos(node_angles(n)[None, :] - history.theta[:, None])
+         - clearance - profile[None, :])
+    g = np.maximum(g, 0.0)
+    total = g.sum(axis=1)
+    touch = total <= 0.0  # narrower than a node: the two neighbours by interpolation
+    if np.any(touch):
+        u = np.mod(history.theta[touch], 2.0 * np.pi) * (n / (2.0 * np.pi))
+        i = np.floor(u).astype(int) % n
+        f = u - np.floor(u)
+        rows = np.flatnonzero(touch)
+        g[rows, i] = 1.0 - f
+        g[rows, (i + 1) % n] += f
+        total[touch] = 1.0
+    rate = (coefficient / area) * (fv / total)[:, None] * g
+    return np.trapezoid(rate, history.t, axis=0)
+
+
+def wear_volume(profile: np.ndarray, bearing_radius: float, length: float) -> float:
+    """Worn volume [m³] of ``profile`` ``[N]``: sum of h_i R_B dtheta L."""
+    return float(profile.sum() * bearing_radius * (2.0 * np.pi / profile.shape[0]) * length)
+
+
+@dataclass(frozen=True)
+class WearStep:
+    """What one settled run on a profile gives the life: the contact history of its settled
+    window (``revolutions`` long) and the headline peak [its unit] on that profile."""
+
+    history: ContactHistory
+    revolutions: int
+    peak: float
+
+
+@dataclass(frozen=True)
+class WearLife:
+    """A joint's life: the final ``profile`` ``[N]`` [m] and per step (``[steps + 1]``, the
+    new joint first) ``cycle``, ``max_depth`` [m], ``peak`` (the settled headline), with the
+    ``sliding_work`` [J per revolution] of the last run."""
+
+    profile: np.ndarray
+    cycle: np.ndarray
+    max_depth: np.ndarray
+    peak: np.ndarray
+    sliding_work: float
+    total_sliding_work: float
+
+    def metrics(self, clearance: float, bearing_radius: float, length: float) -> dict:
+        """The joint's wear metrics (design.md 4.12), SI."""
+        return {
+            "contact_sliding_work": self.sliding_work,
+            "wear_volume": wear_volume(self.profile, bearing_radius, length),
+            "max_wear_depth": float(self.profile.max()),
+            "clearance_after_wear": clearance + float(self.profile.max()),
+        }
+
+    def series(self) -> dict[str, np.ndarray]:
+        """The final profile and the per-step record (design.md 4.12's names)."""
+        return {
+            "wear_angle": node_angles(self.profile.shape[0]),
+            "wear_depth": self.profile.copy(),
+            "wear_cycle": self.cycle.copy(),
+            "wear_max_depth": self.max_depth.copy(),
+            "wear_peak_settled": self.peak.copy(),
+        }
+
+
+#: profile updates per life step on one run's contact history (:func:`wear_life`)
+SUBSTEPS = 8
+
+
+def wear_life(run: Callable[[np.ndarray], WearStep], *, nodes: int, cycles: float, steps: int,
+              coefficient: float, clearance: float, bearing_radius: float, length: float
+              ) -> WearLife:
+    """Step a joint's life: ``steps`` profile updates uniform over ``cycles`` revolutions.
+
+    ``run(profile)`` runs the settled motion on ``profile`` (``[nodes]`` [m]) from the case's
+    initial state and returns its :class:`WearStep`. Each update adds the mean wear of one
+    revolution of that window times ``cycles / steps``; a last run on the final profile
+    gives the end-of-life peak.
+    """
+    profile = np.zeros(nodes)
+    per_step = cycles / steps
+    cycle, depth, peak = [0.0], [0.0], []
+    total = 0.0
+    step = run(profile)
+    for s in range(steps):
+        revs = max(step.revolutions, 1)
+        seen = profile
+        # the step's wear in sub-steps on the one run's history, the journal sinking into
+        # what it wears (its penetration, set by the unchanged force, held): the first
+        # step's contact on the new circular hole would otherwise put a whole step's wear in
+        # a narrow groove
+        for _ in range(SUBSTEPS):
+            sunk = depth_at(profile, step.history.theta) - depth_at(seen, step.history.theta)
+            dh = wear_increment(profile, step.history, coefficient=coefficient,
+                                clearance=clearance, bearing_radius=bearing_radius,
+                                length=length, sunk=sunk) / revs
+            profile = profile + dh * (per_step / SUBSTEPS)
+        total += step.history.sliding_work() / revs * per_step
+        peak.append(step.peak)
+        cycle.append((s + 1) * per_step)
+        depth.append(float(profile.max()))
+        step = run(profile)
+    peak.append(step.peak)
+    work = step.history.sliding_work() / max(step.revolutions, 1)
+    return WearLife(profile, np.array(cycle), np.array(depth), np.array(peak), work, total)
+
+
+#: Upper bounds of the life's resolution: a finer profile or more steps cost a run each
+MAX_WEAR_STEPS = 1000
+MAX_WEAR_NODES = 7200
+
+
+@dataclass(frozen=True)
+class WearParams:
+    """A clearance joint's wear settings (design.md 4.12), as the user names them:
+    ``wear_coefficient_m2_per_n`` k_D [m²/N] (0: no wear), ``wear_cycles`` driver revolutions
+    of life (no default: required with a coefficient; 0 = not given), ``wear_steps`` profile
+    updates, ``wear_nodes`` points of the profile."""
+
+    wear_coefficient_m2_per_n: float = 0.0
+    wear_cycles: float = 0.0
+    wear_steps: int = 20
+    wear_nodes: int = 360
+
+    @property
+    def on(self) -> bool:
+        return self.wear_coefficient_m2_per_n > 0.0
+
+    def validate(self, prefix: str = "") -> None:
+        """Raise :class:`InputError` naming the first field outside its range (``prefix``
+        the joint's path, e.g. ``joints.pin.``)."""
+        from .errors import InputError, require_finite
+
+        k = require_finite(prefix + "wear_coefficient_m2_per_n", self.wear_coefficient_m2_per_n)
+        if not 0.0 <= k < 1e-6:
+            raise InputError(prefix + "wear_coefficient_m2_per_n", k,
+                             "in [0, 1e-6) m²/N (0: no wear; steel on bronze ~1e-16..1e-14)")
+        cycles = require_finite(prefix + "wear_cycles", self.wear_cycles)
+        if self.on and not 0.0 < cycles <= 1e12:
+            raise InputError(prefix + "wear_cycles", self.wear_cycles,
+                             "in (0, 1e12] revolutions, required with a wear coefficient")
+        if cycles < 0.0:
+            raise InputError(prefix + "wear_cycles", self.wear_cycles, ">= 0 revolutions")
+        if int(self.wear_steps) != self.wear_steps or not 1 <= self.wear_steps <= MAX_WEAR_STEPS:
+            raise InputError(prefix + "wear_steps", self.wear_steps,
+                             f"an integer in [1, {MAX_WEAR_STEPS}]")
+        if int(self.wear_nodes) != self.wear_nodes or not 8 <= self.wear_nodes <= MAX_WEAR_NODES:
+            raise InputError(prefix + "wear_nodes", self.wear_nodes,
+                             f"an integer in [8, {MAX_WEAR_NODES}]")
