@@ -19,7 +19,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from . import case_pages
-from .case_reads import CASE_ID_COLUMN, twin_deviations
+from .case_reads import CASE_ID_COLUMN, deviation_columns
 from .models import METRIC_COLUMNS, Case, Result, Study
 
 
@@ -45,7 +45,7 @@ def export_columns(session: Session, study_id: int) -> list[str]:
     has_twins = bool(session.scalar(
         select(func.count()).select_from(Case)
         .where(Case.study_id == study_id, Case.kind == "case", Case.twin_id.is_not(None))))
-    deviations = list(twin_deviations({}, {})) if has_twins else []
+    deviations = deviation_columns() if has_twins else []
     return [*params, "status", *metrics, *extra, *deviations, CASE_ID_COLUMN]
 
 

@@ -18,7 +18,7 @@ from sqlalchemy import func, insert, or_, select
 from sqlalchemy.orm import Session
 
 from . import case_pages
-from .case_reads import case_detail, case_series, export_rows, twin_deviations
+from .case_reads import case_detail, case_series, export_rows
 from .certificates import certificate_entry
 from .leases import queued_case_ids
 from .lifecycle import (
@@ -339,7 +339,7 @@ def study_detail(session: Session, study_id: int) -> dict[str, Any] | None:
     "created","started","finished","spec","provenance","analysis","counts","cases",
     "twins","certificates"}``; each case ``{"id","params","status","attempts","reason",
     "metrics","twin_id"}`` in design order, a clearance case's metrics carrying
-    ``deviation_*`` from its twin (twins: the same keys, ``twin_id`` null). Certificates
+    ``deviation_*`` from its twin, as stored (twins: the same keys, ``twin_id`` null). Certificates
     (the finished study's refined re-runs, :mod:`.certificates`) are listed apart like the
     twins, each with the ``source_id`` of the case it refines and its refinement ``slot``."""
     study = session.get(Study, study_id)
@@ -353,23 +353,13 @@ def study_detail(session: Session, study_id: int) -> dict[str, Any] | None:
     ).all()
     twins: list[dict[str, Any]] = []
     cases: list[dict[str, Any]] = []
-    twin_metrics: dict[int, dict[str, Any]] = {}
     certificates: list[dict[str, Any]] = []
     for case, result in rows:
         if case.kind == CERTIFICATE:  # by source then slot: their index order
             certificates.append(certificate_entry(case, result))
             continue
         entry = case_entry(case, result)
-        if case.kind == "twin":
-            twin_metrics[case.id] = entry["metrics"]
-            twins.append(entry)
-        else:
-            cases.append(entry)
-    for entry in cases:
-        if entry["twin_id"] is not None and entry["metrics"]:
-            entry["metrics"].update(
-                twin_deviations(entry["metrics"], twin_metrics.get(entry["twin_id"]))
-            )
+        (twins if case.kind == "twin" else cases).append(entry)
     return {
         **_study_fields(session, study),
         "cases": cases,
