@@ -96,16 +96,39 @@ def case_page(
     ``source_id`` and ``slot``). ``sort``: :data:`SORTS`, ``-`` for descending, the design
     index breaking ties, empty values last; ``status``: only the cases of one status. Two
     queries: the page, and its twins' metrics."""
+    rows, after = page_rows(session, study_id=study_id, kind=kind, limit=limit, cursor=cursor,
+                            sort=sort, status=status)
+    return [_row_entry(r) for r in rows], after
+
+
+def page_rows(
+    session: Session, *, study_id: int, kind: str = "case", limit: int = PAGE,
+    cursor: str | None = None, sort: str | None = None, status: str | None = None,
+) -> tuple[list[Any], str | None]:
+    """:func:`case_page`'s rows as the database gives them (Core rows of
+    :func:`page_query`'s columns), and the next cursor: for a reader that shapes its own
+    output (the export writes them as rows without building each case's entry first)."""
     query = page_query(study_id=study_id, kind=kind, limit=limit, cursor=cursor, sort=sort,
                        status=status)
     rows = session.connection().execute(query).all()  # Core rows: no ORM loading
     more = len(rows) > limit
     rows = rows[:limit]
-    entries = [_row_entry(r) for r in rows]
     if not more:
-        return entries, None
+        return rows, None
     last = rows[-1]
-    return entries, encode_cursor(last.sort_value, last.index)
+    return rows, encode_cursor(last.sort_value, last.index)
+
+
+def row_metrics(row: Any) -> dict[str, Any]:
+    """The metrics of a row of :func:`page_rows` (columns then ``extra``; {} without a
+    result)."""
+    if row.result_id is None:
+        return {}
+    start = len(_CASE_COLUMNS) + 1  # the metric columns follow the result's id
+    metrics = {m: v for m, v in zip(METRIC_COLUMNS, row[start:start + len(METRIC_COLUMNS)],
+                                    strict=True) if v is not None}
+    metrics.update(row.extra or {})
+    return metrics
 
 
 #: the columns a page reads: plain rows, not ORM objects (a third of the time per page)
@@ -116,12 +139,7 @@ _RESULT_COLUMNS = tuple(getattr(Result, m).label(f"r_{m}") for m in METRIC_COLUM
 
 def _row_entry(row: Any) -> dict[str, Any]:
     """A page's row as :func:`.metrics.case_entry` shapes a case."""
-    metrics: dict[str, Any] = {}
-    if row.result_id is not None:
-        start = len(_CASE_COLUMNS) + 1  # the metric columns follow the result's id
-        metrics = {m: v for m, v in zip(METRIC_COLUMNS, row[start:start + len(METRIC_COLUMNS)],
-                                        strict=True) if v is not None}
-        metrics.update(row.extra or {})
+    metrics = row_metrics(row)
     entry = {"id": row.id, "params": row.params, "status": row.status,
              "attempts": row.attempts, "reason": row.reason, "metrics": metrics,
              "twin_id": row.twin_id}
@@ -183,13 +201,23 @@ def iter_pages(
     """Every row of ``kind`` a page at a time, each page read in its own short session from
     ``sessions`` (a session factory): memory bounded by one page, however large the study,
     and no read transaction held open while the caller writes the page out."""
+    for rows in iter_page_rows(sessions, study_id=study_id, kind=kind, page=page, sort=sort,
+                               status=status):
+        yield [_row_entry(r) for r in rows]
+
+
+def iter_page_rows(
+    sessions: Any, *, study_id: int, kind: str = "case", page: int = PAGE,
+    sort: str | None = None, status: str | None = None,
+) -> Iterator[list[Any]]:
+    """:func:`iter_pages` as the rows of :func:`page_rows`."""
     cursor = None
     while True:
         with sessions() as session:
-            entries, cursor = case_page(session, study_id=study_id, kind=kind, limit=page,
-                                        cursor=cursor, sort=sort, status=status)
-        if entries:
-            yield entries
+            rows, cursor = page_rows(session, study_id=study_id, kind=kind, limit=page,
+                                     cursor=cursor, sort=sort, status=status)
+        if rows:
+            yield rows
         if cursor is None:
             return
 
