@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 from gapsweep.core import metrics as metric_registry
+from gapsweep.study.case_inputs import case_inputs
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
@@ -36,7 +37,8 @@ def case_detail(session: Session, case_id: int) -> dict[str, Any] | None:
     (``series``: the stored names, ``metrics`` with ``deviation_*`` when it has a twin,
     ``twin_of``: for an ideal twin, the cases it is the twin of)."""
     row = session.execute(
-        select(Case, Study.name, Study.model, Study.series_policy, Study.deleted_at)
+        select(Case, Study.name, Study.model, Study.series_policy, Study.deleted_at,
+               Study.spec)
         .join(Study, Study.id == Case.study_id)
         .where(Case.id == case_id)
     ).first()
@@ -56,7 +58,8 @@ def case_detail(session: Session, case_id: int) -> dict[str, Any] | None:
         "model": row.model,
         "kind": case.kind,
         "index": case.index,
-        "params": case.params,
+        # as it runs: a mechanism study's table joined in (the page draws and re-runs it)
+        "params": case_inputs(case.params, row.spec),
         "status": case.status,
         "attempts": case.attempts,
         "reason": case.reason,

@@ -23,6 +23,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import numpy as np
+from gapsweep.study.case_inputs import case_inputs
 from gapsweep.study.twins import deviations as twin_deviations
 from sqlalchemy import Float, case, cast, exists, func, insert, literal, or_, select, update
 from sqlalchemy.orm import Session
@@ -46,7 +47,7 @@ class ClaimedCase:
     model: str
     kind: str  # "case" | "twin" | "certificate"
     index: int
-    params: dict[str, Any]
+    params: dict[str, Any]  # as it runs: the study's [mechanism] table joined in
     attempts: int  # claims so far, this one included
     series_policy: str  # "preview" | "full" | "none"
     lease_expires: datetime
@@ -102,7 +103,8 @@ def claim_cases(
     studies = {
         s.id: s
         for s in session.execute(
-            select(Study.id, Study.model, Study.series_policy).where(Study.id.in_(study_ids))
+            select(Study.id, Study.model, Study.series_policy, Study.spec)
+            .where(Study.id.in_(study_ids))
         )
     }
     session.execute(
@@ -118,7 +120,7 @@ def claim_cases(
             model=studies[r.study_id].model,
             kind=r.kind,
             index=r.index,
-            params=dict(r.params),
+            params=case_inputs(r.params, studies[r.study_id].spec),
             attempts=r.attempts,
             series_policy=studies[r.study_id].series_policy,
             lease_expires=expires,

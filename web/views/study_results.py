@@ -13,6 +13,7 @@ import plotly.graph_objects as go
 from dash import dcc, html
 from gapsweep.core import metrics as metric_registry
 from gapsweep.study import twins as twins_rule
+from gapsweep.study.case_inputs import case_inputs
 from gapsweep.study.design_registry import TREND_PANELS, get_design
 
 from .. import data, ids
@@ -408,7 +409,10 @@ def certificates(detail: Mapping[str, Any]) -> Any:
             text = ("No convergence certificate: none of the cases ended done, or the study "
                     "finished before certificates existed (or they are being queued now).")
         return html.Div([note(text), explained])
-    report = certificate_report(view.model_of(detail), detail["cases"], certs)
+    # the cases as they ran: a mechanism's measures (the verdict's metric) are in its table
+    ran = [{**c, "params": case_inputs(c["params"], detail.get("spec"))}
+           for c in detail["cases"]]
+    report = certificate_report(view.model_of(detail), ran, certs)
     counts = report["counts"]
     progress = (f"Certificates: {counts.get('done', 0)} of {len(certs)} done"
                 + "".join(f", {n} {s}" for s, n in counts.items() if s != "done" and n))
