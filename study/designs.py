@@ -194,10 +194,13 @@ def estimate_seconds(spec: StudySpec, n_cases: int) -> float:
     """Rough solver time [s] of ``n_cases`` cases of ``spec`` (twins included if counted)."""
     per_case, t_ref = CASE_SECONDS.get(spec.model, (1.0, 1.0))
     if spec.mechanism is not None:  # in driver revolutions: two by default
-        from gapsweep.core.mechanism.case import MechanismCase
+        from .mechanism import parsed
 
-        with contextlib.suppress(Exception):  # a refused table is reported elsewhere
-            t_ref = 2.0 * MechanismCase.from_mapping({"mechanism": spec.mechanism}).period
+        # the spec's check parsed the table; a refused one is reported there, and one
+        # without a driver has no period (it moves for its t_end)
+        with contextlib.suppress(Exception):
+            if "driver" in spec.mechanism:
+                t_ref = 2.0 * parsed(spec.mechanism).period
         if "t_end" not in spec.axes and spec.base.get("t_end") is None:
             return float(n_cases * per_case)
     if "t_end" in spec.axes:

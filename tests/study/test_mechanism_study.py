@@ -164,3 +164,28 @@ def test_certificates_refine_every_clearance_joint_and_read_the_first_measure():
     four_bar = parse_spec(_study("four_bar_crank_rocker"))
     first = case_inputs(plan_study(four_bar).cases[0], four_bar.to_dict())
     assert headline("mechanism", [{"params": first}]) == "peak_rocker_alpha"
+
+
+def test_the_estimate_reads_the_check_s_parse_of_the_table(monkeypatch):
+    """Issue 34.4: the spec's check parses the [mechanism] table; the estimate reads that
+    parse instead of parsing it again."""
+    from gapsweep.core.mechanism import case as mechanism_case
+    from gapsweep.study import mechanism as study_mechanism
+    from gapsweep.study.designs import estimate_seconds
+
+    monkeypatch.setattr(study_mechanism, "_PARSED", {})
+    real = mechanism_case.MechanismCase.from_mapping.__func__
+    calls = []
+
+    def counted(cls, data, *args, **kwargs):
+        calls.append(1)
+        return real(cls, data, *args, **kwargs)
+
+    monkeypatch.setattr(mechanism_case.MechanismCase, "from_mapping", classmethod(counted))
+    data = _study("four_bar_crank_rocker")
+    data["mechanism"]["name"] = "parsed once"  # a table no other test parsed
+    spec = parse_spec(data)
+    assert calls  # the check read the table
+    calls.clear()
+    assert estimate_seconds(spec, 10) == pytest.approx(10 * 0.004)  # no t_end: per case
+    assert calls == []
