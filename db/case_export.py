@@ -19,7 +19,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from . import case_pages
-from .case_reads import CASE_ID_COLUMN, twin_deviations
+from .case_reads import CASE_ID_COLUMN, deviation_columns
 from .models import METRIC_COLUMNS, Case, Result, Study
 
 
@@ -45,7 +45,7 @@ def export_columns(session: Session, study_id: int) -> list[str]:
     has_twins = bool(session.scalar(
         select(func.count()).select_from(Case)
         .where(Case.study_id == study_id, Case.kind == "case", Case.twin_id.is_not(None))))
-    deviations = list(twin_deviations({}, {})) if has_twins else []
+    deviations = deviation_columns() if has_twins else []
     return [*params, "status", *metrics, *extra, *deviations, CASE_ID_COLUMN]
 
 
@@ -58,6 +58,15 @@ def export_row(entry: dict[str, Any], columns: list[str]) -> dict[str, Any]:
 
 def iter_export_rows(sessions: Any, study_id: int, columns: list[str],
                      page: int = case_pages.PAGE) -> Iterator[list[dict[str, Any]]]:
-    """The export rows in design order, a page at a time, each page in its own session."""
-    for entries in case_pages.iter_pages(sessions, study_id=study_id, page=page):
-        yield [export_row(e, columns) for e in entries]
+    """The export rows in design order, a page at a time, each page in its own session:
+    from the database's rows straight to export rows (no case entry built between: at
+    100,000 cases that copy made the paged export slower than the whole one)."""
+    for rows in case_pages.iter_page_rows(sessions, study_id=study_id, page=page):
+        out = []
+        for row in rows:
+            values = dict(row.params)
+            values["status"] = row.status
+            values.update(case_pages.row_metrics(row))
+            values[CASE_ID_COLUMN] = row.id
+            out.append({c: values.get(c) for c in columns})
+        yield out

@@ -16,7 +16,6 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-import math
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -24,8 +23,7 @@ from gapsweep.core import metrics as metric_registry
 from sqlalchemy import and_, false, func, or_, select, true
 from sqlalchemy.orm import Session
 
-from .case_reads import twin_deviations
-from .metrics import case_entry, result_metrics
+from .metrics import case_entry
 from .models import CASE_KINDS, CASE_STATUSES, METRIC_COLUMNS, Case, Result
 
 PAGE = 1000  # the default and largest page (design.md 4.16)
@@ -98,18 +96,39 @@ def case_page(
     ``source_id`` and ``slot``). ``sort``: :data:`SORTS`, ``-`` for descending, the design
     index breaking ties, empty values last; ``status``: only the cases of one status. Two
     queries: the page, and its twins' metrics."""
+    rows, after = page_rows(session, study_id=study_id, kind=kind, limit=limit, cursor=cursor,
+                            sort=sort, status=status)
+    return [_row_entry(r) for r in rows], after
+
+
+def page_rows(
+    session: Session, *, study_id: int, kind: str = "case", limit: int = PAGE,
+    cursor: str | None = None, sort: str | None = None, status: str | None = None,
+) -> tuple[list[Any], str | None]:
+    """:func:`case_page`'s rows as the database gives them (Core rows of
+    :func:`page_query`'s columns), and the next cursor: for a reader that shapes its own
+    output (the export writes them as rows without building each case's entry first)."""
     query = page_query(study_id=study_id, kind=kind, limit=limit, cursor=cursor, sort=sort,
                        status=status)
     rows = session.connection().execute(query).all()  # Core rows: no ORM loading
     more = len(rows) > limit
     rows = rows[:limit]
-    twins = _twin_metrics(session, {r.twin_id for r in rows if r.twin_id is not None}
-                          if kind != "twin" else set())
-    entries = [_row_entry(r, twins) for r in rows]
     if not more:
-        return entries, None
+        return rows, None
     last = rows[-1]
-    return entries, encode_cursor(last.sort_value, last.index)
+    return rows, encode_cursor(last.sort_value, last.index)
+
+
+def row_metrics(row: Any) -> dict[str, Any]:
+    """The metrics of a row of :func:`page_rows` (columns then ``extra``; {} without a
+    result)."""
+    if row.result_id is None:
+        return {}
+    start = len(_CASE_COLUMNS) + 1  # the metric columns follow the result's id
+    metrics = {m: v for m, v in zip(METRIC_COLUMNS, row[start:start + len(METRIC_COLUMNS)],
+                                    strict=True) if v is not None}
+    metrics.update(row.extra or {})
+    return metrics
 
 
 #: the columns a page reads: plain rows, not ORM objects (a third of the time per page)
@@ -118,21 +137,14 @@ _CASE_COLUMNS = (Case.id, Case.index, Case.kind, Case.params, Case.status, Case.
 _RESULT_COLUMNS = tuple(getattr(Result, m).label(f"r_{m}") for m in METRIC_COLUMNS)
 
 
-def _row_entry(row: Any, twins: dict[int, dict[str, Any]]) -> dict[str, Any]:
-    """A page's row as :func:`.metrics.case_entry` shapes a case (deviations added)."""
-    metrics: dict[str, Any] = {}
-    if row.result_id is not None:
-        start = len(_CASE_COLUMNS) + 1  # the metric columns follow the result's id
-        metrics = {m: v for m, v in zip(METRIC_COLUMNS, row[start:start + len(METRIC_COLUMNS)],
-                                        strict=True) if v is not None}
-        metrics.update(row.extra or {})
+def _row_entry(row: Any) -> dict[str, Any]:
+    """A page's row as :func:`.metrics.case_entry` shapes a case."""
+    metrics = row_metrics(row)
     entry = {"id": row.id, "params": row.params, "status": row.status,
              "attempts": row.attempts, "reason": row.reason, "metrics": metrics,
              "twin_id": row.twin_id}
     if row.kind == "certificate":
         entry.update(source_id=row.source_case_id, slot=row.slot)
-    elif row.kind == "case" and row.twin_id is not None and metrics:
-        metrics.update(twin_deviations(metrics, twins.get(row.twin_id)))
     return entry
 
 
@@ -167,21 +179,10 @@ def page_query(*, study_id: int, kind: str = "case", limit: int = PAGE,
             .where(*conds).order_by(*order).limit(limit + 1))
 
 
-def _twin_metrics(session: Session, twin_ids: set[int]) -> dict[int, dict[str, Any]]:
-    if not twin_ids:
-        return {}
-    rows = session.execute(
-        select(Case.id, Result).join(Result, Result.case_id == Case.id)
-        .where(Case.id.in_(sorted(twin_ids)))).all()
-    return {case_id: result_metrics(result) for case_id, result in rows}
-
-
-def _entry(case: Case, result: Result | None, twins: dict[int, dict[str, Any]]) -> dict:
+def _entry(case: Case, result: Result | None) -> dict:
     entry = case_entry(case, result)
     if case.kind == "certificate":
         entry.update(source_id=case.source_case_id, slot=case.slot)
-    elif case.kind == "case" and case.twin_id is not None and entry["metrics"]:
-        entry["metrics"].update(twin_deviations(entry["metrics"], twins.get(case.twin_id)))
     return entry
 
 
@@ -200,13 +201,23 @@ def iter_pages(
     """Every row of ``kind`` a page at a time, each page read in its own short session from
     ``sessions`` (a session factory): memory bounded by one page, however large the study,
     and no read transaction held open while the caller writes the page out."""
+    for rows in iter_page_rows(sessions, study_id=study_id, kind=kind, page=page, sort=sort,
+                               status=status):
+        yield [_row_entry(r) for r in rows]
+
+
+def iter_page_rows(
+    sessions: Any, *, study_id: int, kind: str = "case", page: int = PAGE,
+    sort: str | None = None, status: str | None = None,
+) -> Iterator[list[Any]]:
+    """:func:`iter_pages` as the rows of :func:`page_rows`."""
     cursor = None
     while True:
         with sessions() as session:
-            entries, cursor = case_page(session, study_id=study_id, kind=kind, limit=page,
-                                        cursor=cursor, sort=sort, status=status)
-        if entries:
-            yield entries
+            rows, cursor = page_rows(session, study_id=study_id, kind=kind, limit=page,
+                                     cursor=cursor, sort=sort, status=status)
+        if rows:
+            yield rows
         if cursor is None:
             return
 
@@ -219,8 +230,7 @@ def case_at(session: Session, *, study_id: int, index: int) -> dict[str, Any] | 
         .where(Case.study_id == study_id, Case.kind == "case", Case.index == index)).first()
     if row is None:
         return None
-    twins = _twin_metrics(session, {row.Case.twin_id} if row.Case.twin_id is not None else set())
-    return _entry(row.Case, row.Result, twins)
+    return _entry(row.Case, row.Result)
 
 
 def metric_columns(
@@ -287,30 +297,16 @@ def study_table(session: Session, study_id: int, *, metrics: Sequence[str] = ()
         entry = {"id": row.id, "params": params, "status": row.status, "metrics": values,
                  "twin_id": row.twin_id}
         (twins if row.kind == "twin" else cases).append(entry)
-    # the deviations asked for only (computing all of them was half the read's time)
-    asked = [m for m in metric_registry.with_deviation()
-             if metric_registry.deviation_name(m) in metrics]
-    twin_metrics = {t["id"]: t["metrics"] for t in twins}
+    # a stored deviation may be null (a twin without the metric): the JSON path reads it as
+    # missing, the whole read as None - the same keys either way
+    asked = [n for n in metrics if n.startswith(metric_registry.DEVIATION)]
     for entry in cases:
         if asked and entry["twin_id"] is not None and entry["metrics"]:
-            entry["metrics"].update(_deviations(entry["metrics"],
-                                                twin_metrics.get(entry["twin_id"]), asked))
+            for name in asked:
+                entry["metrics"].setdefault(name, None)
     certificates, _ = case_page(session, study_id=study_id, kind="certificate")
     return {**_study_fields(session, study), "cases": cases, "twins": twins,
             "certificates": certificates}
-
-
-def _deviations(metrics: dict[str, Any], twin: dict[str, Any] | None,
-                names: Sequence[str]) -> dict[str, float | None]:
-    """``deviation_<m>`` = m / m_twin - 1 of ``names`` (as :func:`.case_reads.twin_deviations`
-    gives it: None where either is missing, not finite, or the twin's is 0)."""
-    out: dict[str, float | None] = {}
-    for m in names:
-        a, b = metrics.get(m), (twin or {}).get(m)
-        ok = all(isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
-                 for x in (a, b))
-        out[metric_registry.deviation_name(m)] = float(a) / float(b) - 1.0 if ok and b else None
-    return out
 
 
 def _axis_value(name: str, axis: Any) -> Any:

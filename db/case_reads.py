@@ -2,25 +2,25 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
+from gapsweep.core import metrics as metric_registry
+from gapsweep.study.case_inputs import case_inputs
 from sqlalchemy import select
-from sqlalchemy.orm import Session, aliased
+from sqlalchemy.orm import Session
 
-from .metrics import deviations, iso, result_metrics
+from .metrics import iso, result_metrics
 from .models import METRIC_COLUMNS, Case, Result, Series, Study
 from .series_codec import decode_series, series_names
 
 CASE_ID_COLUMN = "case_id"
 
 
-def twin_deviations(
-    metrics: Mapping[str, Any], twin_metrics: Mapping[str, Any] | None
-) -> dict[str, Any]:
-    """``deviation_*`` of a case from its twin (None values while the twin has no result)."""
-    return deviations(metrics, twin_metrics or {})
+def deviation_columns() -> list[str]:
+    """The ``deviation_*`` metrics a clearance case stores (the registry's, in its order)."""
+    return [metric_registry.deviation_name(m) for m in metric_registry.with_deviation()]
 
 
 def twin_of(session: Session, twin_id: int) -> list[int]:
@@ -37,7 +37,8 @@ def case_detail(session: Session, case_id: int) -> dict[str, Any] | None:
     (``series``: the stored names, ``metrics`` with ``deviation_*`` when it has a twin,
     ``twin_of``: for an ideal twin, the cases it is the twin of)."""
     row = session.execute(
-        select(Case, Study.name, Study.model, Study.series_policy, Study.deleted_at)
+        select(Case, Study.name, Study.model, Study.series_policy, Study.deleted_at,
+               Study.spec)
         .join(Study, Study.id == Case.study_id)
         .where(Case.id == case_id)
     ).first()
@@ -46,11 +47,9 @@ def case_detail(session: Session, case_id: int) -> dict[str, Any] | None:
     case = row.Case
     metrics = result_metrics(session.scalar(select(Result).where(Result.case_id == case_id)))
     twin_metrics = None
-    if case.twin_id is not None:
+    if case.twin_id is not None:  # its deviations are stored with its metrics
         twin = session.scalar(select(Result).where(Result.case_id == case.twin_id))
         twin_metrics = result_metrics(twin)
-        if metrics:
-            metrics.update(twin_deviations(metrics, twin_metrics))
     blob = session.scalar(select(Series.data).where(Series.case_id == case_id))
     return {
         "id": case.id,
@@ -59,7 +58,8 @@ def case_detail(session: Session, case_id: int) -> dict[str, Any] | None:
         "model": row.model,
         "kind": case.kind,
         "index": case.index,
-        "params": case.params,
+        # as it runs: a mechanism study's table joined in (the page draws and re-runs it)
+        "params": case_inputs(case.params, row.spec),
         "status": case.status,
         "attempts": case.attempts,
         "reason": case.reason,
@@ -101,32 +101,28 @@ def export_rows(session: Session, study_id: int) -> tuple[list[str], list[dict[s
 
     ``case_id`` comes last because design.md 4.5 fixes the order before it (parameters, then
     status, then metrics): scripts that read the columns by position keep working."""
-    twin_result = aliased(Result)
     rows = session.execute(
-        select(Case.id, Case.params, Case.status, Case.twin_id, Result, twin_result)
+        select(Case.id, Case.params, Case.status, Case.twin_id, Result)
         .outerjoin(Result, Result.case_id == Case.id)
-        .outerjoin(twin_result, twin_result.case_id == Case.twin_id)
         .where(Case.study_id == study_id, Case.kind == "case")
         .order_by(Case.index)
     ).all()
     params_cols: dict[str, None] = {}
     metric_cols: dict[str, None] = {}
+    deviations = deviation_columns()  # stored with the metrics; listed last
     has_twins = False
     out: list[dict[str, Any]] = []
-    for case_id, params, status, twin_id, result, twin in rows:
+    for case_id, params, status, twin_id, result in rows:
         # a mechanism study's cases carry its [mechanism] table: the study's, not a column
         params_cols.update(dict.fromkeys(k for k in params if k != "mechanism"))
         metrics = result_metrics(result)
-        metric_cols.update(dict.fromkeys(metrics))
-        if twin_id is not None:
-            has_twins = True
-            if metrics:
-                metrics.update(twin_deviations(metrics, result_metrics(twin)))
+        metric_cols.update(dict.fromkeys(k for k in metrics if k not in deviations))
+        has_twins = has_twins or twin_id is not None
         out.append({**params, "status": status, **metrics, CASE_ID_COLUMN: case_id})
     ordered_metrics = [m for m in METRIC_COLUMNS if m in metric_cols]
     ordered_metrics += [m for m in metric_cols if m not in METRIC_COLUMNS]
     if has_twins:
-        ordered_metrics += list(twin_deviations({}, {}))
+        ordered_metrics += deviations
     columns = [*params_cols, "status", *ordered_metrics, CASE_ID_COLUMN]
     return columns, [{c: row.get(c) for c in columns} for row in out]
 

@@ -23,13 +23,15 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import numpy as np
+from gapsweep.study.case_inputs import case_inputs
+from gapsweep.study.twins import deviations as twin_deviations
 from sqlalchemy import Float, case, cast, exists, func, insert, literal, or_, select, update
 from sqlalchemy.orm import Session
 
 from gapsweep.settings import get_settings
 
 from .lifecycle import refresh_study_status, requeue
-from .metrics import split_metrics
+from .metrics import result_metrics, split_metrics
 from .models import Case, Result, Series, Study, UTCDateTime, utcnow
 from .series_codec import encode_series
 
@@ -45,7 +47,7 @@ class ClaimedCase:
     model: str
     kind: str  # "case" | "twin" | "certificate"
     index: int
-    params: dict[str, Any]
+    params: dict[str, Any]  # as it runs: the study's [mechanism] table joined in
     attempts: int  # claims so far, this one included
     series_policy: str  # "preview" | "full" | "none"
     lease_expires: datetime
@@ -101,7 +103,8 @@ def claim_cases(
     studies = {
         s.id: s
         for s in session.execute(
-            select(Study.id, Study.model, Study.series_policy).where(Study.id.in_(study_ids))
+            select(Study.id, Study.model, Study.series_policy, Study.spec)
+            .where(Study.id.in_(study_ids))
         )
     }
     session.execute(
@@ -117,7 +120,7 @@ def claim_cases(
             model=studies[r.study_id].model,
             kind=r.kind,
             index=r.index,
-            params=dict(r.params),
+            params=case_inputs(r.params, studies[r.study_id].spec),
             attempts=r.attempts,
             series_policy=studies[r.study_id].series_policy,
             lease_expires=expires,
@@ -283,14 +286,16 @@ def complete_cases(
                 wall_time_s=cast(case(walls, value=Case.id, else_=None), Float),
                 reason=None,
             )
-            .returning(Case.id, Case.study_id),
+            .returning(Case.id, Case.study_id, Case.kind, Case.twin_id),
             execution_options=_NO_SYNC,
         ).all()
         study_of = {row.id: row.study_id for row in accepted}
         if study_of:
+            _with_deviations(session, accepted, good)
             session.execute(
                 insert(Result), [{"case_id": cid, **good[cid][0]} for cid in study_of]
             )
+            _fill_dependents(session, [r.id for r in accepted if r.kind == "twin"], good)
             policies = dict(
                 session.execute(
                     select(Study.id, Study.series_policy).where(
@@ -312,6 +317,53 @@ def complete_cases(
                 refresh_study_status(session, sid, now=now)
         stored.update({cid: cid in study_of for cid in good})
     return [stored[cid] for cid in ids]
+
+
+def _metrics_of(columns: Mapping[str, Any]) -> dict[str, Any]:
+    """The metrics dict of :func:`.metrics.split_metrics`'s keyword arguments (None dropped)."""
+    out = {k: v for k, v in columns.items() if k != "extra" and v is not None}
+    out.update(columns.get("extra") or {})
+    return out
+
+
+def _with_deviations(session: Session, accepted: Sequence[Any],
+                     good: dict[int, tuple[dict[str, Any], Any]]) -> None:
+    """Put each accepted clearance case's ``deviation_*`` from its ideal twin
+    (:func:`gapsweep.study.twins.deviations`) into the ``extra`` it is about to be stored
+    with: computed once, here, and read stored everywhere (issue 34.3). A twin not done yet
+    gives None values, filled when the twin is stored (:func:`_fill_dependents`)."""
+    cases = [r for r in accepted if r.kind == "case" and r.twin_id is not None]
+    if not cases:
+        return
+    twin_ids = {r.twin_id for r in cases}
+    stored_now = {r.id for r in accepted}  # a twin of this chunk whose lease held
+    twins = {cid: _metrics_of(good[cid][0]) for cid in twin_ids & stored_now}
+    missing = sorted(twin_ids - set(twins))
+    if missing:
+        twins.update((r.case_id, result_metrics(r)) for r in session.scalars(
+            select(Result).where(Result.case_id.in_(missing))))
+    for row in cases:
+        columns = good[row.id][0]
+        found = twin_deviations(_metrics_of(columns), twins.get(row.twin_id))
+        columns["extra"] = {**(columns.get("extra") or {}), **found}
+
+
+def _fill_dependents(session: Session, twin_ids: Sequence[int],
+                     good: dict[int, tuple[dict[str, Any], Any]]) -> None:
+    """Once ideal twins are stored, the ``deviation_*`` of their clearance cases stored
+    before them (one bulk UPDATE by primary key)."""
+    if not twin_ids:
+        return
+    twins = {cid: _metrics_of(good[cid][0]) for cid in twin_ids}
+    rows = session.execute(
+        select(Result, Case.twin_id).join(Case, Case.id == Result.case_id)
+        .where(Case.twin_id.in_(list(twin_ids)), Case.kind == "case")).all()
+    updates = [{"id": result.id,
+                "extra": {**(result.extra or {}),
+                          **twin_deviations(result_metrics(result), twins[twin_id])}}
+               for result, twin_id in rows]
+    if updates:
+        session.execute(update(Result), updates)
 
 
 def fail_case(

@@ -1,9 +1,11 @@
-"""Metrics between the core's dict and a :class:`~.models.Result` row, and twin deviations.
+"""Metrics between the core's dict and a :class:`~.models.Result` row.
 
 A case's metrics go to the contract columns when the model reports them (design.md 4.1) and
 to ``Result.extra`` otherwise; reading merges them back. Values become plain JSON numbers:
 numpy scalars are unwrapped and non-finite floats are stored as null (PostgreSQL's JSON has
 no NaN, SQLite's REAL turns it into NULL anyway, so both databases give the same answer).
+A clearance case's ``deviation_*`` from its ideal twin are stored in ``extra`` with its
+result (:mod:`.leases`; archives from before, by migration 0006): reading never computes them.
 """
 
 from __future__ import annotations
@@ -12,8 +14,6 @@ import math
 from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
-
-from gapsweep.study.twins import deviations as _study_deviations
 
 from .models import INT_METRICS, METRIC_COLUMNS, Case, Result
 
@@ -56,12 +56,6 @@ def result_metrics(result: Result | None) -> dict[str, Any]:
     out = {k: v for k, v in out.items() if v is not None}
     out.update(result.extra or {})
     return out
-
-
-def deviations(metrics: Mapping[str, Any], twin_metrics: Mapping[str, Any]) -> dict[str, Any]:
-    """``deviation_*`` of a case from its twin (relative: m / m_twin - 1), the study layer's
-    (:func:`gapsweep.study.twins.deviations`)."""
-    return dict(_study_deviations(metrics, twin_metrics))
 
 
 def iso(moment: datetime | None) -> str | None:

@@ -12,13 +12,14 @@ Every dict returned is JSON-ready: ids are integers, times ISO 8601 strings with
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from sqlalchemy import func, insert, or_, select
 from sqlalchemy.orm import Session
 
 from . import case_pages
-from .case_reads import case_detail, case_series, export_rows, twin_deviations
+from .case_reads import case_detail, case_series, export_rows
 from .certificates import certificate_entry
 from .leases import queued_case_ids
 from .lifecycle import (
@@ -35,6 +36,7 @@ from .models import CASE_STATUSES, CERTIFICATE, Case, Result, Study, StudyTag, u
 from .search import best_entry
 
 __all__ = [
+    "CreatedStudy",
     "StudyNotFoundError",
     "cancel_study",
     "case_detail",
@@ -51,6 +53,7 @@ __all__ = [
     "study_detail",
     "study_head",
     "study_progress",
+    "study_status",
 ]
 
 MAX_PAGE = 10_000
@@ -77,6 +80,25 @@ class PlanLike(Protocol):
     twin_of: list[int | None]
 
 
+@dataclass(frozen=True)
+class CreatedStudy:
+    """What :func:`create_study` wrote: the flushed ``study`` and the ids of its twins and
+    cases in their design order - the ids to enqueue, carried rather than read back."""
+
+    study: Study
+    twin_ids: list[int]
+    case_ids: list[int]
+
+    @property
+    def id(self) -> int:
+        return int(self.study.id)
+
+    @property
+    def queued_ids(self) -> list[int]:
+        """Every id to enqueue, ideal twins first (as :func:`queued_case_ids` orders them)."""
+        return [*self.twin_ids, *self.case_ids]
+
+
 def create_study(
     session: Session,
     *,
@@ -84,11 +106,11 @@ def create_study(
     plan: PlanLike,
     provenance: dict[str, Any],
     owner: str | None = None,
-) -> Study:
+) -> CreatedStudy:
     """Write the study, its twins and its cases (status queued, each case linked to its
-    twin) in the caller's transaction, and return the flushed Study (``id`` set). On any
-    error the session is rolled back - nothing of it is written - and the error re-raised.
-    The caller commits, then enqueues :func:`queued_case_ids`."""
+    twin) in the caller's transaction, and return what was written (the flushed Study, its
+    twins' and cases' ids). On any error the session is rolled back - nothing of it is
+    written - and the error re-raised. The caller commits, then enqueues the ids."""
     if len(plan.twin_of) != len(plan.cases):
         raise ValueError(
             f"plan.twin_of has {len(plan.twin_of)} entries for {len(plan.cases)} cases"
@@ -126,19 +148,23 @@ def create_study(
                     ],
                 )
             )
+        case_ids: list[int] = []
         if plan.cases:
-            session.execute(
-                insert(Case),
-                [
-                    _case_row(study.id, "case", i, p, None if t is None else twin_ids[t], now)
-                    for i, (p, t) in enumerate(zip(plan.cases, plan.twin_of, strict=True))
-                ],
+            case_ids = list(
+                session.scalars(
+                    insert(Case).returning(Case.id, sort_by_parameter_order=True),
+                    [
+                        _case_row(study.id, "case", i, p, None if t is None else twin_ids[t],
+                                  now)
+                        for i, (p, t) in enumerate(zip(plan.cases, plan.twin_of, strict=True))
+                    ],
+                )
             )
         session.flush()
     except BaseException:
         session.rollback()
         raise
-    return study
+    return CreatedStudy(study, twin_ids, case_ids)
 
 
 def _case_row(
@@ -277,6 +303,12 @@ def _case_counts(session: Session, study_ids: Iterable[int]) -> dict[int, dict[s
     return out
 
 
+def study_status(session: Session, study_id: int) -> str | None:
+    """The study's stored status (None for no such study): one primary-key read, for a
+    caller after a transaction that refreshed it (:func:`refresh_study_status`)."""
+    return session.scalar(select(Study.status).where(Study.id == study_id))
+
+
 def study_progress(session: Session, study_id: int) -> dict[str, int]:
     """Case counts per status and their total, design cases only (twins excluded):
     ``{"queued","running","done","failed","cancelled","total"}``."""
@@ -339,7 +371,7 @@ def study_detail(session: Session, study_id: int) -> dict[str, Any] | None:
     "created","started","finished","spec","provenance","analysis","counts","cases",
     "twins","certificates"}``; each case ``{"id","params","status","attempts","reason",
     "metrics","twin_id"}`` in design order, a clearance case's metrics carrying
-    ``deviation_*`` from its twin (twins: the same keys, ``twin_id`` null). Certificates
+    ``deviation_*`` from its twin, as stored (twins: the same keys, ``twin_id`` null). Certificates
     (the finished study's refined re-runs, :mod:`.certificates`) are listed apart like the
     twins, each with the ``source_id`` of the case it refines and its refinement ``slot``."""
     study = session.get(Study, study_id)
@@ -353,23 +385,13 @@ def study_detail(session: Session, study_id: int) -> dict[str, Any] | None:
     ).all()
     twins: list[dict[str, Any]] = []
     cases: list[dict[str, Any]] = []
-    twin_metrics: dict[int, dict[str, Any]] = {}
     certificates: list[dict[str, Any]] = []
     for case, result in rows:
         if case.kind == CERTIFICATE:  # by source then slot: their index order
             certificates.append(certificate_entry(case, result))
             continue
         entry = case_entry(case, result)
-        if case.kind == "twin":
-            twin_metrics[case.id] = entry["metrics"]
-            twins.append(entry)
-        else:
-            cases.append(entry)
-    for entry in cases:
-        if entry["twin_id"] is not None and entry["metrics"]:
-            entry["metrics"].update(
-                twin_deviations(entry["metrics"], twin_metrics.get(entry["twin_id"]))
-            )
+        (twins if case.kind == "twin" else cases).append(entry)
     return {
         **_study_fields(session, study),
         "cases": cases,

@@ -253,17 +253,30 @@ def analyse(spec: StudySpec, plan: StudyPlan, metrics: Rows) -> dict[str, Any]:
     return get_design(spec.design).analysis(spec, plan, metrics)
 
 
+def stored_plan(spec: StudySpec, cases: Sequence[Mapping[str, Any]]) -> StudyPlan:
+    """The study's plan as its stored ``cases`` (in design order) carry it: their params
+    are the plan's cases (issue 34.4: a 100,000-case grid is not planned a second time to be
+    analysed). A sampling design's analysis also reads the sample matrix (before integer
+    axes were rounded), which the cases do not carry: that one is planned again from the
+    spec (deterministic, design.md 4.2)."""
+    if get_design(spec.design).samples:
+        return plan_study(spec)
+    params = [c["params"] for c in cases]
+    return StudyPlan(params, [], [None] * len(params))
+
+
 def analyse_study(detail: Mapping[str, Any]) -> dict[str, Any]:
     """The analysis of a study from its detail (``show --json``'s shape: ``spec``, ``cases``
-    in the plan's order): the spec parsed and planned again, the done cases' metrics, the
-    others missing. The one recipe for the analysis the worker stores when a study finishes
-    and the one a page computes for a study still running.
+    in the plan's order): the spec parsed, the plan read from the cases
+    (:func:`stored_plan`), the done cases' metrics, the others missing. The one recipe for
+    the analysis the worker stores when a study finishes and the one a page computes for a
+    study still running.
 
     An analysis that cannot run gives ``{"error": "<type>: <message>"}`` instead of raising:
     it must neither lose the results nor break a page."""
     try:
         spec = parse_spec(detail["spec"])
-        plan = plan_study(spec)
+        plan = stored_plan(spec, detail["cases"])
         # cases come back in the plan's order, so the i-th metrics belong to plan.cases[i]
         metrics = [c["metrics"] if c["status"] == "done" else None for c in detail["cases"]]
         return analyse(spec, plan, metrics)

@@ -57,3 +57,21 @@ def deviations(
                  for x in (m, t))
         out[name] = float(m) / float(t) - 1.0 if ok and t != 0 else None
     return out
+
+
+def ratio(
+    metrics: Mapping[str, Any] | None, metric: str, twin_metrics: Mapping[str, Any] | None = None
+) -> float | None:
+    """``m / m_twin`` of ``metric`` (dimensionless): ``1 + deviation`` where the case stores
+    a deviation of it (computed once, when stored); for a metric without one (a window's
+    ``_steady`` or ``_settled`` statistic no deviation is kept of) from ``twin_metrics``, as
+    :func:`deviations` computes it. None where either is missing, not finite or the twin's
+    value is 0."""
+    metrics = metrics or {}
+    if metric in DEVIATIONS:
+        stored = metrics.get(DEVIATIONS[metric])
+        return None if stored is None else 1.0 + float(stored)
+    m, t = metrics.get(metric), (twin_metrics or {}).get(metric)
+    ok = all(isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+             for x in (m, t))
+    return float(m) / float(t) if ok and t != 0 else None

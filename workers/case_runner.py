@@ -142,9 +142,11 @@ def run_chunk(
         # those that used up their attempts are failed by now: their claim will be refused
         enqueue(retried, sessions=sessions, dispatcher=dispatcher, chunk_size=1)
     for study_id in touched:
+        # the store refreshed the status in its transaction (db.leases), an adaptive study's
+        # advance in its own: read here, not refreshed a second time
         advance_search(sessions, study_id, settings=settings, dispatcher=dispatcher)
-        with sessions.begin() as session:
-            status = studies.refresh_study_status(session, study_id)
+        with sessions() as session:
+            status = studies.study_status(session, study_id)
         if status == "done":
             finish_study(sessions, study_id, settings=settings, dispatcher=dispatcher)
     return report

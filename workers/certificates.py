@@ -17,6 +17,7 @@ from typing import Any
 
 from gapsweep.db import certificates as certificate_rows
 from gapsweep.db import studies
+from gapsweep.study.case_inputs import case_inputs
 from gapsweep.study.certificates import plan_certificates
 from gapsweep.study.design_registry import DEFAULT_DESIGN
 from sqlalchemy.orm import Session, sessionmaker
@@ -45,9 +46,12 @@ def start_certificates(
             detail = studies.study_detail(session, study_id)
     if detail is None or detail["status"] != "done" or detail.get("certificates"):
         return []
-    design = (detail.get("spec") or {}).get("design", DEFAULT_DESIGN)
+    spec = detail.get("spec") or {}
+    design = spec.get("design", DEFAULT_DESIGN)
+    # the cases as they ran (a mechanism study's table joined in: a certificate reads it)
+    cases = [{**c, "params": case_inputs(c["params"], spec)} for c in detail["cases"]]
     try:
-        plan = plan_certificates(detail["model"], design, detail["cases"])
+        plan = plan_certificates(detail["model"], design, cases)
     except Exception:  # a certificate that cannot be planned must not touch the results
         log.exception("planning the certificates of study %d failed", study_id)
         return []

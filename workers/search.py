@@ -20,6 +20,7 @@ import logging
 from typing import Any
 
 from gapsweep.db import search as search_rows
+from gapsweep.db.lifecycle import refresh_study_status
 from gapsweep.db.models import Study
 from gapsweep.study.designs import estimate_seconds
 from gapsweep.study.schema import ADAPTIVE_DESIGNS
@@ -81,6 +82,9 @@ def advance_search(
                                                for c in cases)
             search_rows.set_search_state(session, study_id=study_id,
                                          state={**step.state, "blocked": blocked})
+        # the summary decides whether the study is done (a settled search): its status
+        # follows in the same transaction (the worker reads it, refreshes it no more)
+        refresh_study_status(session, study_id)
     if step.new_cases:
         if ids:
             log.info("study %d: generation %d, %d case(s) queued", study_id,

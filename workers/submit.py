@@ -30,16 +30,26 @@ def create_study_rows(
     """Write the study and its cases (status queued) in one transaction; returns its id.
     ``plan``: the spec's plan when the caller made it already (not made again).
     Raises :class:`~gapsweep.study.errors.SpecError` (nothing written) for a bad design."""
+    return write_study(spec, sessions=sessions, owner=owner, plan=plan).id
+
+
+def write_study(
+    spec: StudySpec,
+    *,
+    sessions: sessionmaker[Session],
+    owner: str | None = None,
+    plan: StudyPlan | None = None,
+) -> studies.CreatedStudy:
+    """:func:`create_study_rows` returning what was written: the study and its case ids."""
     plan = plan if plan is not None else plan_study(spec)
     provenance = collect(spec)
     with sessions.begin() as session:
-        study = studies.create_study(
+        created = studies.create_study(
             session, spec=spec, plan=plan, provenance=provenance, owner=owner
         )
-        session.flush()
         if spec.design in ADAPTIVE_DESIGNS:
-            start_search(session, spec, study)
-        return int(study.id)
+            start_search(session, spec, created.study)
+    return created
 
 
 def enqueue_study(
@@ -49,11 +59,14 @@ def enqueue_study(
     sessions: sessionmaker[Session],
     settings: Settings,
     dispatcher: Dispatcher,
+    ids: list[int] | None = None,
 ) -> int:
     """Send the study's queued cases (ideal twins first) in messages sized by what a case of
-    ``spec`` costs (:func:`~.dispatch.chunking`); returns the number of messages."""
-    with sessions() as session:
-        ids = leases.queued_case_ids(session, study_id=study_id)
+    ``spec`` costs (:func:`~.dispatch.chunking`); returns the number of messages. ``ids``:
+    the queued ids when the caller holds them (those it just wrote: not read back)."""
+    if ids is None:
+        with sessions() as session:
+            ids = leases.queued_case_ids(session, study_id=study_id)
     size, at_least = chunking(settings, estimate_seconds(spec, 1), len(ids))
     return enqueue(ids, sessions=sessions, dispatcher=dispatcher, chunk_size=size,
                    at_least=at_least)
@@ -78,12 +91,13 @@ def submit_study(
 ) -> int:
     """Create the study (owned by the user called ``owner``, None: nobody's) and enqueue its
     cases after the commit; returns the study id. ``plan``: as for :func:`create_study_rows`."""
-    study_id = create_study_rows(spec, sessions=sessions, owner=owner, plan=plan)
+    created = write_study(spec, sessions=sessions, owner=owner, plan=plan)
     enqueue_study(
-        study_id,
+        created.id,
         spec,
         sessions=sessions,
         settings=settings,
         dispatcher=dispatcher or default_dispatcher(),
+        ids=created.queued_ids,
     )
-    return study_id
+    return created.id

@@ -60,3 +60,22 @@ def study_json_chunks(
                 started = True
         yield "]"
     yield "}"
+
+
+def csv_chunks(columns: list[str], pages: Iterable[list[Mapping[str, Any]]]) -> Iterator[str]:
+    """CSV text of export ``pages`` (rows keyed by ``columns``): the header, then one chunk
+    per page (``gapsweep export`` and ``cases.csv`` write the same text). Each row goes to
+    the writer as a list in column order - ``csv`` writes None as an empty field itself -
+    not as a dict DictWriter copies again: that copy was a third of a large export's time."""
+    import csv
+    import io
+
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(columns)
+    for rows in pages:
+        writer.writerows([row.get(c) for c in columns] for row in rows)
+        yield buffer.getvalue()
+        buffer.seek(0)
+        buffer.truncate()
+    yield buffer.getvalue()

@@ -71,12 +71,10 @@ def write_pages(columns: list[str], pages: Iterable[list[dict[str, Any]]], fmt: 
 def _write_pages(columns: list[str], pages: Iterable[list[dict[str, Any]]], fmt: str,
                  handle: Any) -> None:
     if fmt == "csv":
-        writer = csv.DictWriter(handle, fieldnames=columns, extrasaction="ignore",
-                                lineterminator="\n")
-        writer.writeheader()
-        for rows in pages:
-            writer.writerows({k: ("" if row.get(k) is None else row.get(k)) for k in columns}
-                             for row in rows)
+        from gapsweep.archive.streaming import csv_chunks
+
+        for chunk in csv_chunks(columns, pages):
+            handle.write(chunk)
         return
     handle.write("[")
     first = True

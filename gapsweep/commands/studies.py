@@ -202,6 +202,7 @@ def _export_adm(arch: Any, args: argparse.Namespace) -> int:
     from gapsweep.core.errors import InputError
     from gapsweep.core.mechanism.case import MechanismCase
     from gapsweep.study.adams.export import dataset_text
+    from gapsweep.study.case_inputs import case_inputs
 
     detail = arch.study(args.id)
     if detail.get("model") != "mechanism":
@@ -216,7 +217,8 @@ def _export_adm(arch: Any, args: argparse.Namespace) -> int:
         raise CommandError(f"--case {args.case}: not a case of study {args.id} (its cases: "
                            f"{cases[0]['id']}..{cases[-1]['id']})")
     try:
-        text = dataset_text(MechanismCase.from_mapping(case["params"]).spec)
+        params = case_inputs(case["params"], detail.get("spec"))  # the study's table
+        text = dataset_text(MechanismCase.from_mapping(params).spec)
     except InputError as exc:
         raise CommandError(f"--format adm: {exc}") from None
     if args.output:

@@ -9,13 +9,16 @@ import random
 from typing import Any
 
 from gapsweep.db.models import METRIC_COLUMNS, Case, Result, Study, utcnow
+from gapsweep.study.twins import deviations
 from sqlalchemy import insert
 
 
 def fill_study(session: Any, *, n_clearance: int = 12, n_stiffness: int = 5,
-               seed: int = 3) -> int:
+               seed: int = 3, stored_deviations: bool = True) -> int:
     """Insert one study of ``n_clearance * n_stiffness`` cases and ``n_stiffness`` twins;
-    its id. Every 7th case failed (no result), every 11th still queued (no result)."""
+    its id. Every 7th case failed (no result), every 11th still queued (no result). A case's
+    ``deviation_*`` from its twin are stored in ``extra`` as the worker's store writes them
+    (``stored_deviations=False``: an archive from before they were stored)."""
     rng = random.Random(seed)
     clearances = [round(0.005 + 0.001 * i, 4) for i in range(n_clearance)]  # < 10 mm bearing
     scales = [round(0.5 + 0.25 * j, 4) for j in range(n_stiffness)]
@@ -46,11 +49,21 @@ def fill_study(session: Any, *, n_clearance: int = 12, n_stiffness: int = 5,
     case_ids = list(session.scalars(insert(Case).returning(Case.id, sort_by_parameter_order=True),
                                     rows))
     results = [{"case_id": i, **metrics(rng)} for i in twin_ids]
-    results += [{"case_id": i, **metrics(rng)} for i, r in zip(case_ids, rows, strict=True)
-                if r["status"] == "done"]
+    twin_of = {r["case_id"]: _flat(r) for r in results}
+    for i, r in zip(case_ids, rows, strict=True):
+        if r["status"] == "done":
+            result = {"case_id": i, **metrics(rng)}
+            if stored_deviations:
+                result["extra"].update(deviations(_flat(result), twin_of[r["twin_id"]]))
+            results.append(result)
     session.execute(insert(Result), results)
     session.flush()
     return study.id
+
+
+def _flat(result: dict[str, Any]) -> dict[str, Any]:
+    """A result row's metrics as one dict (columns and ``extra``)."""
+    return {**{m: result[m] for m in METRIC_COLUMNS}, **result["extra"]}
 
 
 def metrics(rng: random.Random) -> dict[str, Any]:

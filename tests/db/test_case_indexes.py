@@ -51,7 +51,7 @@ def test_the_migration_adds_the_index_to_an_older_archive(database_url):
         sessions = sessionmaker(engine, expire_on_commit=False)
         with sessions.begin() as s:
             study_id = fill_study(s)
-        upgrade(database_url)
+        upgrade(database_url, "0005_case_pages")
         assert current_revision(database_url) == "0005_case_pages"
         names = {ix["name"] for ix in inspect(engine).get_indexes("cases")}
         assert STATUS_INDEX in names

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 import tomllib
+from gapsweep.study.case_inputs import case_inputs
 from gapsweep.study.designs import plan_study
 from gapsweep.study.errors import SpecError
 from gapsweep.study.spec import load_spec_file, parse_spec
@@ -41,14 +42,17 @@ def test_every_shipped_mechanism_study_plans(name):
     for axis in spec.axes.values():
         n *= axis.n_levels
     assert len(plan.cases) == n
-    assert all(c["mechanism"] == spec.mechanism for c in plan.cases)
+    # a case's params are what varies; the table is the study's, joined when it runs
+    assert all(set(c) == set(spec.base) | set(spec.axes) for c in plan.cases)
+    assert all(case_inputs(c, spec.to_dict())["mechanism"] == spec.mechanism
+               for c in plan.cases)
 
 
 def test_twins_drop_the_clearance_joints_parameters_only():
     data = _study("two_clearance_slider_crank")  # 2 x 2 clearances: one twin
     plan = plan_study(parse_spec(data))
     assert len(plan.cases) == 4 and len(plan.twins) == 1
-    assert set(plan.twins[0]) == {"mechanism", "ideal"}
+    assert set(plan.twins[0]) == {"ideal"}
     data = _study("four_bar_crank_rocker")  # clearance x speed: one twin per speed
     plan = plan_study(parse_spec(data))
     assert len(plan.twins) == 2
@@ -144,8 +148,10 @@ def test_cli_refuses_a_broken_mechanism_and_writes_nothing(tmp_path):
 def test_certificates_refine_every_clearance_joint_and_read_the_first_measure():
     from gapsweep.study.certificates import REFINEMENTS, headline, plan_certificates
 
-    plan = plan_study(parse_spec(_study("two_clearance_slider_crank")))
-    cases = [{"params": p, "status": "done",
+    spec = parse_spec(_study("two_clearance_slider_crank"))
+    plan = plan_study(spec)
+    # the cases as they ran (the study's table joined in: workers/certificates.py)
+    cases = [{"params": case_inputs(p, spec.to_dict()), "status": "done",
               "metrics": {"peak_slider_accel": 1000.0 + i, "peak_contact_force": 1.0,
                           "max_penetration": 1e-6}} for i, p in enumerate(plan.cases)]
     assert headline("mechanism", cases) == "peak_slider_accel"
@@ -155,5 +161,31 @@ def test_certificates_refine_every_clearance_joint_and_read_the_first_measure():
     k4 = next(c for c in certs if c.slot == 3)
     assert k4.params["joints.crank_pin.stiffness_scale"] == 4.0
     assert k4.params["joints.piston_pin.stiffness_scale"] == 4.0
-    four_bar = plan_study(parse_spec(_study("four_bar_crank_rocker"))).cases
-    assert headline("mechanism", [{"params": four_bar[0]}]) == "peak_rocker_alpha"
+    four_bar = parse_spec(_study("four_bar_crank_rocker"))
+    first = case_inputs(plan_study(four_bar).cases[0], four_bar.to_dict())
+    assert headline("mechanism", [{"params": first}]) == "peak_rocker_alpha"
+
+
+def test_the_estimate_reads_the_check_s_parse_of_the_table(monkeypatch):
+    """Issue 34.4: the spec's check parses the [mechanism] table; the estimate reads that
+    parse instead of parsing it again."""
+    from gapsweep.core.mechanism import case as mechanism_case
+    from gapsweep.study import mechanism as study_mechanism
+    from gapsweep.study.designs import estimate_seconds
+
+    monkeypatch.setattr(study_mechanism, "_PARSED", {})
+    real = mechanism_case.MechanismCase.from_mapping.__func__
+    calls = []
+
+    def counted(cls, data, *args, **kwargs):
+        calls.append(1)
+        return real(cls, data, *args, **kwargs)
+
+    monkeypatch.setattr(mechanism_case.MechanismCase, "from_mapping", classmethod(counted))
+    data = _study("four_bar_crank_rocker")
+    data["mechanism"]["name"] = "parsed once"  # a table no other test parsed
+    spec = parse_spec(data)
+    assert calls  # the check read the table
+    calls.clear()
+    assert estimate_seconds(spec, 10) == pytest.approx(10 * 0.004)  # no t_end: per case
+    assert calls == []

@@ -201,3 +201,25 @@ def test_grid_has_no_study_level_analysis_and_lengths_must_match() -> None:
     assert analyse(spec, plan, [{"m": 1.0}, None]) == {}
     with pytest.raises(ValueError):
         analyse(spec, plan, [None])
+
+
+def test_a_stored_study_is_analysed_from_its_cases_not_planned_again(monkeypatch) -> None:
+    """Issue 34.4: the analysis of a stored one-at-a-time study reads its plan from the
+    cases' params; a sampling design, whose matrix the cases do not carry, plans again."""
+    from gapsweep.study import analysis
+
+    spec, plan = oat_spec()
+    detail = {"spec": spec.to_dict(),
+              "cases": [{"params": p, "status": "done", "metrics": power_law(p)}
+                        for p in plan.cases]}
+    expected = analyse(spec, plan, [power_law(p) for p in plan.cases])
+
+    def planned(*_a, **_k):
+        raise AssertionError("planned again")
+
+    monkeypatch.setattr(analysis, "plan_study", planned)
+    assert analysis.analyse_study(detail) == expected
+    sampled = parse_spec({"name": "s", "design": "latin-hypercube", "samples": 4,
+                          "axes": {"clearance_mm": {"start": 0.05, "stop": 0.1, "count": 2}}})
+    assert "planned again" in analysis.analyse_study(
+        {"spec": sampled.to_dict(), "cases": []})["error"]

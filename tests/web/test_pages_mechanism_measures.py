@@ -67,12 +67,12 @@ def stored(tmp_path_factory):
 
 def _run(archive, study_id, case_ids):
     """Claim, run and complete ``case_ids`` as a worker does (a twin ideal)."""
-    from gapsweep.db.models import Case
 
     with archive.sessions.begin() as s:
-        leases.claim_cases(s, case_ids=case_ids, holder=HOLDER, lease_s=600)
-        params = {cid: dict(s.get(Case, cid).params) for cid in case_ids}
-        kinds = {cid: s.get(Case, cid).kind for cid in case_ids}
+        # the claim's params: as a case runs (the study's [mechanism] table joined in)
+        claimed = leases.claim_cases(s, case_ids=case_ids, holder=HOLDER, lease_s=600)
+        params = {c.id: dict(c.params) for c in claimed}
+        kinds = {c.id: c.kind for c in claimed}
     for cid in case_ids:
         p = dict(params[cid])
         if kinds[cid] == "twin":

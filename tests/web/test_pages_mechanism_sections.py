@@ -38,12 +38,12 @@ def stored(archive):
     spec["base"] = {"t_end": 0.04}  # two driver revolutions (without t_end: until settled)
     study_id = create_study_rows(parse_spec(spec), sessions=archive.sessions)
     ids_ = archive.case_ids(study_id)
-    from gapsweep.db.models import Case
 
     with archive.sessions.begin() as s:
-        leases.claim_cases(s, case_ids=ids_, holder=HOLDER, lease_s=600)
-        params = {cid: dict(s.get(Case, cid).params) for cid in ids_}
-        kinds = {cid: s.get(Case, cid).kind for cid in ids_}
+        # the claim's params: as a case runs (the study's [mechanism] table joined in)
+        claimed = leases.claim_cases(s, case_ids=ids_, holder=HOLDER, lease_s=600)
+        params = {c.id: dict(c.params) for c in claimed}
+        kinds = {c.id: c.kind for c in claimed}
     for cid in ids_:
         p = dict(params[cid])
         if kinds[cid] == "twin":

@@ -24,8 +24,6 @@ token is a 401 (:mod:`.auth`) and one whose role does not allow it a 403, nothin
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import math
 from typing import Any
@@ -247,20 +245,10 @@ def study_csv(study_id: int) -> Any:
     except actions.UnknownIdError:
         return _not_found("study", study_id)
 
-    def text() -> Any:
-        buffer = io.StringIO()
-        writer = csv.DictWriter(buffer, fieldnames=columns, extrasaction="ignore",
-                                lineterminator="\n")
-        writer.writeheader()
-        for rows in pages:
-            writer.writerows(rows)
-            yield buffer.getvalue()
-            buffer.seek(0)
-            buffer.truncate()
-        yield buffer.getvalue()
+    from gapsweep.archive.streaming import csv_chunks
 
     return Response(
-        flask.stream_with_context(text()),
+        flask.stream_with_context(csv_chunks(columns, pages)),
         mimetype="text/csv",
         headers={"Content-Disposition": f'attachment; filename="study-{study_id}-cases.csv"'},
     )

@@ -12,6 +12,7 @@ from typing import Any
 import dash_bootstrap_components as dbc
 import plotly.graph_objects as go
 from dash import Input, Output, State, callback, dcc, html, no_update
+from gapsweep.study.case_inputs import case_inputs
 
 from .. import context, data, ids
 from ..figures import bifurcation
@@ -148,7 +149,10 @@ def bifurcation_view(detail: Mapping[str, Any], axis: str | None, quantity: str 
     elif not sections:
         note = ("No case stores its Poincaré section yet (it runs over many revolutions "
                 "with series kept; cases run before sections existed have none).")
-    fig = (bifurcation.bifurcation_figure(detail["cases"], sections, axis=axis,
+    # each case as it ran: a joint's clearance the axes do not set is its study's table's
+    spec = detail.get("spec")
+    ran = [{**c, "params": case_inputs(c.get("params") or {}, spec)} for c in detail["cases"]]
+    fig = (bifurcation.bifurcation_figure(ran, sections, axis=axis,
                                           quantity=quantity, joint=joint)
            if axis is not None else go.Figure())
     return fig, joint_options, (dbc.Alert(note, color="secondary", className="py-2")

@@ -12,6 +12,8 @@ import numpy as np
 import plotly.graph_objects as go
 from dash import dcc, html
 from gapsweep.core import metrics as metric_registry
+from gapsweep.study import twins as twins_rule
+from gapsweep.study.case_inputs import case_inputs
 from gapsweep.study.design_registry import TREND_PANELS, get_design
 
 from .. import data, ids
@@ -122,7 +124,13 @@ def large_trends(
     twin_y = dict(zip(twins.get("id", []), twins.get(key, []), strict=True))
     y = np.array([np.nan if v is None else float(v) for v in cols.get(key, [])])
     twin_metrics = {key: twin_y[next(iter(twin_y))]} if len(twin_y) == 1 else None
-    if ratio:  # each case over its own twin
+    if ratio and key in twins_rule.DEVIATIONS:  # 1 + the deviation each case stores
+        dev = data.trend_columns(summary["id"], [], twins_rule.DEVIATIONS[key])
+        y = np.array([np.nan if v is None else 1.0 + float(v)
+                      for v in dev.get(twins_rule.DEVIATIONS[key], [])])
+        key = metric_registry.RATIO + key
+        twin_metrics = {key: 1.0}
+    elif ratio:  # a window's metric no deviation is kept of: each case over its own twin
         over = np.array([np.nan if twin_y.get(t) in (None, 0) else float(twin_y[t])
                          for t in cols.get("twin_id", [])])
         y = y / over if y.size else y
@@ -401,7 +409,10 @@ def certificates(detail: Mapping[str, Any]) -> Any:
             text = ("No convergence certificate: none of the cases ended done, or the study "
                     "finished before certificates existed (or they are being queued now).")
         return html.Div([note(text), explained])
-    report = certificate_report(view.model_of(detail), detail["cases"], certs)
+    # the cases as they ran: a mechanism's measures (the verdict's metric) are in its table
+    ran = [{**c, "params": case_inputs(c["params"], detail.get("spec"))}
+           for c in detail["cases"]]
+    report = certificate_report(view.model_of(detail), ran, certs)
     counts = report["counts"]
     progress = (f"Certificates: {counts.get('done', 0)} of {len(certs)} done"
                 + "".join(f", {n} {s}" for s, n in counts.items() if s != "done" and n))

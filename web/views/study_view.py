@@ -17,6 +17,7 @@ from gapsweep.study.design_registry import (
     TREND_SCATTER,
     get_design,
 )
+from gapsweep.study.twins import ratio as twin_ratio
 
 from ..figures.labels import (
     format_value,
@@ -269,18 +270,17 @@ def with_ratio(
     cases: Sequence[Mapping[str, Any]], twins: Sequence[Mapping[str, Any]] | None, key: str
 ) -> list[dict[str, Any]]:
     """``cases`` with metric ``key`` = ``ratio_to_ideal_<m>`` set to the case's ``m`` over
-    its ideal twin's (``m`` may be a ``_steady`` metric); a case without a done twin with a
-    non-zero value gets none (the figure counts it as skipped)."""
+    its ideal twin's (``m`` may be a ``_steady`` metric): from the deviation the case stores
+    where it has one of ``m`` (:func:`gapsweep.study.twins.ratio`), else over its done twin's
+    value; a case without either gets none (the figure counts it as skipped)."""
     base = key.removeprefix(metric_registry.RATIO)
     by_id = {t.get("id"): t for t in twins or []}
     out = []
     for case in cases:
         twin = by_id.get(case.get("twin_id")) or {}
-        a = (case.get("metrics") or {}).get(base)
-        b = (twin.get("metrics") or {}).get(base) if twin.get("status") == "done" else None
-        ratio = (float(a) / float(b) if isinstance(a, (int, float)) and
-                 isinstance(b, (int, float)) and b else None)
-        out.append({**case, "metrics": {**(case.get("metrics") or {}), key: ratio}})
+        twin_metrics = twin.get("metrics") if twin.get("status") == "done" else None
+        value = twin_ratio(case.get("metrics"), base, twin_metrics)
+        out.append({**case, "metrics": {**(case.get("metrics") or {}), key: value}})
     return out
 
 
