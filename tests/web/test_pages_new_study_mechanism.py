@@ -157,3 +157,39 @@ def test_an_imported_adams_dataset_fills_the_editor_and_a_marked_joint_can_be_sw
     marked = me.to_table(rows, table)
     assert me.check(marked) is None
     assert module.mechanism_names(marked)["joints.piston_pin.clearance_mm"] == "mm"
+
+
+def test_objective_and_convergence_metric_lists_are_the_mechanisms_measures(new_study):
+    # issue 35: for a mechanism the objective and the convergence metric offer its own
+    # measures (and each clearance joint's figures where it has several), never the slider's
+    module, _ = new_study
+    table, *_ = module.pick_mechanism(FOUR_BAR)
+    objective, metric = module.metric_lists("mechanism", table, None, None)
+    assert objective == metric
+    names = [o["value"] for o in objective]
+    measures = list(table["measures"])  # rocker_alpha, rocker_angle: the file's order
+    assert names[:len(measures)] == [f"peak_{m}_settled" for m in measures]
+    assert {f"peak_{m}" for m in measures} <= set(names)
+    assert "peak_contact_force_settled" in names or "peak_contact_force" in names
+    assert not [n for n in names if "slider" in n]
+    labels = {o["value"]: o["label"] for o in objective}
+    assert "[rad/s²]" in labels[f"peak_{measures[0]}_settled"]
+    # one clearance joint: its figures are the model's own, no per-joint names
+    assert not [n for n in names if "." in n]
+    # two clearance joints: each joint's peak force, penetration and impacts besides
+    two = next(t for t in module.mechanism_library().values()
+               if sum("clearance_mm" in j for j in t["joints"].values()) == 2)
+    joints = [j for j, spec in two["joints"].items() if "clearance_mm" in spec]
+    names = [o["value"] for o in module.metric_lists("mechanism", two, None, None)[0]]
+    for joint in joints:
+        assert {f"peak_contact_force.{joint}", f"max_penetration.{joint}",
+                f"impacts.{joint}"} <= set(names)
+    # the built-in model: the slider's headline metrics, whatever table the store holds
+    built_in = [o["value"] for o in module.metric_lists("slider-crank", table, None, None)[0]]
+    assert "peak_slider_accel" in built_in and not [n for n in built_in if "rocker" in n]
+    # a metric set already (an uploaded file's) stays offered
+    kept = module.metric_lists("mechanism", table, "peak_contact_force_steady", None)[0]
+    assert kept[-1]["value"] == "peak_contact_force_steady"
+    # the form drawn for a mechanism study (a clone, an upload) opens on its lists
+    assert [o["value"] for o in find(module.layout(), ids.NEW_METRIC).options][0] \
+        == "peak_slider_accel_settled"

@@ -27,7 +27,7 @@ from dash import (
 )
 from gapsweep.accounts.roles import Action, may
 from gapsweep.core import metrics as metric_registry
-from gapsweep.core.api import DEFAULT_MODEL, DESCRIBED, NAMED_JOINTS, can
+from gapsweep.core.api import DEFAULT_MODEL, DESCRIBED, NAMED_JOINTS, can, measures_of
 from gapsweep.core.iso286 import fit_names
 from gapsweep.study.design_registry import FORM_DESIGNS
 from gapsweep.study.errors import FieldError, SpecError
@@ -102,9 +102,35 @@ def form_kwargs(values: tuple[Any, ...]) -> dict[str, Any]:
     return {key: value for (key, _, _), value in zip(FIELDS, values, strict=True)}
 
 
-def metric_options() -> list[str]:
-    """The metrics a sensitivity design can rank by: the headline ones (metric registry)."""
-    return list(metric_registry.headline())
+# a clearance joint's own metrics, offered per joint when a mechanism has several
+JOINT_METRICS = ("peak_contact_force", "max_penetration", "impacts")
+
+
+def metric_names(model: str | None = None, mechanism: dict | None = None) -> list[str]:
+    """The metrics a convergence study follows or an optimize study's objective reads: the
+    study's headline metrics from the model registry (a described mechanism's measures'
+    settled peaks and its contact figures, never the slider's; a built-in model's
+    headline ones), then its trend metrics (whole-run peaks, RMS), and a mechanism's clearance
+    joints' own contact figures when it has several (design.md 4.7)."""
+    measures = measures_of(model, mechanism)
+    # the trends' metrics besides (whole-run peaks, RMS); a ratio to the ideal twin needs one
+    names = [*measures.headline, *(n for n in measures.trend
+                                   if not n.startswith(metric_registry.RATIO))]
+    joints = [j for j in measures.joints if j]
+    if can(model, DESCRIBED) and len(joints) > 1:
+        names += [metric_registry.per_joint(m, j) for j in joints for m in JOINT_METRICS]
+    return list(dict.fromkeys(names))
+
+
+def metric_options(model: str | None = None, mechanism: dict | None = None,
+                   value: str | None = None) -> list[dict[str, str]]:
+    """:func:`metric_names` as dropdown options (name and title); ``value``, a metric set
+    already (an uploaded file's) that the list lacks, is kept at the end."""
+    measures = measures_of(model, mechanism)
+    names = metric_names(model, mechanism)
+    if value and value not in names:
+        names.append(value)
+    return [{"label": f"{n} — {measures.metric(n).title}", "value": n} for n in names]
 
 
 def axis_dropdowns(model: str, mechanism: dict | None = None) -> dict[str, Any]:
@@ -231,7 +257,8 @@ def adaptive_rows(form: dict[str, Any]) -> list[Any]:
                "gapsweep measured add)")
     return [
         _field("Objective", dbc.Row([
-            dbc.Col(dcc.Dropdown(id=ids.NEW_OBJECTIVE, options=metric_options(),
+            dbc.Col(dcc.Dropdown(id=ids.NEW_OBJECTIVE, options=metric_options(
+                form.get("model"), form.get("mechanism"), form.get("objective")),
                                  value=form.get("objective"), placeholder="metric"), md=6),
             dbc.Col(dbc.RadioItems(id=ids.NEW_GOAL, value=form.get("goal") or "min",
                                    inline=True, options=goals), md=4),
@@ -323,7 +350,8 @@ def layout(**query: Any) -> html.Div:
         _field("Morris levels", dbc.Input(id=ids.NEW_MORRIS_LEVELS, type="number", min=2,
                                           step=1, value=form["morris_levels"]),
                None, ids.NEW_MORRIS_LEVELS_ROW, design_uses("morris_levels", form["design"])),
-        _field("Metric", dcc.Dropdown(id=ids.NEW_METRIC, options=metric_options(),
+        _field("Metric", dcc.Dropdown(id=ids.NEW_METRIC, options=metric_options(
+            form["model"], form["mechanism"], form["metric"]),
                                       value=form["metric"]), "convergence: the judged metric",
                ids.NEW_METRIC_ROW, design_uses("metric", form["design"])),
         *adaptive_rows(form),
@@ -498,6 +526,21 @@ def edit_variables(_stamp, rows, table):
 def mechanism_card(model):
     """The mechanism card shows for model = "mechanism" only."""
     return _shown(can(model, DESCRIBED))
+
+
+@callback(
+    Output(ids.NEW_OBJECTIVE, "options"),
+    Output(ids.NEW_METRIC, "options"),
+    Input(ids.NEW_MODEL, "value"),
+    Input(ids.NEW_MECHANISM, "data"),
+    State(ids.NEW_OBJECTIVE, "value"),
+    State(ids.NEW_METRIC, "value"),
+)
+def metric_lists(model, table, objective, metric):
+    """The objective's and the convergence metric's lists follow the model and its
+    mechanism: a mechanism's own measures and joints, not the slider's (issue 35)."""
+    table = table if can(model, DESCRIBED) else None
+    return metric_options(model, table, objective), metric_options(model, table, metric)
 
 
 @callback(
