@@ -193,3 +193,46 @@ def test_objective_and_convergence_metric_lists_are_the_mechanisms_measures(new_
     # the form drawn for a mechanism study (a clone, an upload) opens on its lists
     assert [o["value"] for o in find(module.layout(), ids.NEW_METRIC).options][0] \
         == "peak_slider_accel_settled"
+
+
+def test_a_variable_is_added_renamed_and_refused_with_its_field(new_study):
+    # issue 35: the editor adds design variables; what is wrong names the field, the value
+    # and what is allowed, under the table, and the drawing and the axes follow the rows
+    module, _ = new_study
+    table, rows, *_ = module.pick_mechanism(FOUR_BAR)
+    rows = module.add_variable(1, rows)
+    assert rows[-1] == {"variable": "", "value": "", "unit": "–"}
+    # an empty new row changes nothing and says nothing
+    assert module.check_variables(1, rows)[0] is None
+    assert module.edit_variables(1, rows, table)["variables"] == table["variables"]
+    # a name without a value
+    rows[-1] = {**rows[-1], "variable": "offset_mm"}
+    message, units = module.check_variables(2, rows)
+    assert ("mechanism.variables.offset_mm = '' is not allowed: must be a number or an "
+            "expression of the other variables (in mm)") in texts(message)
+    assert units[-1]["unit"] == "mm"
+    # a name the parser refuses, and a name given twice
+    bad = [*rows[:-1], {"variable": "2nd_mm", "value": "3", "unit": "–"},
+           {"variable": "coupler_mm", "value": "5", "unit": "mm"}]
+    text = texts(module.check_variables(3, bad)[0])
+    assert "mechanism.variables.2nd_mm = '2nd_mm' is not allowed: must be a name of " in text
+    first = [r["variable"] for r in bad].index("coupler_mm") + 1
+    assert (f"mechanism.variables.coupler_mm = 'coupler_mm' is not allowed: must be a name "
+            f"used once (rows {first} and {len(bad)})") in text
+    # a value: the new variable is the table's, usable by the others' expressions, and
+    # offered on the axes with its unit
+    rows[-1] = {**rows[-1], "value": "2 * crank_mm"}
+    assert module.check_variables(4, rows)[0] is None
+    grown = module.edit_variables(4, rows, table)
+    assert grown["variables"]["offset_mm"] == "2 * crank_mm"
+    assert list(grown["variables"])[:-1] == list(table["variables"])
+    _, dropdown, _ = module.show_mechanism(grown, "mechanism")
+    options = {o["value"]: o["label"] for o in dropdown["parameter"]["options"]}
+    assert options["variables.offset_mm"] == "variables.offset_mm [mm]"
+    assert module.mechanism_editor.check(grown) is None
+    # a row deleted is gone; one an expression needs is refused by the parser, by name
+    gone = [r for r in rows if r["variable"] != "crank_mm"]
+    shorter = module.edit_variables(5, gone, grown)
+    assert "crank_mm" not in shorter["variables"]
+    exc = module.mechanism_editor.check(shorter)
+    assert exc is not None and "crank_mm" in str(exc)

@@ -185,30 +185,18 @@ def mechanism_library() -> dict[str, dict]:
 
 
 def variable_rows(table: dict | None) -> list[dict[str, Any]]:
-    """The design variables of ``table`` as the variables table's rows (unit from the name)."""
-    from gapsweep.core.mechanism.table import unit_of
-
-    return [{"variable": k, "value": v, "unit": unit_of(k) or "–"}
-            for k, v in ((table or {}).get("variables") or {}).items()]
+    """The design variables of ``table`` as the variables table's rows (the editor's)."""
+    return mechanism_editor.variable_rows(table)
 
 
 def with_variables(table: dict | None, rows: list[dict[str, Any]] | None) -> dict | None:
-    """``table`` with its variables set from the table's rows: numbers where they parse,
-    else the text as an expression of the other variables (``2 * crank_mm``, ``pi / 6``),
-    read by the core's whitelisted evaluator in dependency order; its checks name what is
-    wrong (an unknown name, a cycle)."""
+    """``table`` with its variables the table's rows (:func:`mechanism_editor.variables_of`:
+    numbers where they parse, else the text as an expression of the other variables, read
+    by the core's whitelisted evaluator in dependency order; its checks name what is wrong,
+    an unknown name, a cycle). The rows are the whole list: one deleted is gone."""
     if not table:
         return table
-    out = dict(table)
-    values = {}
-    for r in rows or []:
-        v = r.get("value")
-        try:
-            values[r["variable"]] = float(v)
-        except (TypeError, ValueError):
-            values[r["variable"]] = v
-    out["variables"] = {**(table.get("variables") or {}), **values}
-    return out
+    return {**table, "variables": mechanism_editor.variables_of(rows)}
 
 
 def mechanism_drawing(table: dict | None) -> Any:
@@ -446,10 +434,16 @@ def layout(**query: Any) -> html.Div:
                                                 "studies (or upload a study file)")),
         dash_table.DataTable(
             id=ids.NEW_MECHANISM_VARIABLES, data=variable_rows(form["mechanism"]),
-            columns=[{"id": "variable", "name": "Variable"},
+            columns=[{"id": "variable", "name": "Variable", "editable": True},
                      {"id": "value", "name": "Value", "editable": True},
-                     {"id": "unit", "name": "Unit"}],
+                     {"id": "unit", "name": "Unit", "editable": False}],
+            editable=True, row_deletable=True,
             style_cell={"textAlign": "left", "fontSize": "0.85rem"}),
+        dbc.Button("Add variable", id=ids.NEW_MECHANISM_ADD_VARIABLE, size="sm",
+                   color="secondary", outline=True, className="mt-1"),
+        dbc.FormText(" a name (letters, digits and _; its suffix gives the unit: _mm, _deg, "
+                     "_kg ...) and a number or an expression of the other variables"),
+        html.Div(id=ids.NEW_MECHANISM_VARIABLE_ERRORS, className="mt-1"),
         dbc.Row([
             dbc.Col(dcc.Graph(id=ids.NEW_MECHANISM_DRAWING,
                               figure=mechanism_drawing(form["mechanism"]),
@@ -516,6 +510,38 @@ def import_adams(text):
 def edit_variables(_stamp, rows, table):
     """A variable edited in the table: the mechanism takes it (and is redrawn)."""
     return with_variables(table, rows) if table else no_update
+
+
+@callback(
+    Output(ids.NEW_MECHANISM_VARIABLES, "data", allow_duplicate=True),
+    Input(ids.NEW_MECHANISM_ADD_VARIABLE, "n_clicks"),
+    State(ids.NEW_MECHANISM_VARIABLES, "data"),
+    prevent_initial_call=True,
+)
+def add_variable(_n, rows):
+    """A new, empty variable row."""
+    return [*(rows or []), mechanism_editor.variable_row()]
+
+
+@callback(
+    Output(ids.NEW_MECHANISM_VARIABLE_ERRORS, "children"),
+    Output(ids.NEW_MECHANISM_VARIABLES, "data", allow_duplicate=True),
+    Input(ids.NEW_MECHANISM_VARIABLES, "data_timestamp"),
+    State(ids.NEW_MECHANISM_VARIABLES, "data"),
+    prevent_initial_call=True,
+)
+def check_variables(_stamp, rows):
+    """What is wrong with the variables as typed (field, value, allowed), and each row's
+    unit from its name (sent only when one changed: a re-render under the typing hand)."""
+    from gapsweep.core.mechanism.table import unit_of
+
+    errors = mechanism_editor.variable_errors(rows)
+    message = (None if not errors else dbc.Alert(
+        [html.Div(str(e), className="field-error") for e in errors],
+        color="danger", className="py-1 small"))
+    units = [{**r, "unit": unit_of(str(r.get("variable") or "").strip()) or "–"}
+             for r in rows or []]
+    return message, (units if units != (rows or []) else no_update)
 
 
 @callback(
