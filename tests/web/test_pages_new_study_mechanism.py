@@ -236,3 +236,47 @@ def test_a_variable_is_added_renamed_and_refused_with_its_field(new_study):
     assert "crank_mm" not in shorter["variables"]
     exc = module.mechanism_editor.check(shorter)
     assert exc is not None and "crank_mm" in str(exc)
+
+
+def _adm(name):
+    import base64
+    from pathlib import Path
+
+    from gapsweep.web.components.adams_upload import preview
+
+    raw = (Path(__file__).resolve().parents[1] / "study" / "adams_data" / name).read_bytes()
+    url = "data:application/octet-stream;base64," + base64.b64encode(raw).decode()
+    return raw.decode().splitlines()[0].strip(), preview(url, name)[1]
+
+
+def test_an_imported_dataset_names_the_study_and_sets_its_length(new_study):
+    # design.md 4.16: an .adm file's first line is its title, kept as the study's name; a
+    # dataset with no MOTION moves from rest for the t_end its study file gives
+    module, _ = new_study
+    vals = values(module.layout(), module)
+    vals = set_value(module, vals, "model", "mechanism")
+    base_rows = module.change_model("mechanism", [], None)[0]
+    title, text = _adm("pendulum.adm")
+    *_, name, rows = module.import_adams(text, base_rows)
+    assert name == title == "Pendulum released from rest: 1 kg, CM 2 m from the pivot " \
+                            "(gapsweep test dataset)"
+    import tomllib
+
+    t_end = tomllib.loads(text)["base"]["t_end"]
+    assert {r["name"]: r["value"] for r in rows}["t_end"] == t_end > 0
+    # the other base values are the form's as they were
+    assert [r for r in rows if r["name"] != "t_end"] == [
+        r for r in base_rows if r["name"] != "t_end"]
+    # the form submits as `gapsweep run` would take the file: that name and that length
+    table = module.import_adams(text, base_rows)[0]
+    vals = set_value(module, vals, "name", name)
+    vals = set_value(module, vals, "mechanism", table)
+    vals = set_value(module, vals, "base_rows", rows)
+    vals = set_value(module, vals, "axis_rows", [])
+    spec, errors, _ = module.check_form(module.form_kwargs(vals))
+    assert spec is not None, errors
+    assert spec["name"] == title and spec["base"]["t_end"] == t_end
+    # a driven dataset (a MOTION) runs until settled: the name is set, the base left alone
+    title, text = _adm("slider_crank.adm")
+    *_, name, rows = module.import_adams(text, base_rows)
+    assert name == title and rows is module.no_update

@@ -485,19 +485,31 @@ def pick_mechanism(name):
     Output(ids.NEW_MECHANISM, "data", allow_duplicate=True),
     Output(ids.NEW_MECHANISM_VARIABLES, "data", allow_duplicate=True),
     *mechanism_editor.outputs(),
+    Output(ids.NEW_NAME, "value", allow_duplicate=True),
+    Output(ids.NEW_BASE_TABLE, "data", allow_duplicate=True),
     Input(adams_upload.ADAMS_STUDY, "data"),
+    State(ids.NEW_BASE_TABLE, "data"),
     prevent_initial_call=True,
 )
-def import_adams(text):
+def import_adams(text, base_rows=None):
     """An ADAMS dataset imported (design.md 4.13): its mechanism becomes the study's table
     and fills the editor, where a joint is made a clearance joint (its clearance cell) and
-    then offered on the axes as ``joints.<joint>.clearance_mm``."""
+    then offered on the axes as ``joints.<joint>.clearance_mm``. The study file's name (the
+    dataset's title line, ADAMS's rule: design.md 4.16) becomes the study's, and its base
+    values (``t_end`` where the dataset gives one: no MOTION, moved from rest for a
+    while) the base table's; the other base values typed stay."""
     import tomllib
 
-    table = tomllib.loads(text).get("mechanism") if text else None
+    study = tomllib.loads(text) if text else {}
+    table = study.get("mechanism")
     if not table:
-        return no_update, no_update, *[no_update] * len(mechanism_editor.outputs())
-    return table, variable_rows(table), *mechanism_editor.fill(table)
+        return (no_update, no_update, *[no_update] * len(mechanism_editor.outputs()),
+                no_update, no_update)
+    base = study.get("base") or {}
+    rows = [{**r, "value": base[r["name"]]} if r.get("name") in base else r
+            for r in base_rows or []]
+    return (table, variable_rows(table), *mechanism_editor.fill(table),
+            study.get("name") or no_update, rows if base and base_rows else no_update)
 
 
 @callback(
