@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .examples import example_files
+from .examples import example_files, example_spec
 from .spec import tomllib  # the Python 3.10 shim
 
 
@@ -15,9 +15,8 @@ def example_mechanisms() -> dict[str, dict[str, Any]]:
     """The shipped examples' mechanisms, ``"<its name> (example)"`` -> its ``[mechanism]``
     table, in the examples' order (those with a table only)."""
     out = {}
-    for name, path in example_files().items():
-        with open(path, "rb") as f:
-            table = tomllib.load(f).get("mechanism")
+    for name in example_files():
+        table = example_spec(name).get("mechanism")
         if table:
             out[f"{table.get('name', name)} (example)"] = table
     return out
