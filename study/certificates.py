@@ -36,8 +36,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from gapsweep.core import metrics as metric_registry
-from gapsweep.core.api import DESCRIBED, NAMED_JOINTS, can, get_model
+from gapsweep.core.api import DESCRIBED, NAMED_JOINTS, can, get_model, measures_of
 from gapsweep.core.convergence import refinement_study
 from gapsweep.core.errors import InputError
 
@@ -57,47 +56,68 @@ NO_CERTIFICATES = frozenset({"convergence", "optimize", "calibrate"})  # adaptiv
 # search's cases are not a design whose numerics one refined case stands for
 
 
+def _table(model: str, cases: Sequence[Mapping[str, Any]]) -> Mapping[str, Any] | None:
+    """The ``[mechanism]`` table a described model's cases carry (the first case's)."""
+    if not can(model, DESCRIBED):
+        return None
+    for c in cases:
+        return (c.get("params") or {}).get("mechanism") or {}
+    return None
+
+
+def whole_run(metric: str) -> str:
+    """The whole-run version of a settled metric (``peak_x_settled`` -> ``peak_x``)."""
+    return metric.removesuffix("_settled")
+
+
 def headline(model: str, cases: Sequence[Mapping[str, Any]] = ()) -> str:
-    """The metric the verdict is read on: the settled peak slider acceleration
-    (:data:`HEADLINE`) when a case reports it, else the whole-run peak (:data:`FALLBACK`:
-    other models, rows from before); for a described mechanism (design.md 4.7) the whole-run peak
-    of its first measure (as the table gives them: the run's probe), or its peak contact
-    force when it measures nothing."""
-    if can(model, DESCRIBED):
-        for c in cases:
-            table = (c.get("params") or {}).get("mechanism") or {}
-            measures = list(table.get("measures") or {})
-            return f"peak_{measures[0]}" if measures else "peak_contact_force"
-        return FALLBACK
-    has = any(HEADLINE in (c.get("metrics") or {}) for c in cases)
-    return HEADLINE if has else FALLBACK
+    """The study's headline, the metric its certificates are judged on: the model's default
+    metric from the model registry (``measures_of(model, table).default_metric``: the
+    settled peak slider acceleration of a built-in model, design.md 4.10; a described
+    mechanism's first measure's settled peak, design.md 4.7, or its peak contact force when
+    it measures nothing) when a case reports it, else its whole-run version (other models,
+    rows from before)."""
+    settled = measures_of(model, _table(model, cases)).default_metric
+    has = any(settled in (c.get("metrics") or {}) for c in cases)
+    return settled if has else whole_run(settled)
 
 
 def robust_metrics(model: str, cases: Sequence[Mapping[str, Any]] = ()) -> tuple[str, ...]:
-    """The metrics a ladder reports: the model's headline first, then the settled ones
-    (when the headline is settled) and :data:`ROBUST_METRICS`."""
+    """The metrics a ladder reports: the model's headline first, then its whole-run version
+    (the fallback of :func:`judged_metric`), the settled contact force (when the headline is
+    settled) and :data:`ROBUST_METRICS`."""
     first = headline(model, cases)
-    extra = SETTLED_METRICS if first == HEADLINE else ()
+    extra = (whole_run(first), "peak_contact_force_settled") if first != whole_run(first) else ()
     return tuple(dict.fromkeys((first, *extra, *ROBUST_METRICS)))
 
 
-def judged_metric(first: str, runs: Sequence[Mapping[str, Any]]) -> tuple[str, str | None]:
-    """The metric a ladder's verdict is read on, and why when it is not ``first``.
-
-    The settled peak (:data:`HEADLINE`) compares runs only when every run of the ladder (the
-    source and its refinements, ``runs`` their metrics) settled to the same motion: under
-    chaos (design.md 1.3) a round-off change decides whether and when the journal is
-    captured by the wall, so a settled window of one run and another's are different
-    motions, not one quantity refined. Then the ladder is read on the whole-run peak
-    (:data:`FALLBACK`, set by the first impact: robust under chaos) and says so."""
-    if first != HEADLINE:
-        return first, None
+def _one_motion(runs: Sequence[Mapping[str, Any]]) -> bool:
     motions = {(m.get("settled"), m.get("motion")) for m in runs}
-    if len(motions) == 1 and next(iter(motions))[0] == 1:
+    return len(motions) == 1 and next(iter(motions))[0] == 1
+
+
+def judged_metric(
+    first: str, ladders: Sequence[Sequence[Mapping[str, Any]]]
+) -> tuple[str, str | None]:
+    """The one metric a study's certificates are judged on (the headline, the table and the
+    chart all read it), and why when it is not the headline ``first``.
+
+    A settled peak compares runs only when, in every ladder (``ladders``: each ladder's
+    runs' metrics, the source's and its refinements' that are done), the runs settled to the
+    same motion: under chaos (design.md 1.3) a round-off change decides whether and when
+    the journal is captured by the wall, so a settled window of one run and another's are
+    different motions, not one quantity refined. Otherwise every ladder of the study is
+    read on the whole-run peak (set by the first impact: robust under chaos), and the
+    report says so once: one judged metric per study (issue 35), never a mix."""
+    if first == whole_run(first):
         return first, None
-    seen = sorted({str(m.get("motion")) for m in runs})
-    return FALLBACK, ("the runs do not settle to one motion (" + ", ".join(seen) + "): "
-                      "read on the whole-run peak, robust under chaos")
+    mixed = [runs for runs in ladders if runs and not _one_motion(runs)]
+    if not mixed:
+        return first, None
+    seen = sorted({str(m.get("motion")) for runs in mixed for m in runs})
+    return whole_run(first), ("the refined runs do not all settle to one motion ("
+                              + ", ".join(seen) + "): every ladder is read on the whole-run "
+                              "peak, robust under chaos")
 
 
 def _mechanism_stiffness_paths(params: Mapping[str, Any]) -> list[str]:
@@ -297,12 +317,12 @@ def _change(reference: float | None, value: float | None) -> float | None:
 
 
 def _ladder_report(
-    model: str, ladder: str, source: Mapping[str, Any], runs: list[tuple[Refinement, Mapping]]
+    model: str, ladder: str, source: Mapping[str, Any], runs: list[tuple[Refinement, Mapping]],
+    first: str, robust: tuple[str, ...],
 ) -> dict[str, Any]:
-    """One refinement ladder of one source: levels, headline values, changes, verdict."""
+    """One refinement ladder of one source: levels, values of ``robust`` (the study's
+    metrics), changes, and the verdict on ``first`` (the study's judged metric)."""
     what, tolerance = LADDERS[ladder]
-    robust = robust_metrics(model, [source])
-    first = robust[0]
     src_metrics = source.get("metrics") or {}
     steps = [{"label": "as run", "case_id": source.get("id"), "status": "done",
               "level": _level(model, source.get("params") or {}, ladder),
@@ -321,12 +341,8 @@ def _ladder_report(
         before = steps[max(k - 1, 0)]["metrics"]
         step["step_changes"] = {m: _change(step["metrics"][m], before[m]) for m in robust}
     out: dict[str, Any] = {"ladder": ladder, "level_name": what, "tolerance": tolerance,
-                           "steps": steps, "metric": first, "metric_reason": None,
+                           "steps": steps, "metric": first,
                            "converged": None, "change": None, "verdict": None}
-    if all(s["status"] == "done" for s in steps):
-        first, out["metric_reason"] = judged_metric(
-            first, [src_metrics] + [c.get("metrics") or {} for _, c in runs])
-        out["metric"] = first
     values = [s["metrics"][first] for s in steps]
     if any(s["status"] != "done" for s in steps) or any(v is None for v in values):
         failed = [s["label"] for s in steps if s["status"] in ("failed", "cancelled")]
@@ -356,8 +372,6 @@ def _ladder_report(
             exponent = math.log(values[-1] / values[-2]) / math.log(ratio)
             out["stiffness_exponent"] = exponent
             text += f"; peak ∝ K^{exponent:.2f}"
-    if out["metric_reason"]:
-        text += f" ({out['metric_reason']})"
     out["verdict"] = text
     return out
 
@@ -376,13 +390,14 @@ def certificate_report(
     to the source, as fractions; None while a run is missing). ``numerics_converged``: the
     tolerance and output-step ladders of every source passed (None until all have run)."""
     by_id = {c.get("id"): c for c in cases}
+    robust = robust_metrics(model, cases)
     counts: dict[str, int] = {}
     grouped: dict[Any, list[Mapping[str, Any]]] = {}
     for cert in certificates:
         counts[cert.get("status", "?")] = counts.get(cert.get("status", "?"), 0) + 1
         grouped.setdefault(cert.get("source_id"), []).append(cert)
     roles = {s.case_id: s.roles for s in select_sources(model, cases)}
-    sources = []
+    grouped_ladders: list[tuple[Any, Mapping[str, Any], dict[str, list]]] = []
     for source_id, certs in grouped.items():
         source = by_id.get(source_id)
         if source is None:
@@ -392,22 +407,32 @@ def certificate_report(
             refinement = BY_SLOT.get(cert.get("slot"))
             if refinement is not None:
                 ladders.setdefault(refinement.ladder, []).append((refinement, cert))
-        sources.append({
-            "case_id": source_id,
-            "roles": list(roles.get(source_id, ())),
-            "params": source.get("params") or {},
-            "ladders": [_ladder_report(model, name, source, runs)
-                        for name, runs in ladders.items()],
-        })
+        grouped_ladders.append((source_id, source, ladders))
+    # one judged metric for the whole study, chosen from every ladder's done runs
+    metric, reason = judged_metric(robust[0], [
+        [source.get("metrics") or {}] + [c.get("metrics") or {} for _, c in runs
+                                         if c.get("status") == "done"]
+        for _, source, ladders in grouped_ladders for runs in ladders.values()])
+    sources = [{
+        "case_id": source_id,
+        "roles": list(roles.get(source_id, ())),
+        "params": source.get("params") or {},
+        "ladders": [_ladder_report(model, name, source, runs, metric, robust)
+                    for name, runs in ladders.items()],
+    } for source_id, source, ladders in grouped_ladders]
     numeric = [lad for s in sources for lad in s["ladders"] if lad["ladder"] != "contact stiffness"]
     verdicts = [lad["converged"] for lad in numeric]
     numerics = None if not verdicts or None in verdicts else all(verdicts)
-    return {"metric": headline(model, cases), "sources": sources, "counts": counts,
+    measures = measures_of(model, _table(model, cases))
+    return {"metric": metric, "metric_reason": reason,
+            "metric_statement": _statement(measures, metric, robust[0], reason),
+            "headline": robust[0], "sources": sources, "counts": counts,
             "numeric_tolerance": NUMERIC_TOLERANCE, "stiffness_tolerance": STIFFNESS_TOLERANCE,
-            "numerics_converged": numerics, "verdict": _overall(sources, numerics)}
+            "numerics_converged": numerics,
+            "verdict": _overall(sources, numerics, _judged_phrase(metric, measures, reason))}
 
 
-def _overall(sources: list[dict[str, Any]], numerics: bool | None) -> str:
+def _overall(sources: list[dict[str, Any]], numerics: bool | None, phrase: str) -> str:
     """One sentence for the tab's header."""
     if not sources:
         return "No convergence certificate for this study (yet)."
@@ -417,8 +442,7 @@ def _overall(sources: list[dict[str, Any]], numerics: bool | None) -> str:
               if lad["ladder"] != "contact stiffness" and lad["change"] is not None]
     worst = max((lad["change"] for lad in judged), default=0.0)
     head = (f"Numerics {'converged' if numerics else 'NOT converged'} within "
-            f"{100 * NUMERIC_TOLERANCE:.3g} % on the "
-            f"{_judged_phrase({lad['metric'] for lad in judged})} "
+            f"{100 * NUMERIC_TOLERANCE:.3g} % on the {phrase} "
             f"(largest change under rtol ÷ 10 and output step ÷ 2: {100 * worst:.2g} %).")
     stiff = [lad for s in sources for lad in s["ladders"]
              if lad["ladder"] == "contact stiffness" and lad["change"] is not None]
@@ -433,18 +457,24 @@ def _overall(sources: list[dict[str, Any]], numerics: bool | None) -> str:
     return head
 
 
-def _judged_phrase(metrics: set[str]) -> str:
-    """What the numeric ladders were read on (:func:`judged_metric`), in words: the settled
-    peak, a whole-run metric (the registry's label), or the one with the others where the
-    refined runs settle to different motions."""
-    settled = "settled peak slider acceleration"
-    whole = ", ".join(f"whole-run {_in_sentence(metric_registry.lookup(m).label)}"
-                      for m in sorted(metrics - {HEADLINE}))
-    if HEADLINE not in metrics:
-        return whole
-    if not whole:
-        return settled
-    return f"{settled} (the {whole} where the refined runs settle to different motions)"
+def _judged_phrase(metric: str, measures: Any, reason: str | None) -> str:
+    """The study's judged metric (:func:`judged_metric`) in words: "settled peak slider
+    acceleration", "whole-run peak rocker alpha (the refined runs do not ...)"."""
+    span = "whole-run" if metric == whole_run(metric) else "settled"
+    words = f"{span} {_in_sentence(measures.metric(whole_run(metric)).label)}"
+    return f"{words} ({reason})" if reason else words
+
+
+def _statement(measures: Any, metric: str, first: str, reason: str | None) -> str:
+    """The Convergence tab's sentence naming the study's judged metric, and why when it is
+    not the headline ``first``."""
+    text = f"Judged metric: {measures.metric(metric).title}"
+    if metric != first:
+        return text + f", not the study's headline {measures.metric(first).title}: {reason}."
+    if metric != whole_run(metric):
+        return text + (" (the study's headline; every refined run settles to its source's "
+                       "motion).")
+    return text + " (the study's headline)."
 
 
 def _in_sentence(label: str) -> str:

@@ -26,3 +26,15 @@ def example_file(name: str) -> Path:
     if stem not in files:
         raise KeyError(name)
     return files[stem]
+
+
+def example_spec(name: str) -> dict:
+    """The shipped study file ``name`` as the mapping it holds (TOML or JSON), unvalidated:
+    a submit parses and plans it once (:func:`example_file` for the KeyError)."""
+    import json
+
+    from .spec import tomllib  # the Python 3.10 shim
+
+    path = example_file(name)
+    text = path.read_text(encoding="utf-8")
+    return json.loads(text) if path.suffix == ".json" else tomllib.loads(text)

@@ -101,6 +101,7 @@ SPECTRA_GRAPH = "spectra-graph"
 CONVERGENCE_CONTENT = "convergence-content"
 CERTIFICATE_GRAPH = "certificate-graph"
 CERTIFICATE_VERDICT = "certificate-verdict"
+CERTIFICATE_METRIC = "certificate-metric"
 CERTIFICATE_PROGRESS = "certificate-progress"
 CERTIFICATE_TABLE = "certificate-table"
 SPECTRA_LOG_X = "spectra-log-x"
@@ -228,6 +229,8 @@ NEW_MECHANISM_LIBRARY = "new-mechanism-library"  # dropdown: shipped and archive
 NEW_MECHANISM_DRAWING = "new-mechanism-drawing"  # graph: the mechanism at driver angle 0
 NEW_MECHANISM_CARD = "new-mechanism-card"
 NEW_MECHANISM_VARIABLES = "new-mechanism-variables"  # table: the design variables, editable
+NEW_MECHANISM_ADD_VARIABLE = "new-mechanism-add-variable"  # button: a new variable row
+NEW_MECHANISM_VARIABLE_ERRORS = "new-mechanism-variable-errors"  # what is wrong as typed
 
 # the settled motion (issue 23, design.md 4.10): the case page's section, the study's tab
 CASE_MOTION = "case-motion"

@@ -130,7 +130,10 @@ def write_mat(path: str | None, study: Mapping[str, Any], columns: list[str],
                                     text parameters as cells); param_names and
                                     metric_names hold the original names in column order
         series{i}.<name>            case i's stored series (a struct of vectors; empty
-                                    where none were stored: policy none, or not done)
+                                    where none were stored: policy none, or not done):
+                                    against series{i}.t (policy full) or series{i}.t_<name>
+                                    (preview); spectrum_<name> against spectrum_freq_hz,
+                                    poincare_<name> against poincare_time
 
     Names that are no MATLAB field name are made one (:func:`matlab_name`)."""
     import numpy as np

@@ -135,32 +135,49 @@ def settled_run(run, settled_peak, motion, settled=1):
 
 
 def test_settled_peak_is_judged_only_where_every_run_settles_to_one_motion():
-    # the headline is the settled peak (issue 23); a ladder compares it only when the source
-    # and its refinements settled to the same motion (design.md 1.3: under chaos a round-off
-    # change decides the capture, so the settled windows are different motions)
+    # the headline is the settled peak (issue 23); the study is judged on it only when, in
+    # every ladder, the source and its refinements settled to the same motion (design.md
+    # 1.3: under chaos a round-off change decides the capture, so the settled windows are
+    # different motions). One judged metric per study (issue 35): the verdict, the table and
+    # the chart all read the same one, never a mix of ladders.
     src = settled_run(case(0, 0.1, 100.0), 50.0, "periodic-2")
     certs = certificates_for(src, {0: 100.0 * (1 + 1e-7), 1: 100.0, 2: 120.0, 3: 144.0})
-    certs = [settled_run(certs[0], 80.0, "chaotic", settled=0),  # rtol / 10: not captured
+    alike = [settled_run(certs[0], 50.2, "periodic-2"),
              settled_run(certs[1], 50.0, "periodic-2"),
              settled_run(certs[2], 51.0, "periodic-2"),
              settled_run(certs[3], 51.5, "periodic-2")]
-    report = certificate_report(MODEL, [src], certs)
-    assert report["metric"] == "peak_slider_accel_settled"  # the figure's, the headline
+    report = certificate_report(MODEL, [src], alike)
+    assert report["metric"] == report["headline"] == "peak_slider_accel_settled"
+    assert report["metric_reason"] is None
     ladders = {lad["ladder"]: lad for lad in report["sources"][0]["ladders"]}
-    tol, out, stiff = ladders["tolerance"], ladders["output step"], ladders["contact stiffness"]
-    # the tolerance ladder's runs settle differently: read on the whole-run peak (38 % on the
-    # settled peak would be the chaos, not the numerics)
-    assert tol["metric"] == "peak_slider_accel"
-    assert tol["change"] == pytest.approx(1e-7, rel=1e-6) and tol["converged"] is True
-    assert "do not settle to one motion (chaotic, periodic-2)" in tol["verdict"]
-    # the others settle alike and are read on the settled peak
-    assert out["metric"] == stiff["metric"] == "peak_slider_accel_settled"
-    assert out["metric_reason"] is None and out["change"] == 0.0
-    assert stiff["change"] == pytest.approx(0.5 / 51.5)
-    assert report["numerics_converged"] is True
+    assert {lad["metric"] for lad in ladders.values()} == {"peak_slider_accel_settled"}
+    assert ladders["tolerance"]["change"] == pytest.approx(0.2 / 50.2)
+    assert ladders["contact stiffness"]["change"] == pytest.approx(0.5 / 51.5)
     assert report["verdict"].startswith(
-        "Numerics converged within 1 % on the settled peak slider acceleration (the whole-run "
-        "peak slider acceleration where the refined runs settle to different motions)")
+        "Numerics converged within 1 % on the settled peak slider acceleration (largest")
+    assert report["metric_statement"].startswith(
+        "Judged metric: Peak slider acceleration, settled [m/s²] (the study's headline")
+
+    # rtol / 10 is not captured (chaotic): every ladder of the study, the settled ones too,
+    # is read on the whole-run peak (38 % on the settled peak would be the chaos, not the
+    # numerics), and the report says why once
+    mixed = [settled_run(certs[0], 80.0, "chaotic", settled=0), *alike[1:]]
+    report = certificate_report(MODEL, [src], mixed)
+    assert report["metric"] == "peak_slider_accel" and report["headline"] != report["metric"]
+    ladders = {lad["ladder"]: lad for lad in report["sources"][0]["ladders"]}
+    assert {lad["metric"] for lad in ladders.values()} == {"peak_slider_accel"}
+    tol, out, stiff = ladders["tolerance"], ladders["output step"], ladders["contact stiffness"]
+    assert tol["change"] == pytest.approx(1e-7, rel=1e-6) and tol["converged"] is True
+    assert out["change"] == 0.0
+    assert stiff["change"] == pytest.approx(24.0 / 144.0)  # the whole-run peaks' 2K -> 4K
+    assert report["numerics_converged"] is True
+    assert "do not all settle to one motion (chaotic, periodic-2)" in report["metric_reason"]
+    assert report["verdict"].startswith(
+        "Numerics converged within 1 % on the whole-run peak slider acceleration (the refined "
+        "runs do not all settle to one motion (chaotic, periodic-2)")
+    assert report["metric_statement"].startswith(
+        "Judged metric: Peak slider acceleration [m/s²], not the study's headline Peak slider "
+        "acceleration, settled [m/s²]: the refined runs do not all settle")
     # a source that never settled (chaotic to the cap) is read on the whole-run peak alone
     src = settled_run(case(0, 0.1, 100.0), 50.0, "chaotic", settled=0)
     certs = [settled_run(c, 70.0, "chaotic", settled=0)
@@ -168,4 +185,32 @@ def test_settled_peak_is_judged_only_where_every_run_settles_to_one_motion():
     report = certificate_report(MODEL, [src], certs)
     assert {lad["metric"] for lad in report["sources"][0]["ladders"]} == {"peak_slider_accel"}
     assert report["verdict"].startswith(
-        "Numerics converged within 1 % on the whole-run peak slider acceleration (largest")
+        "Numerics converged within 1 % on the whole-run peak slider acceleration (the refined")
+
+
+def test_a_mechanism_study_is_judged_on_its_first_measure():
+    # the headline of a described mechanism is its first measure's settled peak (the model
+    # registry's default metric, design.md 4.7), in the table's order, not the name order
+    table = {"measures": {"rocker_alpha": {"body": "rocker", "quantity": "acceleration",
+                                           "component": "angle"},
+                          "a_coupler": {"body": "coupler", "quantity": "velocity",
+                                        "component": "x"}},
+             "joints": {"pin": {"clearance_mm": 0.1}}}
+
+    def run(i, peak, settled_peak, motion, **extra):
+        return {"id": 100 + i, "status": "done", "params": {"mechanism": table, **extra},
+                "metrics": {"peak_rocker_alpha": peak, "peak_rocker_alpha_settled": settled_peak,
+                            "peak_a_coupler_settled": 1e9, "peak_contact_force": 1.0,
+                            "max_penetration": 1e-6, "settled": 1, "motion": motion}}
+
+    src = run(0, 900.0, 400.0, "periodic-1")
+    certs = [{**run(1, 900.0, 400.4, "periodic-1", rtol=1e-7), "source_id": 100, "slot": 0}]
+    report = certificate_report("mechanism", [src], certs)
+    assert report["metric"] == "peak_rocker_alpha_settled"
+    assert report["metric_statement"].startswith(
+        "Judged metric: Peak rocker alpha, settled [rad/s²]")
+    steps = report["sources"][0]["ladders"][0]["steps"]
+    assert [s["metrics"]["peak_rocker_alpha_settled"] for s in steps] == [400.0, 400.4]
+    assert report["sources"][0]["ladders"][0]["change"] == pytest.approx(0.4 / 400.4)
+    assert report["verdict"].startswith("Numerics converged within 1 % on the settled peak "
+                                        "rocker alpha")

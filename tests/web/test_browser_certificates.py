@@ -104,12 +104,19 @@ def test_finished_study_certificates_spectra_and_buttons(server, page):
         by_source.setdefault(cert["source_id"], {})[cert["slot"]] = cert
     cases = {c["id"]: c for c in detail["cases"]}
     peaks = {cid: c["metrics"]["peak_slider_accel_settled"] for cid, c in cases.items()}
+    # one judged metric for the study (issue 35): the settled peak where every refined run
+    # settles to its source's motion, else the whole-run peak, in the chart as in the verdict
+    from gapsweep.study.certificates import certificate_report
+
+    judged = certificate_report("slider-crank", detail["cases"], detail["certificates"])[
+        "metric"]
+    assert judged in ("peak_slider_accel_settled", "peak_slider_accel")
     assert set(by_source) == {max(peaks, key=peaks.get), detail["cases"][0]["id"]}
     for trace in fig["data"]:
         source_id = trace["customdata"][0][0]
         runs = by_source[source_id]
-        want = [cases[source_id]["metrics"]["peak_slider_accel_settled"]] + [
-            runs[k]["metrics"]["peak_slider_accel_settled"] for k in range(4)]
+        want = [cases[source_id]["metrics"][judged]] + [
+            runs[k]["metrics"][judged] for k in range(4)]
         assert trace["y"] == pytest.approx(want, rel=1e-12)  # the API's numbers
         assert [r[0] for r in trace["customdata"]] == [source_id] + [runs[k]["id"]
                                                                     for k in range(4)]
@@ -118,6 +125,12 @@ def test_finished_study_certificates_spectra_and_buttons(server, page):
                                                           rel=1e-6, abs=1e-12)
     verdict = page.inner_text("#certificate-verdict")
     assert verdict.startswith("Numerics converged within 1 %"), verdict
+    span = "settled" if judged.endswith("_settled") else "whole-run"
+    assert verdict.startswith(f"Numerics converged within 1 % on the {span} peak slider "
+                              "acceleration"), verdict
+    stated = page.inner_text("#certificate-metric")
+    assert stated.split(" [")[0] == "Judged metric: Peak slider acceleration" + (
+        ", settled" if span == "settled" else ""), stated
     assert "Certificates: 8 of 8 done" in page.inner_text("#certificate-progress")
     shot(page, "study-certificates")
 

@@ -146,6 +146,20 @@ def test_build_a_four_bar_from_nothing_draw_it_submit_it_and_run_it(server, page
         assert where[label] == pytest.approx(points[at])
     page.locator("#new-mechanism-card").screenshot(path=str(_shot("editor_four_bar")))
 
+    # a convergence study of it follows its measure, not the slider (issue 35)
+    _choose(page, "new-design", "convergence")
+    page.wait_for_selector("#new-metric-row", state="visible")
+    page.click("#new-metric")
+    page.locator(".dash-dropdown-option", has_text="peak_rocker_alpha_settled").first.wait_for(
+        state="visible", timeout=30_000)
+    offered = page.eval_on_selector_all(".dash-dropdown-option",
+                                        "els => els.map(e => e.innerText.trim())")
+    assert offered[0].startswith("peak_rocker_alpha_settled"), offered
+    assert not [o for o in offered if "slider" in o], offered
+    page.keyboard.press("Escape")
+    _choose(page, "new-design", "grid")
+    page.wait_for_selector("#new-metric-row", state="hidden")
+
     # sweep the clearance joint: the preset's second axis goes, the first becomes j3's
     page.fill("#new-name", "browser editor four-bar")
     page.locator('#new-axes-table tr:nth-child(3) td.dash-delete-cell').click()

@@ -81,14 +81,23 @@ def test_a_mechanism_study_through_every_tab(server, page):
     page.wait_for_function("() => document.querySelector('#motion-axis').innerText.trim()")
     assert "clearance" in page.inner_text("#motion-axis").lower()
 
-    # Convergence: the certificates, read on the measure's whole-run peak (the API's)
+    # Convergence: the certificates, read on the study's one judged metric (the measure's
+    # settled peak where every refined run settles to its source's motion, else its whole-run
+    # peak: issue 35), the API's values, and the tab says which
+    from gapsweep.study.certificates import certificate_report
+
+    judged = certificate_report("mechanism", cases, detail["certificates"])["metric"]
+    assert judged in (settled, f"peak_{first}")
     page.get_by_role("tab", name="Convergence").click()
     certs = plot(page, "#certificate-graph")
     by_id = {c["id"]: c for c in detail["certificates"]}
     for trace in certs["data"]:
         refined = [row[0] for row in trace["customdata"]][1:]
-        assert trace["y"][1:] == pytest.approx([by_id[k]["metrics"][f"peak_{first}"]
+        assert trace["y"][1:] == pytest.approx([by_id[k]["metrics"][judged]
                                                 for k in refined], rel=1e-12)
+    stated = page.inner_text("#certificate-metric")
+    assert stated.split(" [")[0] == "Judged metric: Peak rocker alpha" + (
+        ", settled" if judged == settled else "")
     shot(page, "mechanism-convergence")
 
     # Response surface: actual against predicted over the done cases (the API's values)

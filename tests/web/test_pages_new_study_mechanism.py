@@ -157,3 +157,126 @@ def test_an_imported_adams_dataset_fills_the_editor_and_a_marked_joint_can_be_sw
     marked = me.to_table(rows, table)
     assert me.check(marked) is None
     assert module.mechanism_names(marked)["joints.piston_pin.clearance_mm"] == "mm"
+
+
+def test_objective_and_convergence_metric_lists_are_the_mechanisms_measures(new_study):
+    # issue 35: for a mechanism the objective and the convergence metric offer its own
+    # measures (and each clearance joint's figures where it has several), never the slider's
+    module, _ = new_study
+    table, *_ = module.pick_mechanism(FOUR_BAR)
+    objective, metric = module.metric_lists("mechanism", table, None, None)
+    assert objective == metric
+    names = [o["value"] for o in objective]
+    measures = list(table["measures"])  # rocker_alpha, rocker_angle: the file's order
+    assert names[:len(measures)] == [f"peak_{m}_settled" for m in measures]
+    assert {f"peak_{m}" for m in measures} <= set(names)
+    assert "peak_contact_force_settled" in names or "peak_contact_force" in names
+    assert not [n for n in names if "slider" in n]
+    labels = {o["value"]: o["label"] for o in objective}
+    assert "[rad/s²]" in labels[f"peak_{measures[0]}_settled"]
+    # one clearance joint: its figures are the model's own, no per-joint names
+    assert not [n for n in names if "." in n]
+    # two clearance joints: each joint's peak force, penetration and impacts besides
+    two = next(t for t in module.mechanism_library().values()
+               if sum("clearance_mm" in j for j in t["joints"].values()) == 2)
+    joints = [j for j, spec in two["joints"].items() if "clearance_mm" in spec]
+    names = [o["value"] for o in module.metric_lists("mechanism", two, None, None)[0]]
+    for joint in joints:
+        assert {f"peak_contact_force.{joint}", f"max_penetration.{joint}",
+                f"impacts.{joint}"} <= set(names)
+    # the built-in model: the slider's headline metrics, whatever table the store holds
+    built_in = [o["value"] for o in module.metric_lists("slider-crank", table, None, None)[0]]
+    assert "peak_slider_accel" in built_in and not [n for n in built_in if "rocker" in n]
+    # a metric set already (an uploaded file's) stays offered
+    kept = module.metric_lists("mechanism", table, "peak_contact_force_steady", None)[0]
+    assert kept[-1]["value"] == "peak_contact_force_steady"
+    # the form drawn for a mechanism study (a clone, an upload) opens on its lists
+    assert [o["value"] for o in find(module.layout(), ids.NEW_METRIC).options][0] \
+        == "peak_slider_accel_settled"
+
+
+def test_a_variable_is_added_renamed_and_refused_with_its_field(new_study):
+    # issue 35: the editor adds design variables; what is wrong names the field, the value
+    # and what is allowed, under the table, and the drawing and the axes follow the rows
+    module, _ = new_study
+    table, rows, *_ = module.pick_mechanism(FOUR_BAR)
+    rows = module.add_variable(1, rows)
+    assert rows[-1] == {"variable": "", "value": "", "unit": "–"}
+    # an empty new row changes nothing and says nothing
+    assert module.check_variables(1, rows)[0] is None
+    assert module.edit_variables(1, rows, table)["variables"] == table["variables"]
+    # a name without a value
+    rows[-1] = {**rows[-1], "variable": "offset_mm"}
+    message, units = module.check_variables(2, rows)
+    assert ("mechanism.variables.offset_mm = '' is not allowed: must be a number or an "
+            "expression of the other variables (in mm)") in texts(message)
+    assert units[-1]["unit"] == "mm"
+    # a name the parser refuses, and a name given twice
+    bad = [*rows[:-1], {"variable": "2nd_mm", "value": "3", "unit": "–"},
+           {"variable": "coupler_mm", "value": "5", "unit": "mm"}]
+    text = texts(module.check_variables(3, bad)[0])
+    assert "mechanism.variables.2nd_mm = '2nd_mm' is not allowed: must be a name of " in text
+    first = [r["variable"] for r in bad].index("coupler_mm") + 1
+    assert (f"mechanism.variables.coupler_mm = 'coupler_mm' is not allowed: must be a name "
+            f"used once (rows {first} and {len(bad)})") in text
+    # a value: the new variable is the table's, usable by the others' expressions, and
+    # offered on the axes with its unit
+    rows[-1] = {**rows[-1], "value": "2 * crank_mm"}
+    assert module.check_variables(4, rows)[0] is None
+    grown = module.edit_variables(4, rows, table)
+    assert grown["variables"]["offset_mm"] == "2 * crank_mm"
+    assert list(grown["variables"])[:-1] == list(table["variables"])
+    _, dropdown, _ = module.show_mechanism(grown, "mechanism")
+    options = {o["value"]: o["label"] for o in dropdown["parameter"]["options"]}
+    assert options["variables.offset_mm"] == "variables.offset_mm [mm]"
+    assert module.mechanism_editor.check(grown) is None
+    # a row deleted is gone; one an expression needs is refused by the parser, by name
+    gone = [r for r in rows if r["variable"] != "crank_mm"]
+    shorter = module.edit_variables(5, gone, grown)
+    assert "crank_mm" not in shorter["variables"]
+    exc = module.mechanism_editor.check(shorter)
+    assert exc is not None and "crank_mm" in str(exc)
+
+
+def _adm(name):
+    import base64
+    from pathlib import Path
+
+    from gapsweep.web.components.adams_upload import preview
+
+    raw = (Path(__file__).resolve().parents[1] / "study" / "adams_data" / name).read_bytes()
+    url = "data:application/octet-stream;base64," + base64.b64encode(raw).decode()
+    return raw.decode().splitlines()[0].strip(), preview(url, name)[1]
+
+
+def test_an_imported_dataset_names_the_study_and_sets_its_length(new_study):
+    # design.md 4.16: an .adm file's first line is its title, kept as the study's name; a
+    # dataset with no MOTION moves from rest for the t_end its study file gives
+    module, _ = new_study
+    vals = values(module.layout(), module)
+    vals = set_value(module, vals, "model", "mechanism")
+    base_rows = module.change_model("mechanism", [], None)[0]
+    title, text = _adm("pendulum.adm")
+    *_, name, rows = module.import_adams(text, base_rows)
+    assert name == title == "Pendulum released from rest: 1 kg, CM 2 m from the pivot " \
+                            "(gapsweep test dataset)"
+    import tomllib
+
+    t_end = tomllib.loads(text)["base"]["t_end"]
+    assert {r["name"]: r["value"] for r in rows}["t_end"] == t_end > 0
+    # the other base values are the form's as they were
+    assert [r for r in rows if r["name"] != "t_end"] == [
+        r for r in base_rows if r["name"] != "t_end"]
+    # the form submits as `gapsweep run` would take the file: that name and that length
+    table = module.import_adams(text, base_rows)[0]
+    vals = set_value(module, vals, "name", name)
+    vals = set_value(module, vals, "mechanism", table)
+    vals = set_value(module, vals, "base_rows", rows)
+    vals = set_value(module, vals, "axis_rows", [])
+    spec, errors, _ = module.check_form(module.form_kwargs(vals))
+    assert spec is not None, errors
+    assert spec["name"] == title and spec["base"]["t_end"] == t_end
+    # a driven dataset (a MOTION) runs until settled: the name is set, the base left alone
+    title, text = _adm("slider_crank.adm")
+    *_, name, rows = module.import_adams(text, base_rows)
+    assert name == title and rows is module.no_update

@@ -297,6 +297,92 @@ def error_styles(table: Mapping[str, Any] | None, exc: Any) -> dict[str, list[di
     return out
 
 
+# --- the design variables (``[mechanism.variables]``): name, value, unit rows ---------------
+
+def variable_rows(table: Mapping[str, Any] | None) -> list[dict[str, Any]]:
+    """The design variables of ``table`` as the variables table's rows (unit from the name)."""
+    from gapsweep.core.mechanism.table import unit_of
+
+    return [{"variable": k, "value": v, "unit": unit_of(k) or "–"}
+            for k, v in ((table or {}).get("variables") or {}).items()]
+
+
+def variable_row() -> dict[str, Any]:
+    """A new, empty variable row ("Add variable")."""
+    return {"variable": "", "value": "", "unit": "–"}
+
+
+def _variable_value(cell: Any) -> Any:
+    """A value cell: a number where it parses, else the text (an expression of the other
+    variables, ``2 * crank_mm``, ``pi / 6``, read by the core's whitelisted evaluator)."""
+    if isinstance(cell, str):
+        try:
+            return float(cell)
+        except ValueError:
+            return cell.strip()
+    return cell
+
+
+def variables_of(rows: list[Mapping[str, Any]] | None) -> dict[str, Any]:
+    """``[mechanism.variables]`` from the rows, in their order: the rows are the whole list
+    (a row deleted or renamed is gone from the table); an empty row is left out, a row
+    with a value and no name is ``variable_<n>`` (so that the parser can name it)."""
+    out: dict[str, Any] = {}
+    for n, r in enumerate(rows or [], start=1):
+        name = str(r.get("variable") or "").strip()
+        value = r.get("value")
+        if not name and value in (None, ""):
+            continue
+        out.setdefault(name or f"variable_{n}", _variable_value(value))
+    return out
+
+
+def variable_errors(rows: list[Mapping[str, Any]] | None) -> list[Any]:
+    """What is wrong with the variables table as typed, each an :class:`InputError` naming
+    the field (``mechanism.variables.<name>``), the value and what is allowed: a name the
+    parser refuses, a name given twice, a name without a value, more than the parser takes.
+    An expression's own errors (an unknown name, a cycle) are the parser's verdict."""
+    from gapsweep.core.errors import InputError
+    from gapsweep.core.mechanism.table import MAX_ITEMS, NAME
+
+    errors = []
+    seen: dict[str, int] = {}
+    kept = [r for r in rows or []
+            if str(r.get("variable") or "").strip() or r.get("value") not in (None, "")]
+    if len(kept) > MAX_ITEMS:
+        errors.append(InputError("mechanism.variables", f"{len(kept)} variables",
+                                 f"at most {MAX_ITEMS}"))
+    for n, r in enumerate(rows or [], start=1):
+        name = str(r.get("variable") or "").strip()
+        value = r.get("value")
+        if not name and value in (None, ""):
+            continue
+        if not name:
+            errors.append(InputError(f"mechanism.variables (row {n})", "", "a name of letters,"
+                                     " digits and _ (up to 40, not starting with a digit)"))
+            continue
+        if not NAME.match(name) or name == "ground":
+            errors.append(InputError(f"mechanism.variables.{name}", name, "a name of letters, "
+                                     "digits and _ (up to 40, not starting with a digit, not "
+                                     "'ground')"))
+        if name in seen:
+            errors.append(InputError(f"mechanism.variables.{name}", name,
+                                     f"a name used once (rows {seen[name]} and {n})"))
+        seen.setdefault(name, n)
+        if value is None or (isinstance(value, str) and not value.strip()):
+            errors.append(InputError(f"mechanism.variables.{name}", "", "a number or an "
+                                     "expression of the other variables (in "
+                                     f"{_unit_word(name)})"))
+    return errors
+
+
+def _unit_word(name: str) -> str:
+    from gapsweep.core.mechanism.table import unit_of
+
+    unit = unit_of(name)
+    return unit if unit else "the unit its name's suffix gives: _mm, _deg, _kg ... (none here)"
+
+
 # --- the component -------------------------------------------------------------------------
 
 def verdict(exc: Any) -> Any:

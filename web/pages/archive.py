@@ -189,11 +189,10 @@ def first_step() -> dbc.Alert:
 )
 def run_example(_n):
     """Submit the shipped example study as the signed-in user and open its page."""
-    from gapsweep.study.examples import example_file
-    from gapsweep.study.spec import tomllib
+    from gapsweep.study.examples import example_spec
 
     # the file's own mapping: the submit parses and plans it once (as the form's does)
-    data = tomllib.loads(example_file(FIRST_EXAMPLE).read_text(encoding="utf-8"))
+    data = example_spec(FIRST_EXAMPLE)
     try:
         study_id = actions.submit(data, who=principal())
     except actions.ForbiddenError as exc:

@@ -26,48 +26,68 @@ from dash import (
     no_update,
 )
 from gapsweep.accounts.roles import Action, may
-from gapsweep.core import metrics as metric_registry
-from gapsweep.core.api import DEFAULT_MODEL, DESCRIBED, NAMED_JOINTS, can
-from gapsweep.core.iso286 import fit_names
-from gapsweep.study.design_registry import FORM_DESIGNS
+from gapsweep.core.api import DEFAULT_MODEL
 from gapsweep.study.errors import FieldError, SpecError
 from gapsweep.study.upload import MAX_UPLOAD_BYTES, read_upload
 from gapsweep.web import actions, data, ids
 from gapsweep.web.auth import principal
-from gapsweep.web.components import adams_upload, mechanism_editor
-from gapsweep.web.figures.labels import parameter_label
+from gapsweep.web.components import mechanism_editor
 from gapsweep.web.views import parameters
+from gapsweep.web.views.new_study_axes import (
+    SELECTED_CELL,
+    add_axis,
+    axes_card,
+    axis_dropdowns,
+    fit_limits,
+    mechanism_names,
+)
+from gapsweep.web.views.new_study_general import (
+    DESIGN_ROWS,
+    DESIGNS,
+    SERIES,
+    design_fields,
+    general_card,
+    metric_lists,
+    metric_names,
+    metric_options,
+)
+from gapsweep.web.views.new_study_mechanism import (
+    add_variable,
+    check_variables,
+    edit_variables,
+    import_adams,
+    mechanism_drawing,
+    mechanism_library,
+    mechanism_section,
+    pick_mechanism,
+    show_mechanism,
+    variable_rows,
+    with_variables,
+)
 from gapsweep.web.views.study_form import (
-    AXIS_COLUMNS,
-    AXIS_FORMS,
     BASE_VALUE_TINT,
-    FORM_VALUES,
     PRESET,
     axes_from_rows,
     base_from_rows,
     base_overridden,
     design_help,
-    design_uses,
     error_cells,
-    fit_limits_text,
     form_to_spec,
     spec_to_form,
 )
 
+# the page is its sections' (web/views/new_study_*.py): their functions and callbacks stay
+# reachable here, where scripts and tests have always found them
+__all__ = [
+    "DESIGN_ROWS", "DESIGNS", "SERIES", "add_axis", "add_variable", "check_variables",
+    "design_fields", "edit_variables", "fit_limits", "import_adams", "mechanism_drawing",
+    "mechanism_library", "mechanism_names", "metric_lists", "metric_names", "metric_options",
+    "pick_mechanism", "show_mechanism", "variable_rows", "with_variables",
+]
+
 dash.register_page(__name__, path="/studies/new", name="New study",
                    title="gapsweep — new study", order=1)
 
-DESIGNS = FORM_DESIGNS  # the design registry's
-SERIES = (("preview", "preview (default)"), ("full", "full"), ("none", "none"))
-
-# The active and selected cells in the form's tables: a quiet blue (Dash's default is red,
-# which reads as an error; red is kept for the cells an error names).
-SELECTED_CELL = [
-    {"if": {"state": "active"}, "backgroundColor": "rgba(13, 110, 253, 0.08)",
-     "border": "1px solid #0d6efd"},
-    {"if": {"state": "selected"}, "backgroundColor": "rgba(13, 110, 253, 0.08)",
-     "border": "1px solid #0d6efd"},
-]
 
 # the form's fields, in form_to_spec's keyword names
 FIELDS = (
@@ -100,161 +120,6 @@ FORM_OUTPUTS = [Output(cid, prop) for _, cid, prop in FIELDS]
 
 def form_kwargs(values: tuple[Any, ...]) -> dict[str, Any]:
     return {key: value for (key, _, _), value in zip(FIELDS, values, strict=True)}
-
-
-def metric_options() -> list[str]:
-    """The metrics a sensitivity design can rank by: the headline ones (metric registry)."""
-    return list(metric_registry.headline())
-
-
-def axis_dropdowns(model: str, mechanism: dict | None = None) -> dict[str, Any]:
-    """The axes table's dropdowns. Parameters are listed by name in alphabetical order, so a
-    name comes before the longer names it begins (typing "friction" and Enter picks
-    ``friction``, not ``friction_law``), each with its label; a described mechanism's are its
-    sweepable names with their units (design.md 4.7)."""
-    names = sorted(parameters.defaults(model))
-    options = [{"label": f"{n} — {parameter_label(n)}", "value": n} for n in names]
-    if can(model, NAMED_JOINTS):
-        options = [{"label": f"{n} [{u}]" if u else n, "value": n}
-                   for n, u in mechanism_names(mechanism).items()]
-    return {
-        "parameter": {"options": options, "clearable": False},
-        "form": {"options": [{"label": f, "value": f} for f in AXIS_FORMS], "clearable": False},
-        # the fit picker of an ISO 286 fit row: type to filter, the limits show below the table
-        "fit": {"options": [{"label": f, "value": f} for f in fit_names()]},
-    }
-
-
-def mechanism_names(table: dict | None) -> dict[str, str]:
-    """A mechanism's sweepable names with units; {} while there is none or it is refused."""
-    from gapsweep.core.errors import InputError
-    from gapsweep.core.mechanism.case import sweepable_names
-
-    if not table:
-        return {}
-    try:
-        return sweepable_names(table)
-    except (InputError, TypeError, ValueError):
-        return {}
-
-
-def mechanism_library() -> dict[str, dict]:
-    """The mechanisms to pick from, label -> table: the shipped examples'
-    (``"<name> (example)"``), then the archive's - the tables of its mechanism studies,
-    newest first, one per distinct table (``"<name> (study <id>: <study name>)"``), read
-    through :mod:`gapsweep.web.data`."""
-    from gapsweep.study.examples import example_files
-    from gapsweep.study.spec import tomllib  # the Python 3.10 shim
-
-    out = {}
-    for name, path in example_files().items():
-        with open(path, "rb") as f:
-            table = tomllib.load(f).get("mechanism")
-        if table:
-            out[f"{table.get('name', name)} (example)"] = table
-    for entry in data.study_mechanisms():
-        out[f"{entry['name']} (study {entry['study_id']}: {entry['study_name']})"[:200]] = (
-            entry["mechanism"])
-    return out
-
-
-def variable_rows(table: dict | None) -> list[dict[str, Any]]:
-    """The design variables of ``table`` as the variables table's rows (unit from the name)."""
-    from gapsweep.core.mechanism.table import unit_of
-
-    return [{"variable": k, "value": v, "unit": unit_of(k) or "–"}
-            for k, v in ((table or {}).get("variables") or {}).items()]
-
-
-def with_variables(table: dict | None, rows: list[dict[str, Any]] | None) -> dict | None:
-    """``table`` with its variables set from the table's rows: numbers where they parse,
-    else the text as an expression of the other variables (``2 * crank_mm``, ``pi / 6``),
-    read by the core's whitelisted evaluator in dependency order; its checks name what is
-    wrong (an unknown name, a cycle)."""
-    if not table:
-        return table
-    out = dict(table)
-    values = {}
-    for r in rows or []:
-        v = r.get("value")
-        try:
-            values[r["variable"]] = float(v)
-        except (TypeError, ValueError):
-            values[r["variable"]] = v
-    out["variables"] = {**(table.get("variables") or {}), **values}
-    return out
-
-
-def mechanism_drawing(table: dict | None) -> Any:
-    """The drawing of ``table`` at driver angle 0, or an empty figure with why not."""
-    import plotly.graph_objects as go
-    from gapsweep.core.errors import InputError
-    from gapsweep.core.mechanism.case import MechanismCase
-    from gapsweep.web.figures.mechanism import mechanism_figure
-
-    if not table:
-        return go.Figure(layout={"title": {"text": "No mechanism: pick one or upload a file"}})
-    try:
-        return mechanism_figure(MechanismCase.from_mapping({"mechanism": table}).spec)
-    except InputError as exc:  # the field, and why (an expression's cycle, an unknown name)
-        why = exc.detail or exc.allowed
-        return go.Figure(layout={"title": {"text": f"Not drawn: {exc.field}: {why}"[:160]}})
-
-
-def _field(label: str, control: Any, help_text: str | None = None,
-           row_id: str | None = None, shown: bool = True, help_id: str | None = None) -> dbc.Row:
-    children = [control]
-    if help_text is not None:
-        children.append(dbc.FormText(help_text, **({"id": help_id} if help_id else {})))
-    return dbc.Row([dbc.Label(label, width=3), dbc.Col(children, width=9)], className="mb-2",
-                   style=_shown(shown), **({"id": row_id} if row_id else {}))
-
-
-# the design-dependent fields' rows (the design registry's fields): shown only for the designs
-# using them
-DESIGN_ROWS = (("samples", ids.NEW_SAMPLES_ROW), ("seed", ids.NEW_SEED_ROW),
-               ("morris_levels", ids.NEW_MORRIS_LEVELS_ROW), ("metric", ids.NEW_METRIC_ROW),
-               ("objective", ids.NEW_OBJECTIVE_ROW), ("budget", ids.NEW_BUDGET_ROW),
-               ("measurement", ids.NEW_MEASUREMENT_ROW), ("fit_series", ids.NEW_FIT_SERIES_ROW))
-
-
-def _shown(shown: bool) -> dict[str, str]:
-    return {} if shown else {"display": "none"}
-
-
-def adaptive_rows(form: dict[str, Any]) -> list[Any]:
-    """An optimize or calibrate study's own fields (design.md 4.9), shown for those designs."""
-    goals = [{"label": g, "value": g} for g in ("min", "max", "target")]
-    record = form.get("measurement_file") or {}
-    carried = (f"the uploaded study's own record ({record.get('file') or 'embedded'})"
-               if record else "the id of a stored measurement (the study page's upload, or "
-               "gapsweep measured add)")
-    return [
-        _field("Objective", dbc.Row([
-            dbc.Col(dcc.Dropdown(id=ids.NEW_OBJECTIVE, options=metric_options(),
-                                 value=form.get("objective"), placeholder="metric"), md=6),
-            dbc.Col(dbc.RadioItems(id=ids.NEW_GOAL, value=form.get("goal") or "min",
-                                   inline=True, options=goals), md=4),
-            dbc.Col(dbc.Input(id=ids.NEW_TARGET, type="number", step="any",
-                              value=form.get("target"), placeholder="target"), md=2),
-        ], className="g-2"), "optimize: the metric to minimise, maximise or bring to a target",
-            ids.NEW_OBJECTIVE_ROW, design_uses("objective", form["design"])),
-        _field("Budget", dbc.Input(id=ids.NEW_BUDGET, type="number", min=10, step=1,
-                                   value=form.get("budget")),
-               "at most this many cases (10 to 100000); the search may stop sooner",
-               ids.NEW_BUDGET_ROW, design_uses("budget", form["design"])),
-        _field("Measurement", dbc.Input(id=ids.NEW_MEASUREMENT, type="number", min=1, step=1,
-                                        value=form.get("measurement"),
-                                        placeholder="stored measurement id"),
-               f"calibrate: {carried}", ids.NEW_MEASUREMENT_ROW,
-               design_uses("measurement", form["design"])),
-        _field("Fitted series", dbc.Input(id=ids.NEW_FIT_SERIES, value=form.get("fit_series"),
-                                          placeholder="slider_acceleration"),
-               "calibrate: the measured series fitted (a case's series name, or a measure's "
-               "for a mechanism)", ids.NEW_FIT_SERIES_ROW,
-               design_uses("fit_series", form["design"])),
-        dcc.Store(id=ids.NEW_MEASUREMENT_FILE, data=form.get("measurement_file")),
-    ]
 
 
 def role_notice() -> Any:
@@ -298,75 +163,9 @@ def layout(**query: Any) -> html.Div:
     if model not in parameters.model_names():
         model = PRESET["model"]
     form = spec_to_form(source, parameters.parameter_rows(model))
-    help_text, axes_header, samples_help = design_help(form["design"])
-    general = dbc.Card(dbc.CardBody([
-        _field("Name", dbc.Input(id=ids.NEW_NAME, value=form["name"], maxLength=200)),
-        _field("Description", dbc.Textarea(id=ids.NEW_DESCRIPTION, value=form["description"],
-                                           rows=2)),
-        _field("Tags", dbc.Input(id=ids.NEW_TAGS, value=form["tags"]), "comma separated"),
-        _field("Model", dcc.Dropdown(id=ids.NEW_MODEL, options=parameters.model_names(),
-                                     value=form["model"], clearable=False)),
-        _field("Design", dcc.Dropdown(id=ids.NEW_DESIGN, options=list(DESIGNS),
-                                      value=form["design"], clearable=False),
-               help_text, help_id=ids.NEW_DESIGN_HELP),
-        _field("Ideal twin", dbc.Switch(id=ids.NEW_IDEAL_TWIN, value=form["ideal_twin"],
-                                        label="also run the ideal-joint case of each setting")),
-        _field("Series", dbc.RadioItems(id=ids.NEW_SERIES, value=form["series"], inline=True,
-                                        options=[{"label": t, "value": v} for v, t in SERIES])),
-        _field("Samples", dbc.Input(id=ids.NEW_SAMPLES, type="number", min=1, step=1,
-                                    value=form["samples"]),
-               samples_help, ids.NEW_SAMPLES_ROW, design_uses("samples", form["design"]),
-               help_id=ids.NEW_SAMPLES_HELP),
-        _field("Seed", dbc.Input(id=ids.NEW_SEED, type="number", min=0, step=1,
-                                 value=form["seed"]), None, ids.NEW_SEED_ROW,
-               design_uses("seed", form["design"])),
-        _field("Morris levels", dbc.Input(id=ids.NEW_MORRIS_LEVELS, type="number", min=2,
-                                          step=1, value=form["morris_levels"]),
-               None, ids.NEW_MORRIS_LEVELS_ROW, design_uses("morris_levels", form["design"])),
-        _field("Metric", dcc.Dropdown(id=ids.NEW_METRIC, options=metric_options(),
-                                      value=form["metric"]), "convergence: the judged metric",
-               ids.NEW_METRIC_ROW, design_uses("metric", form["design"])),
-        *adaptive_rows(form),
-    ]), className="mb-3")
-    axes = dbc.Card([
-        dbc.CardHeader(axes_header, id=ids.NEW_AXES_HEADER),
-        dbc.CardBody([
-            dash_table.DataTable(
-                id=ids.NEW_AXES_TABLE,
-                columns=[{"id": c, "name": c, "editable": True,
-                          **({"presentation": "dropdown"} if c in ("parameter", "form", "fit")
-                             else {})}
-                         for c in AXIS_COLUMNS],
-                data=form["axis_rows"],
-                dropdown=axis_dropdowns(form["model"], form["mechanism"]),
-                editable=True,
-                row_deletable=True,
-                css=[{"selector": ".Select-menu-outer",  # dash-table hides the menu: show it,
-                      # over the rows below (one rule: a second of the same selector
-                      # replaced the first, and the menu stayed hidden)
-                      "rule": "display: block !important; z-index: 1000 !important"}],
-                style_data_conditional=SELECTED_CELL,
-                style_cell={"textAlign": "left", "minWidth": "70px", "fontSize": "0.9rem"},
-                style_cell_conditional=[
-                    {"if": {"column_id": "parameter"}, "minWidth": "200px"},
-                    {"if": {"column_id": "values"}, "minWidth": "220px"},
-                    {"if": {"column_id": "form"}, "minWidth": "130px"},
-                ],
-                style_table={"overflowX": "auto"},
-            ),
-            dbc.Button("Add axis", id=ids.NEW_ADD_AXIS, size="sm", color="secondary",
-                       outline=True, className="mt-2"),
-            dbc.FormText(" values: a list (optional nominal among them); nominal ± %: "
-                         "nominal, relative_percent, levels; range: start, stop, count "
-                         "(optional nominal among its levels, for one-at-a-time). "
-                         "Values in the parameter's unit. An axis replaces the parameter's "
-                         "base value. Monte-carlo rows: normal (3σ): nominal with three_sigma "
-                         "or relative_percent (3σ in %), truncated to the parameter's allowed "
-                         "range; uniform: low/high or nominal/half_width; ISO 286 fit (a "
-                         "clearance axis): fit (e.g. H7/g6) and diameter_mm."),
-            html.Div(id=ids.NEW_FIT_LIMITS, className="mt-2 small"),
-        ]),
-    ], className="mb-3")
+    _, axes_header, _ = design_help(form["design"])
+    general = general_card(form)
+    axes = axes_card(form, axes_header)
     base = dbc.Card([
         dbc.CardHeader("Base parameters (fixed for every case; empty = the default)"),
         dbc.CardBody(dash_table.DataTable(
@@ -410,30 +209,7 @@ def layout(**query: Any) -> html.Div:
         html.Div(id=ids.NEW_URL_TIDY, hidden=True),
         dcc.Location(id=ids.NEW_REDIRECT, refresh="callback-nav"),
     ]), style={"position": "sticky", "top": "1rem"})
-    library = mechanism_library()
-    mechanism = dbc.Card(dbc.CardBody([
-        html.H5("Mechanism"),
-        _field("Pick", dcc.Dropdown(id=ids.NEW_MECHANISM_LIBRARY, options=list(library),
-                                    placeholder="a shipped mechanism or one of the archive's "
-                                                "studies (or upload a study file)")),
-        dash_table.DataTable(
-            id=ids.NEW_MECHANISM_VARIABLES, data=variable_rows(form["mechanism"]),
-            columns=[{"id": "variable", "name": "Variable"},
-                     {"id": "value", "name": "Value", "editable": True},
-                     {"id": "unit", "name": "Unit"}],
-            style_cell={"textAlign": "left", "fontSize": "0.85rem"}),
-        dbc.Row([
-            dbc.Col(dcc.Graph(id=ids.NEW_MECHANISM_DRAWING,
-                              figure=mechanism_drawing(form["mechanism"]),
-                              style={"height": "380px"}), md=8),
-            # the parser's verdict on the table as it stands, beside its drawing
-            dbc.Col(html.Div(id=mechanism_editor.EDITOR_ERRORS), md=4),
-        ]),
-        # or a mechanism of the engineer's own: typed in the tables, or imported from ADAMS
-        adams_upload.uploader(),
-        mechanism_editor.editor(form["mechanism"]),
-    ]), id=ids.NEW_MECHANISM_CARD, className="mb-3",
-        style=_shown(can(form["model"], DESCRIBED)))
+    mechanism = mechanism_section(form)
     return html.Div([
         html.H3("New study"),
         notice,
@@ -441,77 +217,6 @@ def layout(**query: Any) -> html.Div:
         dcc.Store(id=ids.NEW_MECHANISM, data=form["mechanism"]),
         dbc.Row([dbc.Col([general, mechanism, axes, base], lg=8), dbc.Col(side, lg=4)]),
     ])
-
-
-@callback(
-    Output(ids.NEW_MECHANISM, "data", allow_duplicate=True),
-    Output(ids.NEW_MECHANISM_VARIABLES, "data", allow_duplicate=True),
-    *mechanism_editor.outputs(),
-    Input(ids.NEW_MECHANISM_LIBRARY, "value"),
-    prevent_initial_call=True,
-)
-def pick_mechanism(name):
-    """A mechanism picked (shipped or the archive's): it becomes the study's table, its
-    variables and sections the rows."""
-    table = mechanism_library().get(name) if name else None
-    if table is None:
-        return no_update, no_update, *[no_update] * len(mechanism_editor.outputs())
-    return table, variable_rows(table), *mechanism_editor.fill(table)
-
-
-@callback(
-    Output(ids.NEW_MECHANISM, "data", allow_duplicate=True),
-    Output(ids.NEW_MECHANISM_VARIABLES, "data", allow_duplicate=True),
-    *mechanism_editor.outputs(),
-    Input(adams_upload.ADAMS_STUDY, "data"),
-    prevent_initial_call=True,
-)
-def import_adams(text):
-    """An ADAMS dataset imported (design.md 4.13): its mechanism becomes the study's table
-    and fills the editor, where a joint is made a clearance joint (its clearance cell) and
-    then offered on the axes as ``joints.<joint>.clearance_mm``."""
-    import tomllib
-
-    table = tomllib.loads(text).get("mechanism") if text else None
-    if not table:
-        return no_update, no_update, *[no_update] * len(mechanism_editor.outputs())
-    return table, variable_rows(table), *mechanism_editor.fill(table)
-
-
-@callback(
-    Output(ids.NEW_MECHANISM, "data", allow_duplicate=True),
-    Input(ids.NEW_MECHANISM_VARIABLES, "data_timestamp"),
-    State(ids.NEW_MECHANISM_VARIABLES, "data"),
-    State(ids.NEW_MECHANISM, "data"),
-    prevent_initial_call=True,
-)
-def edit_variables(_stamp, rows, table):
-    """A variable edited in the table: the mechanism takes it (and is redrawn)."""
-    return with_variables(table, rows) if table else no_update
-
-
-@callback(
-    Output(ids.NEW_MECHANISM_CARD, "style", allow_duplicate=True),
-    Input(ids.NEW_MODEL, "value"),
-    prevent_initial_call=True,
-)
-def mechanism_card(model):
-    """The mechanism card shows for model = "mechanism" only."""
-    return _shown(can(model, DESCRIBED))
-
-
-@callback(
-    Output(ids.NEW_MECHANISM_DRAWING, "figure"),
-    Output(ids.NEW_AXES_TABLE, "dropdown", allow_duplicate=True),
-    Output(ids.NEW_MECHANISM_CARD, "style"),
-    Input(ids.NEW_MECHANISM, "data"),
-    State(ids.NEW_MODEL, "value"),
-    prevent_initial_call=True,
-)
-def show_mechanism(table, model):
-    """The mechanism drawn and its sweepable names offered on the axes, for its model."""
-    return (mechanism_drawing(table), axis_dropdowns(model, table),
-            _shown(can(model, DESCRIBED)))
 
 
 def _fmt_seconds(seconds: float) -> str:
@@ -596,23 +301,6 @@ def validate(*values):
             [*SELECTED_CELL, *axes_cells], [BASE_VALUE_TINT, *SELECTED_CELL, *base_cells])
 
 
-@callback(
-    *[Output(row_id, "style") for _, row_id in DESIGN_ROWS],
-    Output(ids.NEW_DESIGN_HELP, "children"),
-    Output(ids.NEW_AXES_HEADER, "children"),
-    Output(ids.NEW_SAMPLES_HELP, "children"),
-    Input(ids.NEW_DESIGN, "value"),
-)
-def design_fields(design):
-    """Samples and seed for the sampling designs, Morris levels for morris, the metric for
-    convergence, objective, budget, measurement and fitted series for the adaptive designs
-    (the design registry's fields); hidden fields are not sent either (form_to_spec). The
-    help texts follow the design."""
-    design = design if isinstance(design, str) else None
-    shown = tuple(_shown(design_uses(field, design)) for field, _ in DESIGN_ROWS)
-    return (*shown, *design_help(design))
-
-
 # After a clone the address still reads /studies/new?from=ID: a reload would clone again over
 # the edits. The page replaces it in the history (no navigation, the form stays as it is).
 clientside_callback(
@@ -641,25 +329,6 @@ def change_model(model, rows, mechanism=None):
     fresh = [{**r, "value": typed.get(r["name"], "")}
              for r in parameters.parameter_rows(model)]
     return fresh, axis_dropdowns(model, mechanism)
-
-
-@callback(
-    Output(ids.NEW_FIT_LIMITS, "children"),
-    Input(ids.NEW_AXES_TABLE, "data"),
-)
-def fit_limits(rows):
-    """A fit row's ISO 286 limits as it is typed (web/views/study_form.py)."""
-    return [html.Div(text) for text in fit_limits_text(rows)]
-
-
-@callback(
-    Output(ids.NEW_AXES_TABLE, "data", allow_duplicate=True),
-    Input(ids.NEW_ADD_AXIS, "n_clicks"),
-    State(ids.NEW_AXES_TABLE, "data"),
-    prevent_initial_call=True,
-)
-def add_axis(_n, rows):
-    return [*(rows or []), {**{c: "" for c in AXIS_COLUMNS}, "form": FORM_VALUES}]
 
 
 @callback(

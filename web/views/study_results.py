@@ -423,6 +423,7 @@ def certificates(detail: Mapping[str, Any]) -> Any:
         for cid in (s["case_id"] for s in report["sources"]) if cid in by_id}
     return html.Div([
         html.P(report["verdict"], id=ids.CERTIFICATE_VERDICT, className="fw-bold my-2"),
+        html.P(report["metric_statement"], id=ids.CERTIFICATE_METRIC, className="mb-1"),
         html.P(progress, id=ids.CERTIFICATE_PROGRESS, className="text-muted mb-1"),
         graph(convergence_figs.certificate_figure(report, names), ids.CERTIFICATE_GRAPH),
         certificate_table(report, names),
@@ -438,9 +439,9 @@ def certificate_table(report: Mapping[str, Any], names: Mapping[Any, str]) -> db
     """One row per refinement: source, refinement, run, peak, its change from the step
     before (the verdict's reference: K × 4 against K × 2), the maximum penetration's, the
     ladder's verdict."""
-    # the whole-run peak of the study's headline (a mechanism's first measure's): the first
-    # impact sets it, so it stays put under chaos (CERTIFICATES_EXPLAINED)
-    metric = (report.get("metric") or default_metric()).removesuffix("_settled")
+    # the study's one judged metric (its headline, or the whole-run peak where the refined
+    # runs settle to different motions): the verdict's and the chart's
+    metric = report.get("metric") or default_metric()
     head = ["Source", "Refinement", "Run", metric_label(metric),
             "Change of the peak from the step before", "Change of max. penetration",
             "Verdict"]
