@@ -123,9 +123,10 @@ INTEGRATORS: dict[str, Integrator] = {
 # What benchmarks/step_budget.py and long_runs.py measured (README, "Long runs"): riding the
 # wall, dopri5's steps are held by the error estimate of the motion (mean h|lambda| 1.3-1.9,
 # 5-37 % of the steps near the stability boundary), so an implicit step is not longer; in the
-# film they sit at the boundary (86 %) and Radau IIA takes 3x fewer steps, but each costs
-# ~3x the evaluations (a finite-difference Jacobian, 3-6 Newton iterations of 3). Until an
-# analytic Jacobian changes that, auto is dopri5 in every phase.
+# film they sit at the boundary (86 %) and Radau IIA takes 4.3x fewer steps, but each costs
+# ~9x dopri5's evaluations (a finite-difference Jacobian, 3-6 Newton iterations of 3): 0.47x
+# on the film, 0.12-0.29x elsewhere. Until an analytic Jacobian changes that, auto is dopri5
+# in every phase.
 AUTO_RULE = (
     "auto: dopri5 in every phase, the measured choice (riding the wall its steps are "
     "accuracy-limited; radau5 and dopri5-radau5, Radau IIA 5 riding the wall and in the "
