@@ -73,3 +73,23 @@ def test_auto_is_the_measured_rule():
         assert auto[key] == base[key]
     text = allowed("slider-crank", "integrator")
     assert "auto:" in text and "radau5" in text
+
+
+def test_step_budget_adds_up(monkeypatch):
+    """The step budget (GAPSWEEP_STEP_BUDGET=1) splits the run's own counters: its phases'
+    accepted steps, rejections, evaluations and time sum to the run's; off, the run is the
+    same step for step."""
+    params = {"clearance_mm": 0.05, "t_end": 0.024}
+    off = _run("dopri5", 1e-6, **params)
+    monkeypatch.setenv("GAPSWEEP_STEP_BUDGET", "1")
+    on = _run("dopri5", 1e-6, **params)
+    phases = ("free", "impact", "contact", "film")
+    assert sum(on[f"budget.{p}.accepted"] for p in phases) == on["accepted_steps"]
+    assert sum(on[f"budget.{p}.rejected"] for p in phases) == on["rejected_steps"]
+    # all but the two of the start (f at t = 0 and the first output sample): no step's
+    assert sum(on[f"budget.{p}.rhs"] for p in phases) == on["rhs_evaluations"] - 2
+    assert sum(on[f"budget.{p}.time"] for p in phases) == pytest.approx(0.024, rel=1e-12)
+    assert on["budget.impact.accepted"] > 0 and on["budget.film.accepted"] == 0
+    assert not any(k.startswith("budget.") for k in off)
+    for key in ("rhs_evaluations", "accepted_steps", "peak_slider_accel"):
+        assert on[key] == off[key]
