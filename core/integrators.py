@@ -25,6 +25,8 @@ from .jit import kernel
 
 KIND_EXPLICIT = 0
 KIND_ROSENBROCK = 1
+KIND_RADAU = 2  # Radau IIA 5 (:mod:`radau`)
+KIND_AUTO = 3  # dopri5, Radau IIA 5 by phase (:func:`radau.auto_kind`): dopri5-radau5
 
 
 @dataclass(frozen=True)
@@ -90,15 +92,56 @@ def _rosenbrock23() -> Integrator:
     return Integrator("rosenbrock23", KIND_ROSENBROCK, 2, z.reshape(1, 1), z, z, z, z, True, ref)
 
 
-INTEGRATORS: dict[str, Integrator] = {i.name: i for i in (_dopri5(), _bs32(), _rosenbrock23())}
+def _radau5() -> Integrator:
+    z = np.zeros(1)
+    ref = ("Hairer & Wanner, Solving ODEs II (1996), IV.8, RADAU5 (the constants of "
+           "scipy.integrate.Radau)")
+    # order 3: the error estimator's, which sets the controller's exponent 1/4
+    return Integrator("radau5", KIND_RADAU, 3, z.reshape(1, 1), z, z, z, z, True, ref)
+
+
+def _phase_switch() -> Integrator:
+    d = _dopri5()
+    ref = "dopri5 in free flight and through impacts, radau5 riding the wall and in the film"
+    return Integrator("dopri5-radau5", KIND_AUTO, d.order, d.a, d.b, d.e, d.c, d.dense, True,
+                      ref)  # fmt: skip
+
+
+def _auto() -> Integrator:
+    # the measured choice (AUTO_RULE): dopri5 itself, run as the explicit method
+    d = _dopri5()
+    ref = "the measured choice per phase: dopri5 (see AUTO_RULE)"
+    return Integrator("auto", KIND_EXPLICIT, d.order, d.a, d.b, d.e, d.c, d.dense, True, ref)
+
+
+INTEGRATORS: dict[str, Integrator] = {
+    i.name: i
+    for i in (_dopri5(), _bs32(), _rosenbrock23(), _radau5(), _phase_switch(), _auto())
+}
+
+
+# What benchmarks/step_budget.py and long_runs.py measured (README, "Long runs"): riding the
+# wall, dopri5's steps are held by the error estimate of the motion (mean h|lambda| 1.3-1.9,
+# 5-37 % of the steps near the stability boundary), so an implicit step is not longer; in the
+# film they sit at the boundary (86 %) and Radau IIA takes 4.3x fewer steps, but each costs
+# ~9x dopri5's evaluations (a finite-difference Jacobian, 3-6 Newton iterations of 3): 0.47x
+# on the film, 0.12-0.29x elsewhere. Until an analytic Jacobian changes that, auto is dopri5
+# in every phase.
+AUTO_RULE = (
+    "auto: dopri5 in every phase, the measured choice (riding the wall its steps are "
+    "accuracy-limited; radau5 and dopri5-radau5, Radau IIA 5 riding the wall and in the "
+    "film, cost more evaluations at rtol 1e-6: README, Long runs)"
+)
 
 
 def get_integrator(name: str) -> Integrator:
-    """Look up an integrator, or raise :class:`InputError` listing the known ones."""
+    """Look up an integrator, or raise :class:`InputError` listing the known ones (and the
+    ``auto`` rule, which ``gapsweep params`` prints from it)."""
     try:
         return INTEGRATORS[name]
     except KeyError:
-        raise InputError("integrator", name, "one of " + ", ".join(INTEGRATORS)) from None
+        allowed = "one of " + ", ".join(INTEGRATORS) + " (" + AUTO_RULE + ")"
+        raise InputError("integrator", name, allowed) from None
 
 
 class CaseContext(NamedTuple):

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from . import step_budget
 from .assembly import CP_CLR, CP_LUB, CP_RB, CP_RJ, DRIVER, ROWS, CaseArrays, Topology, assemble
 from .dynamics import AUX_ACCEL2, N_AUX, film_columns
 from .errors import CompileError, InputError, require_finite
@@ -39,6 +40,7 @@ from .settled import (
     settle_window_length,
     settled_window,
 )
+from .step_budget import N_BUDGET
 from .stepping import (
     M_A2_AT_TS,
     M_CONTACT_TIME,
@@ -91,6 +93,7 @@ from .stepping import (
     OPT_ATOL_V,
     OPT_BETA,
     OPT_BISECT,
+    OPT_BUDGET,
     OPT_CONTACT_HMAX,
     OPT_DRIVER_ROW,
     OPT_DT_OUT,
@@ -435,7 +438,10 @@ def _run_group(part, integrator: str, n_threads: int, results: list) -> None:
     n_out = int(opts[:, OPT_N_OUT].max())
     n_joint = int(opts[:, OPT_N_JOINTS].max())
     n_clear = topo.clear_int.shape[0]
-    metrics = np.zeros((len(part), N_MET + N_MP * n_probe + N_MJ * n_joint))
+    # the step budget (issue 39's measurement, off by default) takes the row's last columns
+    n_budget = N_BUDGET if step_budget.enabled() else 0
+    opts[:, OPT_BUDGET] = 1.0 if n_budget else 0.0
+    metrics = np.zeros((len(part), N_MET + N_MP * n_probe + N_MJ * n_joint + n_budget))
     series = np.zeros((len(part), n_out, N_SER + n_probe + n_trace + N_SJ * n_joint))
     n_rev = max(job.options.revolutions for _, job, _, _ in part)
     revs = np.zeros((len(part), n_rev + 1,
@@ -463,6 +469,8 @@ def _run_group(part, integrator: str, n_threads: int, results: list) -> None:
             series={name: rows[:, j] for j, name in enumerate(SERIES_NAMES)},
         )
         result.series["final_state"] = y_end[k].copy()
+        if n_budget:
+            result.metrics.update(step_budget.budget_metrics(metrics[k, -n_budget:]))
         observed = _Observed(job, n_probe, n_trace, n_clear, int(opts[k, OPT_N_JOINTS]))
         observed.add_run(result, metrics[k], rows)
         if arrays.clear_par.shape[1] > 0 and np.any(arrays.clear_par[k, :, CP_LUB] > 0.0):

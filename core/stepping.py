@@ -30,6 +30,7 @@ from .dynamics import (
     AUX_DRIVER_WORK,
     AUX_FILM,
     AUX_FRICTION,
+    N_UNCONTROLLED,
     UNCONTROLLED_ATOL,
     WS_DIAG,
     WS_LAMBDA,
@@ -42,6 +43,7 @@ from .events import EXIT, NONE, ONSET, eccentricity_at, find_event, locate_event
 from .forces import D_DELTA, D_EX, D_EY, D_FN, D_FT
 from .integrators import (
     KIND_EXPLICIT,
+    KIND_RADAU,
     CaseContext,
     dense_output,
     erk_step,
@@ -60,6 +62,24 @@ from .peak_refinement import (
     refine_peak,
 )
 from .projection import drift, project
+from .radau import (
+    RADAU_ORDER,
+    RadauWork,
+    auto_kind,
+    hold_step,
+    make_radau_work,
+    radau5_step,
+    radau_enter,
+)
+from .step_budget import (
+    N_BUDGET,
+    budget_accept,
+    budget_phase,
+    budget_reject,
+    budget_rhs,
+    contact_hlambda,
+    hairer_hlambda,
+)
 
 # options
 (
@@ -96,11 +116,13 @@ from .projection import drift, project
     OPT_N_PROBES,
     OPT_N_JOINTS,
     OPT_N_TRACES,
-) = range(33)
-N_OPT = 33
+    OPT_BUDGET,
+) = range(34)
+N_OPT = 34
 # From ``opts[N_OPT]`` on: ``OPT_N_PROBES`` measures (vector probes), then ``OPT_N_TRACES``
 # quantities kept as series only, ``PROBE_FIELDS`` numbers each (:mod:`peak_refinement`).
-# ``OPT_N_JOINTS``: the clearance joints observed one by one (0: none).
+# ``OPT_N_JOINTS``: the clearance joints observed one by one (0: none). ``OPT_BUDGET`` != 0:
+# the step budget (:mod:`step_budget`) in the last ``N_BUDGET`` columns of the metric row.
 
 # metrics
 (
@@ -216,11 +238,17 @@ def _copy(dst, src):
 
 
 @kernel(runtime=False)
-def _step(kind, t, y, f0, h, tableau, ctx, n, k, ystage, y1, err, r5, f1, wmat, piv):
-    """One step of the chosen method; fills ``y1``, ``err``, ``r5`` and ``f1 = f(t+h, y1)``.
+def _step(kind, t, y, f0, h, tableau, ctx, n, k, ystage, y1, err, r5, f1, wmat, piv, rw):
+    """One step of the chosen method; fills ``y1``, ``err``, ``r5`` and ``f1 = f(t+h, y1)``
+    (``rw``: the Radau buffers).
 
     Returns (success, RHS evaluations).
     """
+    if kind == KIND_RADAU:
+        good, ev = radau5_step(t, y, f0, h, ctx, rw, y1, err, f1, N_UNCONTROLLED)
+        for i in range(r5.shape[0]):
+            r5[i] = 0.0  # cubic Hermite dense output
+        return good, ev
     if kind == KIND_EXPLICIT:
         good = erk_step(t, y, f0, h, tableau, ctx, k, ystage, y1, err, r5)
         s = tableau[1].shape[0]
@@ -502,7 +530,7 @@ MAX_RELOCATE = 6  # event steps cut again at an earlier joint's event, at most
 def _event_step(
     kind, joint, lo, hi, t, h, h_resume, y, f0, y1, f1, r5, bisect, eps_on, eps_ev, t_end,
     have_ts, t_s, method_kind, tableau, ctx, n, model, k, ystage, err, wmat, piv, rot,
-    in_contact, onset_t,
+    in_contact, onset_t, rw,
 ):  # fmt: skip
     """Event location: the step that ends on the earliest contact event, ``kind`` of
     ``joint`` bracketed in ``[lo, hi]`` (:func:`events.find_event`). Returns ``(retry, h,
@@ -553,7 +581,7 @@ def _event_step(
             h_best, miss_best, sep_best = h, math.inf, False
             for it in range(5):
                 _, ev = _step(method_kind, t, y, f0, h, tableau, ctx, n, k, ystage, y1, err, r5,
-                              f1, wmat, piv)  # fmt: skip
+                              f1, wmat, piv, rw)  # fmt: skip
                 nfev += ev
                 d1, dd1 = penetration_at(y1, n, model, rot, joint)
                 sep = d1 <= 0.5 * eps_on
@@ -569,7 +597,7 @@ def _event_step(
             if kind == EXIT and h_best != h:
                 h = h_best
                 _, ev = _step(method_kind, t, y, f0, h, tableau, ctx, n, k, ystage, y1, err, r5,
-                              f1, wmat, piv)  # fmt: skip
+                              f1, wmat, piv, rw)  # fmt: skip
                 nfev += ev
             if attempt == MAX_RELOCATE - 1:
                 break
@@ -954,6 +982,7 @@ class StepBuffers(NamedTuple):
     vpeaks: np.ndarray  # [3, n_observed] the vector probes' values at the last three step ends
     vlast: np.ndarray  # [1 + n_probes] the last point of the squares' integral: t, |values|
     was: np.ndarray  # int64 [n_clearance]: the contact state at the step's start
+    radau: RadauWork  # the implicit method's buffers (zero-sized for an explicit run)
 
 
 @kernel(inline="always")  # one site: compiled apart it re-optimised the whole loop (4 s)
@@ -993,6 +1022,7 @@ def integrate_case(y0, model, opts, method_kind, tableau, order, metrics, series
         np.zeros((3, int(opts[OPT_N_PROBES]) + 2 * int(opts[OPT_N_JOINTS]))),
         np.zeros(1 + int(opts[OPT_N_PROBES])),  # the last point of the squares' integral
         np.zeros(n_clear, dtype=np.int64),  # the contact state at the step's start
+        make_radau_work(ny, 2 * n, atol, opts[OPT_RTOL], method_kind >= KIND_RADAU),
     )
     # copies: the topology and tableau are shared by the batch, and cases running on other
     # cores would otherwise share their cache lines
@@ -1015,6 +1045,7 @@ def _march(y0, model, opts, method_kind, tableau, order, metrics, series, revs, 
     approach, k, vec, peaks = buffers.approach, buffers.k, buffers.vec, buffers.peaks
     wmat, piv, onset_t = buffers.wmat, buffers.piv, buffers.onset_t
     vpeaks, was, vlast = buffers.vpeaks, buffers.was, buffers.vlast
+    rw = buffers.radau
     n = inv_mass.shape[0]
     ny = y0.shape[0]
     n_clear = in_contact.shape[0]
@@ -1097,7 +1128,25 @@ def _march(y0, model, opts, method_kind, tableau, order, metrics, series, revs, 
     h_resume = 0.0  # the step to resume with after an event shortened one
     nonfinite = False  # the last rejection was a non-finite state, not a large error
 
+    # the step budget (off by default): counters by phase in the metric row's last columns
+    budget_on = opts[OPT_BUDGET] != 0.0
+    budget = metrics[metrics.shape[0] - N_BUDGET :] if budget_on else metrics[:0]
+    phase = 0
+    nfev_mark = nfev
+    hl = 0.0
+    step_kind = method_kind  # the method of this step (auto: by phase, radau.auto_kind)
+
     while t < t_end:
+        if budget_on:
+            # the evaluations since the last mark belong to the phase of the step they served
+            budget_rhs(budget, phase, nfev - nfev_mark)
+            nfev_mark = nfev
+            phase = budget_phase(t, in_contact, onset_t, impact_time, model.clear_par)
+        kind_now = auto_kind(method_kind, t, in_contact, onset_t, impact_time, model.clear_par)
+        if kind_now == KIND_RADAU and step_kind != KIND_RADAU:
+            radau_enter(rw)
+        step_kind = kind_now
+        step_order = RADAU_ORDER if step_kind == KIND_RADAU else order
         if steps >= max_steps:
             status = FAIL_MAX_STEPS
             break
@@ -1106,7 +1155,7 @@ def _march(y0, model, opts, method_kind, tableau, order, metrics, series, revs, 
             status = FAIL_NONFINITE if nonfinite else FAIL_STEP
             break
         good, ev = _step(
-            method_kind, t, y, f0, h, tableau, ctx, n, k, ystage, y1, err, r5, f1, wmat, piv
+            step_kind, t, y, f0, h, tableau, ctx, n, k, ystage, y1, err, r5, f1, wmat, piv, rw
         )
         nfev += ev
         steps += 1
@@ -1115,10 +1164,16 @@ def _march(y0, model, opts, method_kind, tableau, order, metrics, series, revs, 
             if not math.isfinite(y1[i]):
                 finite = False
         enorm = error_norm(err, y, y1, rtol, atol) if finite else 1e10
+        if budget_on:
+            hl = 0.0
+            if step_kind == KIND_EXPLICIT and finite:
+                hl = hairer_hlambda(h, y, k, tableau[0], 2 * n, ystage)
         if not finite or enorm > 1.0:
+            if budget_on:
+                budget_reject(budget, phase, hl)
             metrics[M_NREJECT] += 1
             nonfinite = not finite
-            h = _next_step(h, enorm, order, finite, False)
+            h = _next_step(h, enorm, step_order, finite, False)
             continue
         nonfinite = False
 
@@ -1130,8 +1185,8 @@ def _march(y0, model, opts, method_kind, tableau, order, metrics, series, revs, 
         if kind != NONE:
             retry, h, h_resume, ev, joint, kind = _event_step(
                 kind, joint, lo, hi, t, h, h_resume, y, f0, y1, f1, r5, bisect, eps_on, eps_ev,
-                t_end, have_ts, t_s, method_kind, tableau, ctx, n, model, k, ystage, err, wmat,
-                piv, rot, in_contact, onset_t,
+                t_end, have_ts, t_s, step_kind, tableau, ctx, n, model, k, ystage, err, wmat,
+                piv, rot, in_contact, onset_t, rw,
             )  # fmt: skip
             nfev += ev
             if retry:
@@ -1221,6 +1276,9 @@ def _march(y0, model, opts, method_kind, tableau, order, metrics, series, revs, 
         _copy(f0, f1)
         t = t1
         metrics[M_NACCEPT] += 1
+        if budget_on:
+            hlc = contact_hlambda(h, in_contact, model, inv_mass, ws)
+            budget_accept(budget, phase, h, hl, hlc)
         if stop:
             break
         if event_here:
@@ -1229,8 +1287,12 @@ def _march(y0, model, opts, method_kind, tableau, order, metrics, series, revs, 
             h = max(h, h_resume)
             h_resume = 0.0
         else:
-            h = _next_step(h, enorm, order, True, True)
+            h_new = _next_step(h, enorm, step_order, True, True)
+            # Radau keeps its step (and LUs) unless it would grow by 1.2 (radau.hold_step)
+            h = hold_step(h, h_new) if step_kind == KIND_RADAU else h_new
 
+    if budget_on:
+        budget_rhs(budget, phase, nfev - nfev_mark)
     metrics[M_A2_AT_TS] = a2_ts
     metrics[M_NFEV] = nfev
     metrics[M_T_REACHED] = t

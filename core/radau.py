@@ -1,0 +1,337 @@
+"""Radau IIA of order 5: the L-stable implicit step for riding the wall and the oil film.
+
+The method and its implementation follow Hairer & Wanner, *Solving Ordinary Differential
+Equations II* (2nd ed., Springer 1996), IV.8 (RADAU5): three collocation stages at the
+Radau points, the simplified Newton iteration on the transformed system (one real and one
+complex linear system of the state's size, from the eigen-decomposition of the coefficient
+matrix), the embedded error estimate ``(gamma0/h - J)^-1 (f0 + sum_i e_i Z_i / h)`` and the
+Newton stopping rule with its convergence rate; the constants are those of SciPy's
+``scipy.integrate.Radau`` (the same algorithm).
+
+Two things are particular to gapsweep's state ``y = [q, v, quadratures]``:
+
+- the quadratures (driver work, dissipated energies, the acceleration's square, ...) never
+  feed back, so the Jacobian's columns of them are zero: ``J = [[J_dd, 0], [J_ad, 0]]``. Its
+  linear systems are block-triangular: an LU of the ``2 n`` dynamic states only, and the
+  quadratures' rows by substitution. The method is the full Radau IIA on every component at
+  the cost of the dynamic block.
+- the Jacobian is taken by forward differences over the dynamic states (``2 n`` evaluations)
+  and kept over steps: taken again when the Newton iteration converged slowly (more than two
+  iterations at a rate above :data:`THET`, as RADAU5), failed, or a joint's contact state
+  changed
+  (the force law is another function across an event). The two LUs are kept while the step
+  size stays the same: :func:`hold_step` keeps ``h`` when the controller would grow it by less
+  than 1.2 (RADAU5's rule), so a smooth stretch of continuous contact reuses them.
+
+Dense output for events, sections and peaks is the stepping loop's cubic Hermite from the
+step's ends (``r5 = 0``).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from .integrators import KIND_AUTO, KIND_EXPLICIT, KIND_RADAU, evaluate
+from .jit import kernel
+from .step_budget import P_CONTACT, P_FILM, budget_phase
+
+S6 = 6.0**0.5
+C = np.array([(4.0 - S6) / 10.0, (4.0 + S6) / 10.0, 1.0])
+E = np.array([-13.0 - 7.0 * S6, -13.0 + 7.0 * S6, -1.0]) / 3.0
+# eigenvalues of the inverse of the coefficient matrix: one real, one complex pair
+MU_REAL = 3.0 + 3.0 ** (2.0 / 3.0) - 3.0 ** (1.0 / 3.0)
+MU_COMPLEX = complex(3.0 + 0.5 * (3.0 ** (1.0 / 3.0) - 3.0 ** (2.0 / 3.0)),
+                     -0.5 * (3.0 ** (5.0 / 6.0) + 3.0 ** (7.0 / 6.0)))
+# the transformation to and from its eigenbasis
+T = np.array([
+    [0.09443876248897524, -0.14125529502095421, 0.03002919410514742],
+    [0.25021312296533332, 0.20412935229379994, -0.38294211275726192],
+    [1.0, 1.0, 0.0]])
+TI = np.array([
+    [4.17871859155190428, 0.32768282076106237, 0.52337644549944951],
+    [-4.17871859155190428, -0.32768282076106237, 0.47662355450055044],
+    [0.50287263494578682, -2.57192694985560522, 0.59603920482822492]])
+NEWTON_MAXITER = 6
+# RADAU5's THET: retake J after a step whose iteration converged slower than this. Its
+# default 0.001 is for cheap Jacobians; ours costs 2 n evaluations (Hairer: "increase to
+# 0.1 when Jacobian evaluations are costly")
+THET = 0.1
+RADAU_ORDER = 3  # the error estimate's order: the step controller's exponent 1/4
+HOLD = 1.2  # a step the controller would grow by less than this is kept (the LUs with it)
+
+# state slots of RadauWork.state
+ST_JAC, ST_H, ST_ITER, ST_RATE, ST_CONTACT, ST_RTOL = range(6)
+
+
+class RadauWork(NamedTuple):
+    """One case's Radau buffers (``ny`` states, ``m`` of them dynamic); zero-sized for the
+    explicit methods."""
+
+    jac: np.ndarray  # [ny, m] d f / d y over the dynamic states
+    lu_r: np.ndarray  # [m, m] LU of MU_REAL / h - J_dd
+    piv_r: np.ndarray  # int64 [m]
+    lu_c: np.ndarray  # complex [m, m] LU of MU_COMPLEX / h - J_dd
+    piv_c: np.ndarray  # int64 [m]
+    z: np.ndarray  # [3, ny] stage increments Z_i = Y_i - y
+    w: np.ndarray  # [3, ny] the same in the eigenbasis
+    fz: np.ndarray  # [3, ny] f at the stages
+    ys: np.ndarray  # [ny] scratch state
+    fd: np.ndarray  # [ny] scratch derivative
+    xr: np.ndarray  # [ny] real right-hand side / solution
+    xc: np.ndarray  # complex [ny]
+    scale_atol: np.ndarray  # [ny] absolute tolerances
+    state: np.ndarray  # [6] ST_*: J valid, h of the LUs, Newton iterations and rate, the
+    # contact pattern J was taken in, rtol
+
+
+@kernel(inline="always")
+def make_radau_work(ny: int, m: int, atol: np.ndarray, rtol: float, used: bool) -> RadauWork:
+    """The buffers (sized 0 when ``used`` is False: explicit runs allocate nothing)."""
+    a, b = (ny, m) if used else (0, 0)
+    work = RadauWork(
+        np.zeros((a, b)), np.zeros((b, b)), np.zeros(b, dtype=np.int64),
+        np.zeros((b, b), dtype=np.complex128), np.zeros(b, dtype=np.int64),
+        np.zeros((3, a)), np.zeros((3, a)), np.zeros((3, a)), np.zeros(a), np.zeros(a),
+        np.zeros(a), np.zeros(a, dtype=np.complex128), atol.copy(), np.zeros(6),
+    )  # fmt: skip
+    work.state[ST_RTOL] = rtol
+    return work
+
+
+@kernel(runtime=False)
+def _lu(a, piv):
+    """In-place LU with partial pivoting (real or complex); False if singular."""
+    n = a.shape[0]
+    for j in range(n):
+        p = j
+        for i in range(j + 1, n):
+            if abs(a[i, j]) > abs(a[p, j]):
+                p = i
+        piv[j] = p
+        if a[p, j] == 0.0:
+            return False
+        if p != j:
+            for c in range(n):
+                a[j, c], a[p, c] = a[p, c], a[j, c]
+        for i in range(j + 1, n):
+            a[i, j] /= a[j, j]
+            for c in range(j + 1, n):
+                a[i, c] -= a[i, j] * a[j, c]
+    return True
+
+
+@kernel(runtime=False)
+def _block_solve(lu, piv, jac, gamma, x):
+    """Solve ``(gamma I - J) x = b`` in place (``x`` holds ``b``), ``J = [[J_dd, 0],
+    [J_ad, 0]]``: the dynamic block by its LU, the quadratures' rows by substitution
+    ``x_a = (b_a + J_ad x_d) / gamma``."""
+    m = lu.shape[0]
+    for j in range(m):
+        p = piv[j]
+        if p != j:
+            x[j], x[p] = x[p], x[j]
+    for i in range(m):
+        for c in range(i):
+            x[i] -= lu[i, c] * x[c]
+    for i in range(m - 1, -1, -1):
+        for c in range(i + 1, m):
+            x[i] -= lu[i, c] * x[c]
+        x[i] /= lu[i, i]
+    for i in range(m, x.shape[0]):
+        s = x[i]
+        for c in range(m):
+            s += jac[i, c] * x[c]
+        x[i] = s / gamma
+
+
+@kernel(runtime=False)
+def _jacobian(t, y, f0, ctx, work):
+    """Forward differences of f over the dynamic states into ``work.jac``; False if an
+    evaluation failed. Costs ``m`` evaluations."""
+    jac, ys, fd = work.jac, work.ys, work.fd
+    ny, m = jac.shape[0], jac.shape[1]
+    for c in range(m):
+        for i in range(ny):
+            ys[i] = y[i]
+        d = 1e-8 * max(abs(y[c]), 1e-3)
+        ys[c] += d
+        if not evaluate(t, ys, ctx, fd):
+            return False
+        for i in range(ny):
+            jac[i, c] = (fd[i] - f0[i]) / d
+    return True
+
+
+@kernel(runtime=False)
+def _factor(h, work):
+    """The two LUs for step ``h``; False if singular."""
+    jac, lu_r, lu_c = work.jac, work.lu_r, work.lu_c
+    m = lu_r.shape[0]
+    gr = MU_REAL / h
+    gc = MU_COMPLEX / h
+    for i in range(m):
+        for c in range(m):
+            lu_r[i, c] = -jac[i, c]
+            lu_c[i, c] = -jac[i, c]
+        lu_r[i, i] += gr
+        lu_c[i, i] += gc
+    return _lu(lu_r, work.piv_r) and _lu(lu_c, work.piv_c)
+
+
+@kernel(inline="always")
+def _contact_pattern(in_contact):
+    p = 0.0
+    for j in range(in_contact.shape[0]):
+        p = 2.0 * p + in_contact[j]
+    return p
+
+
+@kernel(runtime=False)
+def radau5_step(t, y, f0, h, ctx, work, y1, err, f1, n_uncontrolled):
+    """One Radau IIA (order 5) step of size ``h`` [s] from ``(t, y, f0 = f(t, y))``.
+
+    Writes ``y1``, the error estimate ``err`` (order 3: the controller's exponent 1/4) and
+    ``f1 = f(t + h, y1)``. Returns ``(converged, evaluations)``; not converged (or an
+    evaluation failed), the loop rejects the step and the Jacobian is taken afresh.
+    """
+    state = work.state
+    z, w, fz, ys, xr, xc = work.z, work.w, work.fz, work.ys, work.xr, work.xc
+    atol = work.scale_atol
+    rtol = state[ST_RTOL]
+    ny = y.shape[0]
+    nm = ny - n_uncontrolled
+    nfev = 0
+    pattern = _contact_pattern(ctx.in_contact)
+    if state[ST_JAC] != 0.0 and (
+        state[ST_CONTACT] != pattern or (state[ST_ITER] > 2 and state[ST_RATE] > THET)
+    ):
+        state[ST_JAC] = 0.0
+    newton_tol = max(10.0 * 2.2e-16 / rtol, min(0.03, math.sqrt(rtol)))
+    gr = MU_REAL / h
+    gc = MU_COMPLEX / h
+    for _attempt in range(2):
+        fresh = False
+        if state[ST_JAC] == 0.0:
+            if not _jacobian(t, y, f0, ctx, work):
+                return False, nfev + work.jac.shape[1]
+            nfev += work.jac.shape[1]
+            state[ST_JAC] = 1.0
+            state[ST_CONTACT] = pattern
+            state[ST_H] = 0.0
+            fresh = True
+        if state[ST_H] != h:
+            if not _factor(h, work):
+                state[ST_JAC] = 0.0
+                return False, nfev
+            state[ST_H] = h
+        # the start of the iteration: Z_i = c_i h f0 (an Euler predictor; from Z = 0 the
+        # iteration took a third iteration, and the rate rule then retook J every step)
+        for j in range(ny):
+            for i in range(3):
+                z[i, j] = C[i] * h * f0[j]
+            for i in range(3):
+                w[i, j] = TI[i, 0] * z[0, j] + TI[i, 1] * z[1, j] + TI[i, 2] * z[2, j]
+        converged = False
+        rate = -1.0
+        dw_old = -1.0
+        it = 0
+        finite = True
+        for it in range(NEWTON_MAXITER):
+            for i in range(3):
+                for j in range(ny):
+                    ys[j] = y[j] + z[i, j]
+                nfev += 1
+                if not evaluate(t + C[i] * h, ys, ctx, fz[i]):
+                    finite = False
+                    break
+            if not finite:
+                break
+            for j in range(ny):
+                sr = 0.0
+                sc = 0j
+                for i in range(3):
+                    sr += TI[0, i] * fz[i, j]
+                    sc += complex(TI[1, i], TI[2, i]) * fz[i, j]
+                xr[j] = sr - gr * w[0, j]
+                xc[j] = sc - gc * complex(w[1, j], w[2, j])
+                if not (math.isfinite(xr[j]) and math.isfinite(sc.real)
+                        and math.isfinite(sc.imag)):
+                    finite = False
+            if not finite:
+                break
+            _block_solve(work.lu_r, work.piv_r, work.jac, gr, xr)
+            _block_solve(work.lu_c, work.piv_c, work.jac, gc, xc)
+            s = 0.0
+            for j in range(nm):
+                sc_j = atol[j] + rtol * abs(y[j])
+                s += (xr[j] / sc_j) ** 2 + (xc[j].real / sc_j) ** 2 + (xc[j].imag / sc_j) ** 2
+            dw_norm = math.sqrt(s / (3.0 * nm))
+            if dw_old >= 0.0:
+                rate = dw_norm / dw_old if dw_old > 0.0 else 0.0
+            if rate >= 0.0 and (
+                rate >= 1.0
+                or rate ** (NEWTON_MAXITER - it) / (1.0 - rate) * dw_norm > newton_tol
+            ):
+                break
+            for j in range(ny):
+                w[0, j] += xr[j]
+                w[1, j] += xc[j].real
+                w[2, j] += xc[j].imag
+            for i in range(3):
+                for j in range(ny):
+                    z[i, j] = T[i, 0] * w[0, j] + T[i, 1] * w[1, j] + T[i, 2] * w[2, j]
+            if dw_norm == 0.0 or (rate >= 0.0 and rate / (1.0 - rate) * dw_norm < newton_tol):
+                converged = True
+                break
+            dw_old = dw_norm
+        if converged:
+            state[ST_ITER] = it + 1
+            state[ST_RATE] = max(rate, 0.0)
+            break
+        state[ST_JAC] = 0.0
+        if fresh or not finite:
+            return False, nfev
+    # the embedded error estimate: (MU_REAL / h - J)^-1 (f0 + sum_i E_i Z_i / h)
+    for j in range(ny):
+        xr[j] = f0[j] + (E[0] * z[0, j] + E[1] * z[1, j] + E[2] * z[2, j]) / h
+    _block_solve(work.lu_r, work.piv_r, work.jac, gr, xr)
+    for j in range(ny):
+        err[j] = xr[j]
+        y1[j] = y[j] + z[2, j]
+    nfev += 1
+    if not evaluate(t + h, y1, ctx, f1):
+        return False, nfev
+    return True, nfev
+
+
+@kernel(inline="always")
+def hold_step(h, h_new):
+    """RADAU5's rule: keep ``h`` (and the LUs) when the controller grows it by less than
+    HOLD."""
+    if h <= h_new < HOLD * h:
+        return h
+    return h_new
+
+
+@kernel(inline="always")
+def auto_kind(method_kind, t, in_contact, onset_t, impact_time, clear_par):
+    """The method of the next step: ``method_kind`` itself, or for ``dopri5-radau5``
+    (``KIND_AUTO``) by the phase of :func:`step_budget.budget_phase`: Radau IIA riding the
+    wall (in contact past the impact time) and in the film, dopri5 otherwise."""
+    if method_kind != KIND_AUTO:
+        return method_kind
+    phase = budget_phase(t, in_contact, onset_t, impact_time, clear_par)
+    if phase in (P_CONTACT, P_FILM):
+        return KIND_RADAU
+    return KIND_EXPLICIT
+
+
+@kernel(inline="always")
+def radau_enter(work):
+    """A switch from the explicit method: the kept Jacobian is of another state, drop it."""
+    if work.state.shape[0] > 0:
+        work.state[ST_JAC] = 0.0
+
