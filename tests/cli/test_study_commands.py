@@ -358,7 +358,10 @@ def test_submit_and_wait_on_redis_and_postgresql_with_two_workers(
         assert sub.returncode == 0, sub.stderr
         submitted = as_json(sub)
         assert set(submitted) == RUN_KEYS
-        assert (submitted["status"], submitted["cases"], submitted["done"]) == ("queued", 15, 0)
+        # submit reads the study after the commit and the send: a ready worker may have
+        # claimed a case already (seen in CI), never finished the study
+        assert submitted["status"] in ("queued", "running") and submitted["cases"] == 15
+        assert submitted["done"] < 15
         t0 = time.perf_counter()
         out = gapsweep(env, "wait", submitted["study_id"], "--timeout", "120", "--json")
         print(f"wait: {time.perf_counter() - t0:.2f} s")
