@@ -1,5 +1,5 @@
 """What the browser tests share (not a test module): Debian's chromium, its flags, a port
-(``free_port`` of tests/workers/processes.py), a ``gapsweep serve`` for a module
+(``free_port`` of tests/support/processes.py), a ``gapsweep serve`` for a module
 (:func:`served`), the module's browser (:func:`launch_browser`) and a page that collects its
 console errors (:func:`new_page`, :func:`open_page`).
 
@@ -24,10 +24,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "workers"))
-
-from processes import free_port  # noqa: E402  (the workers' helper, for the servers)
+from support.processes import free_port  # noqa: E402  (the workers' helper, for the servers)
 
 CHROMIUM_ARGS = [
     "--headless",
