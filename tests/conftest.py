@@ -11,9 +11,15 @@ A module-scoped fixture that integrates for marked tests takes ``roundoff_eps`` 
 argument: it is then built once per eps, under that eps. Unmarked tests run with the
 variable unset, even beside marked ones. ``--roundoff-eps=E1,E2,...`` replaces the five
 (``benchmarks/motion_checks.py eps-sweep`` runs the marked tests over 21 values so).
+
+The ``slow`` marker (:func:`pytest_collection_modifyitems`): a test that starts processes -
+a ``gapsweep serve``, workers, a Redis server, a browser - is marked where it is collected,
+so ``pytest -m "not slow"`` runs the fast half, new tests included.
 """
 
 from __future__ import annotations
+
+import types
 
 import pytest
 from gapsweep.core.assembly import STIFFNESS_EPS_ENV
@@ -79,3 +85,39 @@ def _roundoff_environment(request: pytest.FixtureRequest, monkeypatch: pytest.Mo
     eps = callspec.params.get("roundoff_eps", 0.0) if (marked and callspec) else 0.0
     _set(monkeypatch, float(eps))
     yield
+
+
+#: A module that uses one of these helpers starts processes for its tests: the servers of
+#: support.serving and tests/web/browsers.py, the workers and Redis servers of
+#: support.processes and support.backends
+PROCESS_HELPERS = frozenset({"support.serving", "support.processes", "support.backends",
+                             "browsers"})
+#: fixtures that start processes (tests/workers/conftest.py)
+PROCESS_FIXTURES = frozenset({"procs", "backend", "redis_pg"})
+#: modules that run long without those helpers (docker compose, the example studies, a
+#: wheel build)
+SLOW_MODULES = frozenset({"test_compose", "test_examples", "test_packaging"})
+
+
+def _uses_process_helpers(module: types.ModuleType) -> bool:
+    for value in vars(module).values():
+        origin = value.__name__ if isinstance(value, types.ModuleType) else getattr(
+            value, "__module__", None)
+        if origin in PROCESS_HELPERS:
+            return True
+    return False
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    slow_modules: dict[str, bool] = {}
+    for item in items:
+        module = getattr(item, "module", None)
+        if module is None:
+            continue
+        name = module.__name__
+        if name not in slow_modules:
+            slow_modules[name] = (name.rpartition(".")[2] in SLOW_MODULES
+                                  or _uses_process_helpers(module))
+        if slow_modules[name] or PROCESS_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
