@@ -87,11 +87,12 @@ def _roundoff_environment(request: pytest.FixtureRequest, monkeypatch: pytest.Mo
     yield
 
 
-#: A module that uses one of these helpers starts processes for its tests: the servers of
+#: A module that uses one of these starts processes for its tests: the servers of
 #: support.serving and tests/web/browsers.py, the workers and Redis servers of
-#: support.processes and support.backends
+#: support.processes and support.backends, and the command-line runs and fresh interpreters
+#: of subprocess (each a new Python importing numpy and the kernels: seconds apiece)
 PROCESS_HELPERS = frozenset({"support.serving", "support.processes", "support.backends",
-                             "browsers"})
+                             "browsers", "subprocess"})
 #: fixtures that start processes (tests/workers/conftest.py)
 PROCESS_FIXTURES = frozenset({"procs", "backend", "redis_pg"})
 #: modules that run long without those helpers (docker compose, the example studies, a
