@@ -21,6 +21,7 @@ import dash_bootstrap_components as dbc
 from dash import ALL, MATCH, Input, Output, State, dcc, html
 
 from .. import ids
+from ..figures.style import GRAPH_CONFIG  # noqa: F401 - where the toolbar's users looked
 
 FORMATS = ("png", "svg", "csv")
 
