@@ -19,7 +19,9 @@ so ``pytest -m "not slow"`` runs the fast half, new tests included.
 
 from __future__ import annotations
 
+import sys
 import types
+from pathlib import Path
 
 import pytest
 from gapsweep.core.assembly import STIFFNESS_EPS_ENV
@@ -95,30 +97,49 @@ PROCESS_HELPERS = frozenset({"support.serving", "support.processes", "support.ba
                              "browsers", "subprocess"})
 #: fixtures that start processes (tests/workers/conftest.py)
 PROCESS_FIXTURES = frozenset({"procs", "backend", "redis_pg"})
-#: modules that run long without those helpers (docker compose, the example studies, a
-#: wheel build)
-SLOW_MODULES = frozenset({"test_compose", "test_examples", "test_packaging"})
+#: modules that run long without those helpers: docker compose, the example studies, a wheel
+#: build, and whole studies run in-process (test_study_run ~200 s, test_certificates_run
+#: ~35 s of a fast half measured at 11.5 min on a loaded 2-core machine)
+SLOW_MODULES = frozenset({"test_compose", "test_examples", "test_packaging", "test_study_run",
+                          "test_certificates_run"})
 
 
-def _uses_process_helpers(module: types.ModuleType) -> bool:
-    for value in vars(module).values():
-        origin = value.__name__ if isinstance(value, types.ModuleType) else getattr(
-            value, "__module__", None)
-        if origin in PROCESS_HELPERS:
-            return True
-    return False
+def _starts_processes(module: types.ModuleType, seen: dict[str, bool]) -> bool:
+    """Whether ``module`` uses a process helper, or fixtures of a module that does (a browser
+    module borrowing another's server)."""
+    name = module.__name__
+    if name not in seen:
+        seen[name] = name.rpartition(".")[2] in SLOW_MODULES  # also breaks import loops
+        for value in vars(module).values():
+            origin = value.__name__ if isinstance(value, types.ModuleType) else getattr(
+                value, "__module__", None)
+            if not isinstance(origin, str) or origin == name:
+                continue
+            source = sys.modules.get(origin)
+            if origin in PROCESS_HELPERS or (
+                    source is not None and _is_test_code(source)
+                    and _starts_processes(source, seen)):
+                seen[name] = True
+                break
+    return seen[name]
+
+
+TESTS = Path(__file__).resolve().parent
+
+
+def _is_test_code(module: types.ModuleType) -> bool:
+    """A module of tests/ (a test module whose fixtures another borrows, or tests/support)."""
+    file = getattr(module, "__file__", None)
+    return file is not None and Path(file).resolve().is_relative_to(TESTS)
 
 
 @pytest.hookimpl(tryfirst=True)  # before `-m` deselects
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    slow_modules: dict[str, bool] = {}
+    seen: dict[str, bool] = {}
     for item in items:
         module = getattr(item, "module", None)
         if module is None:
             continue
-        name = module.__name__
-        if name not in slow_modules:
-            slow_modules[name] = (name.rpartition(".")[2] in SLOW_MODULES
-                                  or _uses_process_helpers(module))
-        if slow_modules[name] or PROCESS_FIXTURES & set(getattr(item, "fixturenames", ())):
+        if _starts_processes(module, seen) or PROCESS_FIXTURES & set(
+                getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.slow)
