@@ -149,7 +149,23 @@ MODELS: dict[str, Model] = {
 
 
 def get_model(name: str) -> Model:
-    """The registry entry of ``name``, or :class:`InputError` listing the models."""
+    """The registry entry of a model.
+
+    Parameters
+    ----------
+    name : str
+        The model's name, a key of :data:`MODELS` (``"slider-crank"``, ``"mechanism"`` ...).
+
+    Returns
+    -------
+    Model
+        Its registry entry.
+
+    Raises
+    ------
+    InputError
+        ``name`` is no model's; the message lists the models.
+    """
     try:
         return MODELS[name]
     except KeyError:
@@ -157,20 +173,65 @@ def get_model(name: str) -> Model:
 
 
 def can(model: str | None, capability: str) -> bool:
-    """Whether model ``model`` has ``capability`` (False for a name no model has: a page or
-    a form asks before the spec is validated)."""
+    """Whether a model can do something (a page or a form asks before the spec is
+    validated, so a name no model has is an answer, not an error).
+
+    Parameters
+    ----------
+    model : str or None
+        The model's name; None means :data:`DEFAULT_MODEL`.
+    capability : str
+        One of :data:`DESCRIBED`, :data:`NAMED_JOINTS`, :data:`CRANK_SPEED`, :data:`SECTIONS`.
+
+    Returns
+    -------
+    bool
+        True when the model has it; False for an unknown model or capability.
+    """
     entry = MODELS.get(model or DEFAULT_MODEL)
     return entry is not None and entry.can(capability)
 
 
 def measures_of(model: str | None, table: Mapping[str, Any] | None = None) -> Any:
-    """What a study of ``model`` (with ``[mechanism]`` table ``table``) measures
-    (:class:`.measures.Measures`); a name no model has measures what the default model does."""
+    """What a study of a model measures: its metrics and series.
+
+    Parameters
+    ----------
+    model : str or None
+        The model's name; None, or a name no model has, means :data:`DEFAULT_MODEL`.
+    table : mapping, optional
+        The study's ``[mechanism]`` table, for a described model (its joints name metrics).
+
+    Returns
+    -------
+    Measures
+        :class:`.measures.Measures` of the model (and of ``table``).
+    """
     return (MODELS.get(model or DEFAULT_MODEL) or MODELS[DEFAULT_MODEL]).measures(table)
 
 
 def run_case(model: str, params: Params) -> CaseResult:
-    """Validate and run one case; bad input raises :class:`InputError`."""
+    """Validate and run one case.
+
+    Parameters
+    ----------
+    model : str
+        The model's name (:func:`get_model`).
+    params : mapping of str to Any
+        The case's parameters, in the units their names carry (``clearance_mm`` ...); an
+        absent one takes the model's default.
+
+    Returns
+    -------
+    CaseResult
+        The case's metrics, series and solver statistics (SI units).
+
+    Raises
+    ------
+    InputError
+        An unknown model, or a parameter outside its allowed range (the message names the
+        field, the value and the range).
+    """
     return get_model(model).run(params)
 
 
@@ -181,6 +242,28 @@ def run_cases(
     threads: int | None = None,
     progress: Progress | None = None,
 ) -> list[CaseResult]:
-    """Run many cases of one model (batched where the model supports it). An invalid case
-    comes back as a failed result with its message; the others still run."""
+    """Run many cases of one model, batched where the model supports it.
+
+    Parameters
+    ----------
+    model : str
+        The model's name (:func:`get_model`).
+    cases : sequence of mappings
+        Each case's parameters, as for :func:`run_case`.
+    threads : int, optional
+        Worker threads; None uses the usable cores.
+    progress : callable, optional
+        Called as ``progress(done, total)`` as cases finish.
+
+    Returns
+    -------
+    list of CaseResult
+        One per case, in the order of ``cases``. An invalid case comes back as a failed
+        result carrying its message; the others still run.
+
+    Raises
+    ------
+    InputError
+        An unknown model.
+    """
     return get_model(model).run_many(cases, threads=threads, progress=progress)

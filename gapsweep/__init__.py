@@ -24,9 +24,26 @@ if TYPE_CHECKING:
 
 
 def open(where: str | os.PathLike[str] | None = None, *, token: str | None = None) -> Archive:
-    """The archive at ``where`` (see :func:`gapsweep.archive.opening.open_archive`): with
-    ``studies()``, ``study(id)``, ``submit(spec)``, ``wait(id)``, ``cases(id)`` and the
-    changes (``cancel``, ``retry`` ...). A local one acts as the machine's admin."""
+    """Open an archive of studies.
+
+    Parameters
+    ----------
+    where : str or path-like, optional
+        A data folder (its SQLite file and workers), a database URL
+        (``postgresql+psycopg://...``) or a server's ``http(s)://`` address; None means
+        ``GAPSWEEP_URL``, else the configured database (see
+        :func:`gapsweep.archive.opening.open_archive`).
+    token : str, optional
+        An API token (``gsw_...``, ``gapsweep user token NAME``) for a server; default
+        ``GAPSWEEP_TOKEN``. A local archive needs none.
+
+    Returns
+    -------
+    Archive
+        With ``studies()``, ``study(id)``, ``submit(spec)``, ``wait(id)``, ``cases(id)``
+        and the changes (``cancel``, ``retry`` ...). A local one acts as the machine's
+        admin.
+    """
     # imported here: `import gapsweep` (every subpackage's parent) stays free of SQLAlchemy
     from gapsweep.archive.opening import open_archive
 

@@ -20,5 +20,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   fi
 fi
 .venv/bin/ruff check .
+# the type check of core/, study/ and gapsweep/ ([tool.mypy] in pyproject.toml; ~25 s CPU cold)
+.venv/bin/python scripts/typecheck.py
 .venv/bin/gapsweep warmup
 .venv/bin/python -m pytest "$@"

@@ -11,9 +11,17 @@ A module-scoped fixture that integrates for marked tests takes ``roundoff_eps`` 
 argument: it is then built once per eps, under that eps. Unmarked tests run with the
 variable unset, even beside marked ones. ``--roundoff-eps=E1,E2,...`` replaces the five
 (``benchmarks/motion_checks.py eps-sweep`` runs the marked tests over 21 values so).
+
+The ``slow`` marker (:func:`pytest_collection_modifyitems`): a test that starts processes -
+a ``gapsweep serve``, workers, a Redis server, a browser - is marked where it is collected,
+so ``pytest -m "not slow"`` runs the fast half, new tests included.
 """
 
 from __future__ import annotations
+
+import sys
+import types
+from pathlib import Path
 
 import pytest
 from gapsweep.core.assembly import STIFFNESS_EPS_ENV
@@ -79,3 +87,59 @@ def _roundoff_environment(request: pytest.FixtureRequest, monkeypatch: pytest.Mo
     eps = callspec.params.get("roundoff_eps", 0.0) if (marked and callspec) else 0.0
     _set(monkeypatch, float(eps))
     yield
+
+
+#: A module that uses one of these starts processes for its tests: the servers of
+#: support.serving and tests/web/browsers.py, the workers and Redis servers of
+#: support.processes and support.backends, and the command-line runs and fresh interpreters
+#: of subprocess (each a new Python importing numpy and the kernels: seconds apiece)
+PROCESS_HELPERS = frozenset({"support.serving", "support.processes", "support.backends",
+                             "browsers", "subprocess"})
+#: fixtures that start processes (tests/workers/conftest.py)
+PROCESS_FIXTURES = frozenset({"procs", "backend", "redis_pg"})
+#: modules that run long without those helpers: docker compose, the example studies, a wheel
+#: build, and whole studies run in-process (test_study_run ~200 s, test_certificates_run
+#: ~35 s of a fast half measured at 11.5 min on a loaded 2-core machine)
+SLOW_MODULES = frozenset({"test_compose", "test_examples", "test_packaging", "test_study_run",
+                          "test_certificates_run"})
+
+
+def _starts_processes(module: types.ModuleType, seen: dict[str, bool]) -> bool:
+    """Whether ``module`` uses a process helper, or fixtures of a module that does (a browser
+    module borrowing another's server)."""
+    name = module.__name__
+    if name not in seen:
+        seen[name] = name.rpartition(".")[2] in SLOW_MODULES  # also breaks import loops
+        for value in vars(module).values():
+            origin = value.__name__ if isinstance(value, types.ModuleType) else getattr(
+                value, "__module__", None)
+            if not isinstance(origin, str) or origin == name:
+                continue
+            source = sys.modules.get(origin)
+            if origin in PROCESS_HELPERS or (
+                    source is not None and _is_test_code(source)
+                    and _starts_processes(source, seen)):
+                seen[name] = True
+                break
+    return seen[name]
+
+
+TESTS = Path(__file__).resolve().parent
+
+
+def _is_test_code(module: types.ModuleType) -> bool:
+    """A module of tests/ (a test module whose fixtures another borrows, or tests/support)."""
+    file = getattr(module, "__file__", None)
+    return file is not None and Path(file).resolve().is_relative_to(TESTS)
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    seen: dict[str, bool] = {}
+    for item in items:
+        module = getattr(item, "module", None)
+        if module is None:
+            continue
+        if _starts_processes(module, seen) or PROCESS_FIXTURES & set(
+                getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)

@@ -39,7 +39,7 @@ class LocalArchive(AccountOperations, MeasurementOperations, ReadOperations):
         self.sessions = sessions
         self.settings = settings
         self.who = who
-        self._dispatcher = None
+        self._dispatcher: Any = None  # made on first use, by dispatcher()
 
     def dispatcher(self) -> Any:
         """Celery on the broker of these settings (the process's app when they are the

@@ -23,7 +23,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from serving import Serve
+from support.serving import Serve
 from test_study_commands import as_json, clean_env, gapsweep
 
 pytestmark = pytest.mark.timeout(600)

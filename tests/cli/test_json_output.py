@@ -17,12 +17,10 @@ from gapsweep.core.result import CaseResult
 from gapsweep.db import leases
 from gapsweep.db.engine import open_database
 from gapsweep.study.spec import parse_spec
+from support.database_fixtures import database_url  # noqa: E402, F401
 
 from gapsweep.commands.output import json_text, print_json
 from gapsweep.settings import get_settings
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "db"))
-from database_fixtures import database_url  # noqa: E402, F401
 
 # the metrics a case may legitimately have no value for (too few samples for a spectrum)
 # and values strict JSON cannot carry

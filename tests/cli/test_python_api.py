@@ -14,7 +14,7 @@ import sys
 
 import pandas as pd
 import pytest
-from serving import Serve
+from support.serving import Serve
 
 import gapsweep
 from gapsweep.archive.errors import RefusedError, UnknownIdError

@@ -18,7 +18,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from serving import Serve, free_port
+from support.serving import Serve, free_port
 
 UNKNOWN = 987654
 RUN_KEYS = {"study_id", "status", "cases", "done", "failed"}

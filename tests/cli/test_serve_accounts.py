@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 from gapsweep.accounts.passwords import verify_password
 from gapsweep.db.models import AuditEvent, User
-from serving import Serve, free_port, port_open
 from sqlalchemy import create_engine, select
 from sqlalchemy.orm import Session
+from support.serving import Serve, free_port, port_open
 
 ACTOR = f"cli:{getpass.getuser()}@{socket.gethostname()}"
 HOW = "`gapsweep user add NAME --role admin`"

@@ -13,7 +13,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from serving import free_port
+from support.serving import free_port
 
 
 def _alive(pid: int) -> bool:
@@ -88,7 +88,7 @@ def test_a_killed_serve_leaves_no_workers_and_its_restart_runs_one_group(tmp_pat
     """SIGKILL runs no cleanup in serve: its workers see it gone (the parent-death signal,
     the parent watch) and stop within 30 s; a serve restarted on the folder then runs exactly
     one worker group (issue 28: the killed serve's group lived on beside the new one)."""
-    from serving import Serve, group_members
+    from support.serving import Serve, group_members
 
     data = tmp_path / "data"
     env = {k: v for k, v in os.environ.items() if not k.startswith("GAPSWEEP_")}

@@ -22,10 +22,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 from sqlalchemy import create_engine, func, select
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "db"))
-
-from database_fixtures import (  # noqa: E402
+from support.database_fixtures import (  # noqa: E402
     create_postgres_database,
     drop_postgres_database,
 )

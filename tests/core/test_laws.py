@@ -6,9 +6,7 @@ effect in a run of the single-impact rig of ``test_contact`` against closed form
 from __future__ import annotations
 
 import math
-import sys
 from dataclasses import replace
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,8 +20,6 @@ from gapsweep.core.contact_laws import (
 )
 from gapsweep.core.friction_laws import FRICTION_LAWS, friction_force
 from gapsweep.core.solver import SolverOptions, run_jobs
-
-sys.path.insert(0, str(Path(__file__).parent))
 from test_contact import CLEARANCE, MASS, exact_restitution, impact_job  # noqa: E402
 
 # --- hysteresis factors chi(cr), as published ----------------------------------------------

@@ -10,7 +10,7 @@ import pytest
 from gapsweep.core.mechanism.build import geometry, kinematics
 from gapsweep.core.mechanism.case import MechanismCase
 from gapsweep.core.mechanism.drawing import frame, shapes, svg
-from mechanism_tables import table
+from support.mechanism_tables import table
 
 
 def _joint_positions(text: str, box, width: int = 800) -> dict[str, tuple[float, float]]:

@@ -10,7 +10,7 @@ import pytest
 from gapsweep.core.kinematics import kinematic_analysis
 from gapsweep.core.mechanism.build import build_mechanism, kinematics
 from gapsweep.core.mechanism.case import MechanismCase
-from mechanism_tables import table
+from support.mechanism_tables import table
 
 
 def _states(mech_table: dict, n: int = 36):

@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pytest
 from gapsweep.core.api import run_cases
-from mechanism_tables import table
+from support.mechanism_tables import table
 
 # refined between steps (design.md 1.3), hence independent of where the steps fall
 WHOLE_RUN = ("peak_slider_accel", "peak_contact_force", "max_penetration", "impacts")

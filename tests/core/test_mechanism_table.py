@@ -11,7 +11,7 @@ import pytest
 from gapsweep.core.errors import InputError
 from gapsweep.core.mechanism.case import MechanismCase
 from gapsweep.core.mechanism.expressions import evaluate
-from mechanism_tables import table
+from support.mechanism_tables import table
 
 VARS = {"crank_mm": 60.0, "rod_mm": 150.0}
 

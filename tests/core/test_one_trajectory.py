@@ -14,7 +14,7 @@ from gapsweep.core.mechanism.case import MechanismCase
 from gapsweep.core.parameters import model_parameters
 from gapsweep.core.solver import Job, VectorProbe, run_jobs
 from gapsweep.core.stepping import SETTLE_CONFIRM
-from mechanism_tables import example, table
+from support.mechanism_tables import example, table
 
 JOINTS = {"crank_pin": 0.1e-3, "piston_pin": 0.1e-3}  # both pins rattle at 3000 rpm
 T_END = 0.04  # two driver revolutions at 3000 rpm

@@ -4,11 +4,11 @@ an archive made before it, its rows intact."""
 
 from __future__ import annotations
 
-from big_archive import fill_study
 from gapsweep.db import case_pages
 from gapsweep.db.engine import current_revision, make_engine, upgrade
 from sqlalchemy import func, inspect, select, text
 from sqlalchemy.orm import sessionmaker
+from support.big_archive import fill_study
 
 STATUS_INDEX = "ix_cases_study_id_kind_status_index"
 ORDER_INDEX = "uq_cases_study_id_kind_index"

@@ -8,10 +8,10 @@ from __future__ import annotations
 import math
 
 import pytest
-from big_archive import fill_study
 from gapsweep.db import case_export, case_pages
 from gapsweep.db.studies import export_rows, study_detail, study_head
 from pandas.testing import assert_frame_equal
+from support.big_archive import fill_study
 
 from gapsweep.archive.actor import cli_principal
 from gapsweep.archive.frames import cases_frame

@@ -4,17 +4,13 @@ importer to the same mechanism (design.md 4.13, 4.15)."""
 from __future__ import annotations
 
 import copy
-import sys
-from pathlib import Path
 
 import pytest
 from gapsweep.core.errors import InputError
 from gapsweep.core.mechanism.table import parse_table
 from gapsweep.study.adams import import_dataset
 from gapsweep.study.adams.export import dataset_text
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core"))
-from mechanism_tables import table  # noqa: E402
+from support.mechanism_tables import table  # noqa: E402
 from test_slide_on_moving_body import quick_return  # noqa: E402
 
 

@@ -1,5 +1,5 @@
 """What the browser tests share (not a test module): Debian's chromium, its flags, a port
-(``free_port`` of tests/workers/processes.py), a ``gapsweep serve`` for a module
+(``free_port`` of tests/support/processes.py), a ``gapsweep serve`` for a module
 (:func:`served`), the module's browser (:func:`launch_browser`) and a page that collects its
 console errors (:func:`new_page`, :func:`open_page`).
 
@@ -24,10 +24,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "workers"))
-
-from processes import free_port  # noqa: E402  (the workers' helper, for the servers)
+from support.processes import free_port  # the workers' helper, for the servers
 
 CHROMIUM_ARGS = [
     "--headless",
@@ -130,6 +127,22 @@ def served(env: dict[str, str], data: Path, *, ready: Callable[[str], bool], sta
             yield Served(base, proc, log_path)
         finally:
             stop_group(proc)
+
+
+SERVE_START_S = 90  # a server up: imports, the database
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
+    """A ``gapsweep serve`` of an empty data folder for a module's tests (in its own session,
+    killed as a group at the end) and chromium: ``{"base", "chromium", "log"}``. Shared
+    through tests/web/conftest.py; a module that serves rows of its own defines its own."""
+    chromium = need_chromium()
+    data = tmp_path_factory.mktemp("gapsweep-served")
+    env = serve_env(data, without=("GAPSWEEP_DATABASE_URL", "GAPSWEEP_BROKER_URL"))
+    with served(env, data, start_s=SERVE_START_S,
+                ready=lambda base: api_request(base + "/api/health")[0] == 200) as srv:
+        yield {"base": srv.base, "chromium": chromium, "log": srv.log}
 
 
 def stop_group(proc: subprocess.Popen) -> None:

@@ -3,3 +3,4 @@
 
 from account_fixtures import accounts  # noqa: F401
 from archive_fixtures import archive  # noqa: F401
+from browsers import server  # noqa: F401  (the browser modules' gapsweep serve)

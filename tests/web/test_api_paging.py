@@ -7,11 +7,8 @@ from __future__ import annotations
 
 import csv
 import io
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "db"))
-from big_archive import fill_study  # noqa: E402
+from support.big_archive import fill_study  # noqa: E402
 
 
 def _follow(client, link):

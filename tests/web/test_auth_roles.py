@@ -13,9 +13,7 @@ each test).
 from __future__ import annotations
 
 import dataclasses
-import sys
 import time
-from pathlib import Path
 
 import pytest
 from account_fixtures import PASSWORD, callback_body
@@ -23,9 +21,7 @@ from archive_fixtures import find, make_archive, page, preset
 from gapsweep.db.engine import open_database
 from gapsweep.db.models import Base
 from sqlalchemy import func, inspect, select, table, text
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "db"))
-from database_fixtures import create_postgres_database, drop_postgres_database  # noqa: E402
+from support.database_fixtures import create_postgres_database, drop_postgres_database  # noqa: E402
 
 # every table of the schema, from the models (results, series, web_sessions, study_tags ...)
 TABLES = tuple(t.name for t in Base.metadata.sorted_tables)

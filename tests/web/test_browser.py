@@ -19,12 +19,15 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+import browsers
 import pytest
-from browsers import launch_browser, need_chromium, open_page, serve_env, served
+from browsers import launch_browser, open_page
 
 ROOT = Path(__file__).resolve().parents[2]
+# tests/web/conftest.py's server, also under this module's name for the browser modules that
+# borrow its fixtures (``tb.server``)
+server = browsers.server
 ARTIFACTS = ROOT / "tests" / "artifacts"
-START_S = 90  # server up (imports, database)
 STUDY_S = 420  # the preset study done, a first-start kernel compile (2.5 min) included
 UI_MS = 20_000  # one page or figure to appear
 
@@ -52,16 +55,6 @@ def _post(url: str, body: dict) -> tuple[int, dict]:
     except urllib.error.HTTPError as exc:
         return exc.code, json.loads(exc.read() or b"{}")
 
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    """``gapsweep serve`` in its own session (killed as a group at the end); its base URL."""
-    chromium = need_chromium()
-    data = tmp_path_factory.mktemp("gapsweep-data")
-    env = serve_env(data, without=("GAPSWEEP_DATABASE_URL", "GAPSWEEP_BROKER_URL"))
-    with served(env, data, ready=lambda base: _get(base + "/api/health", timeout=2)[0] == 200,
-                start_s=START_S) as srv:
-        yield {"base": srv.base, "chromium": chromium, "log": srv.log}
 
 
 @pytest.fixture(scope="module")

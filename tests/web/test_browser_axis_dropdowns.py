@@ -7,23 +7,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from browsers import api_request, launch_browser, need_chromium, open_page, serve_env, served
+from browsers import launch_browser, open_page
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "tests" / "artifacts"
-START_S = 90
 UI_MS = 20_000
 
 pytestmark = pytest.mark.timeout(600)
 
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    chromium = need_chromium()
-    data = tmp_path_factory.mktemp("gapsweep-axis-dropdowns")
-    env = serve_env(data, without=("GAPSWEEP_DATABASE_URL", "GAPSWEEP_BROKER_URL"))
-    with served(env, data, start_s=START_S,
-                ready=lambda base: api_request(base + "/api/health")[0] == 200) as srv:
-        yield {"base": srv.base, "chromium": chromium}
 
 
 @pytest.fixture(scope="module")

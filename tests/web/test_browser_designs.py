@@ -20,11 +20,10 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from browsers import launch_browser, need_chromium, open_page, serve_env, served
+from browsers import launch_browser, open_page
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "tests" / "artifacts"
-START_S = 90
 STUDY_S = 420  # a study done, a first-start kernel compile included
 UI_MS = 20_000
 
@@ -38,15 +37,6 @@ def _get(url: str) -> dict:
     except urllib.error.HTTPError as exc:
         return {"status": exc.code}
 
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    chromium = need_chromium()
-    data = tmp_path_factory.mktemp("gapsweep-designs")
-    env = serve_env(data, without=("GAPSWEEP_DATABASE_URL", "GAPSWEEP_BROKER_URL"))
-    with served(env, data, start_s=START_S,
-                ready=lambda base: _get(base + "/api/health").get("database") == "ok") as srv:
-        yield {"base": srv.base, "chromium": chromium}
 
 
 @pytest.fixture(scope="module")

@@ -25,7 +25,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import sys
 import time
 import urllib.error
 import urllib.request
@@ -34,10 +33,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from browsers import inside, launch_browser, need_chromium, open_page, overlap, plotly_figure
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "cli"))
-
-from serving import Serve  # noqa: E402  (the CLI tests' serve helper)
+from support.serving import Serve  # noqa: E402  (the CLI tests' serve helper)
 
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = Path(os.environ.get("GAPSWEEP_SHOTS") or ROOT / "tests" / "artifacts" / "figures")

@@ -19,19 +19,14 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 import time
 import urllib.error
 import urllib.request
-from pathlib import Path
 
 import numpy as np
 import pytest
 from browsers import launch_browser, need_chromium, open_page, plotly_figure
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "cli"))
-
-from serving import Serve  # noqa: E402  (the CLI tests' serve helper)
+from support.serving import Serve  # noqa: E402  (the CLI tests' serve helper)
 
 STUDY_S = 420  # the study done, a first-start kernel compile (2.5 min) included
 UI_MS = 30_000

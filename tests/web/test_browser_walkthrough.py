@@ -17,18 +17,14 @@ import pytest
 from browsers import (
     api_request,
     launch_browser,
-    need_chromium,
     open_page,
     plotly_figure,
-    serve_env,
-    served,
     wait_first_option,
 )
 from test_browser_designs import choose_design  # the form's design picker, opened reliably
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "tests" / "artifacts"
-START_S = 90
 STUDY_S = 420  # a first-start kernel compile included
 UI_MS = 20_000
 CLEARANCES = [0.02, 0.05, 0.1]
@@ -44,15 +40,6 @@ def small_study(name: str, **base) -> dict:
             "axes": {"clearance_mm": {"values": CLEARANCES},
                      "stiffness_scale": {"values": STIFFNESS}}}
 
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    chromium = need_chromium()
-    data = tmp_path_factory.mktemp("gapsweep-walkthrough")
-    env = serve_env(data, without=("GAPSWEEP_DATABASE_URL", "GAPSWEEP_BROKER_URL"))
-    with served(env, data, start_s=START_S,
-                ready=lambda base: api_request(base + "/api/health")[0] == 200) as srv:
-        yield {"base": srv.base, "chromium": chromium}
 
 
 @pytest.fixture(scope="module")

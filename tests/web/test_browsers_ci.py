@@ -1,5 +1,5 @@
 """On CI a browser test never skips for a missing chromium, however CI spells its flag (the
-other fixtures read ``CI`` lower-cased: tests/workers/backends.py, tests/db/database_fixtures.py);
+other fixtures read ``CI`` lower-cased: tests/support/backends.py and database_fixtures.py);
 elsewhere it skips."""
 
 from __future__ import annotations

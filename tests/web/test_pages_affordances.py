@@ -351,7 +351,7 @@ def test_the_case_grid_pins_the_ideal_twin_marked_and_hides_the_run_columns(arch
 def test_every_figure_has_png_svg_csv_downloads(archive):
     import json
 
-    from gapsweep.web.components.figure_downloads import GRAPH_CONFIG
+    from gapsweep.web.figures.style import GRAPH_CONFIG
 
     with archive.request():
         study_id = archive.create()

@@ -4,11 +4,7 @@ x, group and metric columns is the band drawn from the whole detail, on a synthe
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "db"))
-from big_archive import fill_study  # noqa: E402
+from support.big_archive import fill_study  # noqa: E402
 
 METRIC = "peak_slider_accel"
 

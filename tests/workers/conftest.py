@@ -11,8 +11,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from backends import Backend, make_backend
-from processes import Procs
+from support.backends import Backend, make_backend
+from support.processes import Procs
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -6,9 +6,7 @@ solver calls, on SQLite and PostgreSQL; the process-level figure is in test_faul
 
 from __future__ import annotations
 
-import sys
 import time
-from pathlib import Path
 
 import pytest
 from gapsweep.db import leases, studies
@@ -17,11 +15,9 @@ from gapsweep.study.spec import parse_spec
 from gapsweep.workers import case_runner
 from gapsweep.workers.submit import create_study_rows
 from sqlalchemy import select
+from support.database_fixtures import database_url, session_factory  # noqa: E402, F401
 
 from gapsweep.settings import get_settings
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "db"))
-from database_fixtures import database_url, session_factory  # noqa: E402, F401
 
 SPEC = {"name": "cancel in a chunk", "ideal_twin": False, "series": "none",
         "base": {"t_end": 0.004},

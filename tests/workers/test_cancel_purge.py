@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 import time
 from pathlib import Path
 
@@ -22,11 +21,9 @@ from gapsweep.workers.celery_app import broker_folders, make_celery
 from gapsweep.workers.dispatch import CeleryDispatcher
 from gapsweep.workers.submit import submit_study
 from sqlalchemy import func, select
+from support.processes import Procs, gapsweep_cli, start_worker, submit, wait_for  # noqa: E402
 
 from gapsweep.settings import get_settings
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from processes import Procs, gapsweep_cli, start_worker, submit, wait_for  # noqa: E402
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "clearance_x_stiffness.toml"
 

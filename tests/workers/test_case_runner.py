@@ -5,12 +5,12 @@ Pieces of one case here (``CANCEL_CHECK_S`` 0, as for cases of 50 ms or more).""
 
 from __future__ import annotations
 
-from backends import Recorder
 from gapsweep.db import leases, studies
 from gapsweep.db.engine import open_database
 from gapsweep.study.spec import parse_spec
 from gapsweep.workers import case_runner
 from gapsweep.workers.submit import create_study_rows
+from support.backends import Recorder
 
 from gapsweep.settings import get_settings
 

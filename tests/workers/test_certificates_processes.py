@@ -9,7 +9,7 @@ import time
 
 import pytest
 from gapsweep.db import studies
-from processes import start_worker, submit, wait_finished, write_study
+from support.processes import start_worker, submit, wait_finished, write_study
 
 pytestmark = pytest.mark.timeout(300)
 

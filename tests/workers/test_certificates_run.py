@@ -9,9 +9,6 @@ of the same study without certificates.
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
 from gapsweep.core.api import run_case
 from gapsweep.db import studies
@@ -24,11 +21,9 @@ from gapsweep.workers.certificates import start_certificates
 from gapsweep.workers.in_process import InProcessDispatcher
 from gapsweep.workers.submit import submit_study
 from sqlalchemy import func, select
+from support.database_fixtures import database_url  # noqa: E402, F401
 
 from gapsweep.settings import get_settings
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "db"))
-from database_fixtures import database_url  # noqa: E402, F401
 
 RPM = 5000.0
 

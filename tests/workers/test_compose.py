@@ -25,10 +25,12 @@ import urllib.request
 from pathlib import Path
 
 import yaml
-from backends import require_redis_server
-from database_fixtures import create_postgres_database, drop_postgres_database
 from gapsweep.db.engine import open_database
-from processes import (
+from sqlalchemy import create_engine, inspect, text
+from sqlalchemy.engine import make_url
+from support.backends import require_redis_server
+from support.database_fixtures import create_postgres_database, drop_postgres_database
+from support.processes import (
     Procs,
     RedisServer,
     free_port,
@@ -38,8 +40,6 @@ from processes import (
     wait_for,
     write_study,
 )
-from sqlalchemy import create_engine, inspect, text
-from sqlalchemy.engine import make_url
 
 COMPOSE = Path(__file__).resolve().parents[2] / "docker-compose.yml"
 

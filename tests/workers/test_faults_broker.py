@@ -11,8 +11,8 @@ import time
 from pathlib import Path
 
 import pytest
-from backends import make_backend
-from processes import (
+from support.backends import make_backend
+from support.processes import (
     case_rows,
     grid_60,
     group_alive,

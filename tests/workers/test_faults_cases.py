@@ -11,7 +11,8 @@ import time
 from datetime import datetime, timedelta, timezone
 
 from gapsweep.db.lifecycle import cancel_study
-from processes import (
+from sqlalchemy import select
+from support.processes import (
     case_rows,
     gapsweep_cli,
     holder_pid,
@@ -24,7 +25,6 @@ from processes import (
     wait_for,
     write_study,
 )
-from sqlalchemy import select
 
 # stiffness_scale 1e-9: the contact is too soft, the solver reports "penetration exceeded
 # its bound" within a millisecond of simulated time - its deterministic, final verdict
@@ -91,7 +91,7 @@ def test_crashing_case_fails_after_max_attempts(procs, tmp_path, request):
     """A case that kills its worker process every time it runs (here: the test SIGKILLs
     whichever pool child holds it) ends failed after GAPSWEEP_MAX_ATTEMPTS claims; every
     other case is done. Embedded (SQLite + filesystem broker)."""
-    from backends import make_backend
+    from support.backends import make_backend
 
     t0 = time.monotonic()
     gen = make_backend("embedded", tmp_path, procs)

@@ -21,10 +21,12 @@ from __future__ import annotations
 
 import time
 
-from database_fixtures import ADMIN_URL
 from gapsweep.db.engine import make_engine
 from gapsweep.db.models import Case, Result
-from processes import (
+from sqlalchemy import create_engine, func, select, text
+from sqlalchemy.engine import make_url
+from support.database_fixtures import ADMIN_URL
+from support.processes import (
     FAST_ENV,
     case_rows,
     grid_60,
@@ -35,8 +37,6 @@ from processes import (
     wait_finished,
     wait_for,
 )
-from sqlalchemy import create_engine, func, select, text
-from sqlalchemy.engine import make_url
 
 TERMINATE = text("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
                  "WHERE datname = :db AND pid <> pg_backend_pid()")

@@ -9,7 +9,7 @@ import signal
 import time
 
 import pytest
-from processes import (
+from support.processes import (
     case_rows,
     grid_60,
     group_alive,

@@ -16,7 +16,7 @@ from gapsweep.db import search as search_rows
 from gapsweep.db.studies import study_detail
 from gapsweep.study.search_run import run_search
 from gapsweep.study.spec import parse_spec
-from processes import (
+from support.processes import (
     case_rows,
     result_counts,
     start_worker,

@@ -8,6 +8,7 @@ import ast
 from pathlib import Path
 
 import gapsweep.workers
+from support.import_graph import cycles
 
 PACKAGE = "gapsweep.workers"
 
@@ -31,26 +32,6 @@ def import_graph() -> dict[str, set[str]]:
     folder = Path(gapsweep.workers.__file__).parent
     modules = {p.stem: p for p in folder.glob("*.py") if p.stem != "__init__"}
     return {m: imports_of(p) & set(modules) for m, p in modules.items()}
-
-
-def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
-    """Every import cycle found by a depth-first search (each reported from where the
-    search entered it)."""
-    found, state = [], {}
-
-    def visit(node: str, path: list[str]) -> None:
-        state[node] = "open"
-        for nxt in sorted(graph[node]):
-            if state.get(nxt) == "open":
-                found.append([*path[path.index(nxt):], nxt])
-            elif nxt not in state:
-                visit(nxt, [*path, nxt])
-        state[node] = "closed"
-
-    for node in sorted(graph):
-        if node not in state:
-            visit(node, [node])
-    return found
 
 
 def test_the_cycle_finder_sees_a_function_level_circle(tmp_path):

@@ -5,9 +5,7 @@ SQLite and PostgreSQL; no worker process (the reconciler pass is called directly
 
 from __future__ import annotations
 
-import sys
 from datetime import timedelta
-from pathlib import Path
 
 import pytest
 from gapsweep.core.result import CaseResult
@@ -19,12 +17,10 @@ from gapsweep.study.spec import parse_spec
 from gapsweep.workers.reconciler import reconcile_once
 from gapsweep.workers.study_finish import finish_study
 from gapsweep.workers.submit import create_study_rows
+from support.backends import Recorder  # noqa: E402
+from support.database_fixtures import database_url, session_factory  # noqa: E402, F401
 
 from gapsweep.settings import get_settings
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "db"))
-from backends import Recorder  # noqa: E402
-from database_fixtures import database_url, session_factory  # noqa: E402, F401
 
 # one-at-a-time over two axes of three levels: the nominal and four moves (5 cases)
 SPEC = {"name": "reconciled", "design": "one-at-a-time", "ideal_twin": False, "series": "none",

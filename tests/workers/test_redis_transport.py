@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from backends import require_redis_server
 from gapsweep.workers.redis_transport import TRANSPORT
-from processes import RedisServer
+from support.backends import require_redis_server
+from support.processes import RedisServer
 
 QUEUE = "gapsweep-transport-test"
 

@@ -6,9 +6,6 @@ search; a case lost to a crash holds the search until retry."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
 from gapsweep.db import leases
 from gapsweep.db import search as search_rows
@@ -21,11 +18,9 @@ from gapsweep.workers import case_runner
 from gapsweep.workers.in_process import InProcessDispatcher
 from gapsweep.workers.reconciler import reconcile_once
 from gapsweep.workers.submit import submit_study
+from support.database_fixtures import database_url  # noqa: E402, F401
 
 from gapsweep.settings import get_settings
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "db"))
-from database_fixtures import database_url  # noqa: E402, F401
 
 SPEC = {
     "name": "optimize in-process", "design": "optimize", "series": "none",

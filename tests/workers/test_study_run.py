@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 import socket
-import sys
 from importlib import metadata
 from pathlib import Path
 
@@ -23,11 +22,9 @@ from gapsweep.study.spec import load_spec_file, parse_spec
 from gapsweep.workers.in_process import InProcessDispatcher
 from gapsweep.workers.series_policy import PREVIEW_SAMPLES, select_series
 from gapsweep.workers.submit import submit_study
+from support.database_fixtures import database_url  # noqa: E402, F401
 
 from gapsweep.settings import get_settings
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "db"))
-from database_fixtures import database_url  # noqa: E402, F401
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "clearance_x_stiffness.toml"
 RPM = 5000.0

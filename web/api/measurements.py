@@ -20,7 +20,7 @@ from gapsweep.study.errors import FieldError, SpecError
 
 from .. import actions
 from ..auth import principal
-from .routes import _error, _not_found, api
+from .blueprint import api, error, not_found
 
 
 def _payload() -> tuple[bytes | str, str, int | None]:
@@ -59,9 +59,9 @@ def add_measurement(study_id: int) -> Any:
         entry = archive.add_measurement(study_id, text, name=name, case_id=case_id,
                                         where="measurement")
     except actions.UnknownIdError:
-        return _not_found("study", study_id)
+        return not_found("study", study_id)
     except actions.ForbiddenError as exc:
-        return _error(403, str(exc))
+        return error(403, str(exc))
     except SpecError as exc:
         return jsonify(exc.to_dict()), 422
     response = jsonify(entry)
@@ -74,7 +74,7 @@ def list_measurements(study_id: int) -> Any:
     try:
         return jsonify({"items": actions.archive(principal()).measurements(study_id)})
     except actions.UnknownIdError:
-        return _not_found("study", study_id)
+        return not_found("study", study_id)
 
 
 @api.get("/measurements/<id:measurement_id>")
@@ -82,4 +82,4 @@ def show_measurement(measurement_id: int) -> Any:
     try:
         return jsonify(actions.archive(principal()).measurement(measurement_id))
     except actions.UnknownIdError:
-        return _not_found("measurement", measurement_id)
+        return not_found("measurement", measurement_id)

@@ -30,7 +30,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 import flask
-from flask import Blueprint, Response, jsonify, request
+from flask import Response, jsonify, request
 from gapsweep.db.models import MAX_ID
 from gapsweep.study.errors import SpecError
 from werkzeug.exceptions import HTTPException
@@ -38,13 +38,11 @@ from werkzeug.routing import IntegerConverter
 
 from .. import actions, context, data
 from ..auth import principal
+from .blueprint import api, error, not_found
 from .kernels import local_workers, workers_ready
 
 MAX_BODY_BYTES = 1 << 20  # a study spec is a few KB; a Sobol spec with many axes stays far below
 MAX_LIMIT = 1000
-
-api = Blueprint("api", __name__, url_prefix="/api")
-
 
 class IdConverter(IntegerConverter):
     """``<id:...>``: a non-negative integer the databases can hold; a larger one matches no
@@ -75,22 +73,14 @@ def _limit_body() -> None:
 def _http_error(exc: HTTPException) -> Any:
     if not request.path.startswith("/api/"):
         return exc  # the Dash pages keep Flask's own pages
-    return _error(exc.code or 500, exc.description or exc.name)
+    return error(exc.code or 500, exc.description or exc.name)
 
 
 @api.app_errorhandler(500)
 def _server_error(exc: Exception) -> Any:
     if not request.path.startswith("/api/"):
         return exc
-    return _error(500, "internal error (see the server log)")
-
-
-def _error(status: int, message: str, **extra: Any) -> tuple[Response, int]:
-    return jsonify({"error": message, **extra}), status
-
-
-def _not_found(kind: str, key: int) -> tuple[Response, int]:
-    return _error(404, f"no {kind} with id {key}")
+    return error(500, "internal error (see the server log)")
 
 
 def _json_ready(value: Any) -> Any:
@@ -153,17 +143,17 @@ def create_study() -> Any:
     try:
         data = json.loads(raw)
     except (ValueError, UnicodeDecodeError) as exc:
-        return _error(400, f"the body is not JSON: {exc}")
+        return error(400, f"the body is not JSON: {exc}")
     except RecursionError:
-        return _error(400, "the body is not JSON this server reads: it nests too deeply")
+        return error(400, "the body is not JSON this server reads: it nests too deeply")
     try:
         study_id = actions.submit(data, who=principal())
     except actions.ForbiddenError as exc:
-        return _error(403, str(exc))
+        return error(403, str(exc))
     except SpecError as exc:
         return jsonify(exc.to_dict()), 422
     except RecursionError:  # parsed, but values in lists in lists ... beyond any spec
-        return _error(400, "the spec nests too deeply: values are numbers, text or flat lists")
+        return error(400, "the spec nests too deeply: values are numbers, text or flat lists")
     response = jsonify({"id": study_id})
     response.headers["Location"] = f"/api/studies/{study_id}"
     return response, 201
@@ -185,7 +175,7 @@ def show_study(study_id: int) -> Any:
     try:
         head = actions.archive(principal()).study_head(study_id)
     except actions.UnknownIdError:
-        return _not_found("study", study_id)
+        return not_found("study", study_id)
     head["next"] = _cases_link(study_id, head.pop("cases_cursor"))
     head["twins_next"] = _cases_link(study_id, head.pop("twins_cursor"), kind="twin")
     return jsonify(_json_ready(head))
@@ -200,14 +190,14 @@ def study_cases(study_id: int) -> Any:
     query = {k: request.args.get(k) or None for k in ("cursor", "sort", "status")}
     kind = request.args.get("kind") or "case"
     if kind not in ("case", "twin"):
-        return _error(422, f"kind: {kind!r} — case or twin")
+        return error(422, f"kind: {kind!r} — case or twin")
     try:
         page = actions.archive(principal()).case_page(study_id, kind=kind, limit=limit,
                                                       **query)
     except actions.UnknownIdError:
-        return _not_found("study", study_id)
+        return not_found("study", study_id)
     except ValueError as exc:
-        return _error(422, str(exc))
+        return error(422, str(exc))
     link = _cases_link(study_id, page["cursor"], limit, sort=query["sort"],
                        status=query["status"],
                        kind=None if kind == "case" else kind)
@@ -219,7 +209,7 @@ def study_cases(study_id: int) -> Any:
 def study_progress(study_id: int) -> Any:
     report = data.study_progress_report(study_id)
     if report is None:
-        return _not_found("study", study_id)
+        return not_found("study", study_id)
     return jsonify(report)
 
 
@@ -231,7 +221,7 @@ def study_csv_units(study_id: int) -> Any:
     try:
         columns, _ = actions.archive(principal()).export_pages(study_id)
     except actions.UnknownIdError:
-        return _not_found("study", study_id)
+        return not_found("study", study_id)
     return Response(units_csv(columns), mimetype="text/csv", headers={
         "Content-Disposition": f'attachment; filename="study-{study_id}-cases.units.csv"'})
 
@@ -243,7 +233,7 @@ def study_csv(study_id: int) -> Any:
     try:
         columns, pages = actions.archive(principal()).export_pages(study_id)
     except actions.UnknownIdError:
-        return _not_found("study", study_id)
+        return not_found("study", study_id)
 
     from gapsweep.archive.streaming import csv_chunks
 
@@ -261,9 +251,9 @@ def change_study(study_id: int, verb: str) -> Any:
     try:
         return jsonify(change(study_id))
     except actions.UnknownIdError:
-        return _not_found("study", study_id)
+        return not_found("study", study_id)
     except actions.ForbiddenError as exc:
-        return _error(403, str(exc))
+        return error(403, str(exc))
 
 
 @api.get("/me")
@@ -278,14 +268,14 @@ def audit_log() -> Any:
     try:
         return jsonify({"items": actions.archive(principal()).audit_log(limit)})
     except actions.ForbiddenError as exc:
-        return _error(403, str(exc))
+        return error(403, str(exc))
 
 
 @api.get("/cases/<id:case_id>")
 def show_case(case_id: int) -> Any:
     detail = data.case_detail(case_id)
     if detail is None:
-        return _not_found("case", case_id)
+        return not_found("case", case_id)
     return jsonify(_json_ready(detail))
 
 
@@ -294,11 +284,11 @@ def case_series(case_id: int) -> Any:
     names = [n.strip() for n in request.args.get("names", "").split(",") if n.strip()]
     detail = data.case_detail(case_id)
     if detail is None:
-        return _not_found("case", case_id)
+        return not_found("case", case_id)
     try:
         series = data.series_of(case_id, names)
     except KeyError as exc:
-        return _error(404, f"case {case_id} has no series {exc.args[0]!r}",
+        return error(404, f"case {case_id} has no series {exc.args[0]!r}",
                       available=detail["series"])
     return jsonify(_json_ready(series))
 
@@ -306,4 +296,4 @@ def case_series(case_id: int) -> Any:
 @api.route("/<path:rest>", methods=["GET", "POST", "PUT", "PATCH", "DELETE"])
 def unknown(rest: str) -> Any:
     # without this, Dash's catch-all page route would answer /api/... with the app's HTML
-    return _error(404, f"no such API path: /api/{rest}")
+    return error(404, f"no such API path: /api/{rest}")

@@ -18,9 +18,9 @@ from .. import ids
 from ..figures import bifurcation, motion
 from ..figures.hover import quantity
 from ..figures.labels import metric_parts
+from ..figures.style import GRAPH_CONFIG
 from ..figures.windows import DEFAULT_SETTLED, STARTUP_PEAK
 from . import figure_downloads
-from .figure_downloads import GRAPH_CONFIG
 
 
 def spectrum_window(metrics: Mapping[str, Any], series: Mapping[str, Any]) -> str:

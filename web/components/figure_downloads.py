@@ -1,5 +1,6 @@
 """Every figure's downloads: its data as CSV and the figure as PNG or SVG, from a small
-toolbar under it (and PNG from Plotly's own modebar camera, :data:`GRAPH_CONFIG`).
+toolbar under it (and PNG from Plotly's own modebar camera,
+:data:`~gapsweep.web.figures.style.GRAPH_CONFIG`).
 
 The toolbar names a target element: a ``dcc.Graph``'s id, or a container whose graphs it
 takes (a tab whose figures a callback fills). The work happens in the browser, on the
@@ -20,13 +21,9 @@ import dash_bootstrap_components as dbc
 from dash import ALL, MATCH, Input, Output, State, dcc, html
 
 from .. import ids
+from ..figures.style import GRAPH_CONFIG  # noqa: F401 - where the toolbar's users looked
 
 FORMATS = ("png", "svg", "csv")
-#: dcc.Graph config of every figure: the modebar's camera saves a PNG at twice the size
-GRAPH_CONFIG: dict[str, Any] = {
-    "displaylogo": False,
-    "toImageButtonOptions": {"format": "png", "scale": 2, "filename": "gapsweep-figure"},
-}
 
 DOWNLOAD_JS = """
 async function(clicks, storeId, filename) {

@@ -19,9 +19,9 @@ from ..figures import bifurcation
 from ..figures.cases import DONE_STATUSES
 from ..figures.labels import parameter_label
 from ..figures.motion import section_joints
+from ..figures.style import GRAPH_CONFIG
 from ..views import study_view as view
 from . import figure_downloads
-from .figure_downloads import GRAPH_CONFIG
 
 TAB_MOTION = "motion"
 

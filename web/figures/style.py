@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import plotly.graph_objects as go
 
@@ -28,6 +29,12 @@ REFERENCE_COLOR = "#444444"  # reference lines: the ideal twin, Richardson estim
 MARKER_COLOR = "#888888"  # crank-harmonic markers, the clearance circle
 FONT = {"family": "Inter, system-ui, -apple-system, Segoe UI, Roboto, sans-serif", "size": 13}
 MARGIN = {"l": 70, "r": 24, "t": 64, "b": 56}
+#: dcc.Graph config of every figure: the modebar's camera saves a PNG at twice the size
+#: (the CSV and SVG downloads are web/components/figure_downloads.py's toolbar)
+GRAPH_CONFIG: dict[str, Any] = {
+    "displaylogo": False,
+    "toImageButtonOptions": {"format": "png", "scale": 2, "filename": "gapsweep-figure"},
+}
 HEIGHT = 420
 SEQUENTIAL = "Viridis"  # heatmaps and parallel-coordinate colour scales
 

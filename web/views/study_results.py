@@ -17,7 +17,6 @@ from gapsweep.study.case_inputs import case_inputs
 from gapsweep.study.design_registry import TREND_PANELS, get_design
 
 from .. import data, ids
-from ..components.figure_downloads import GRAPH_CONFIG
 from ..figures import convergence as convergence_figs
 from ..figures import parallel as parallel_figs
 from ..figures import sensitivity as sensitivity_figs
@@ -25,6 +24,7 @@ from ..figures import spectra as spectra_figs
 from ..figures import trend_bands, windows
 from ..figures import trends as trend_figs
 from ..figures.labels import default_metric, level_name, metric_label, metric_scale
+from ..figures.style import GRAPH_CONFIG
 from ..figures.windows import DEFAULT_WINDOW
 from . import parameters
 from . import study_view as view

@@ -17,10 +17,10 @@ import dash_bootstrap_components as dbc
 from dash import ALL, Input, Output, State, callback, callback_context, dcc, html, no_update
 
 from .. import ids
-from ..components.figure_downloads import GRAPH_CONFIG
 from ..figures import response_surface as surface_figs
 from ..figures import variation as variation_figs
 from ..figures.labels import metric_label, metric_scale, metric_unit, parameter_label
+from ..figures.style import GRAPH_CONFIG
 from ..figures.whatif_export import whatif_html
 from .study_view import TABLE_METRICS, axes_of, drawn, metric_choices
 

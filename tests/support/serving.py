@@ -14,9 +14,7 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "workers"))
-
-from processes import free_port, group_members  # noqa: E402, F401  (the workers' helpers)
+from support.processes import free_port, group_members  # noqa: E402, F401  (the workers' helpers)
 
 URL_LINE = "gapsweep serve: open http://"
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,9 +15,8 @@ import pytest
 from gapsweep.db.engine import open_database
 from sqlalchemy.orm import Session, sessionmaker
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "db"))
-from database_fixtures import create_postgres_database, drop_postgres_database  # noqa: E402
-from processes import Procs, RedisServer, gapsweep_env  # noqa: E402
+from support.database_fixtures import create_postgres_database, drop_postgres_database  # noqa: E402
+from support.processes import Procs, RedisServer, gapsweep_env  # noqa: E402
 
 
 class Recorder:

@@ -6,8 +6,9 @@
 is unreachable its tests skip - or FAIL when ``CI=true``, so CI cannot pass without it.
 ``session_factory`` is ``open_database(database_url)`` (schema at head).
 
-Elsewhere: ``pytest_plugins = ["database_fixtures"]`` in the root conftest with tests/db on
-``sys.path``, or ``from database_fixtures import *`` in a conftest beside it.
+A test folder's conftest imports the fixtures it uses (``from support.database_fixtures
+import database_url, session_factory``; tests/ is on ``sys.path`` through pytest's
+``pythonpath``).
 """
 
 from __future__ import annotations
