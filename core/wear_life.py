@@ -53,8 +53,8 @@ def wear_traces(job: Job, joint: int = 0) -> tuple[VectorProbe, ...]:
         if body == cj.bearing_body:
             out.append(VectorProbe(_ANGLE, coord, (0.0, 0.0), "angle", "position"))
         out.append(VectorProbe(w, coord, (0.0, 0.0), "angle", "velocity"))
-        out.append(VectorProbe(vx, coord, tuple(point), "x", "velocity"))
-        out.append(VectorProbe(vy, coord, tuple(point), "y", "velocity"))
+        out.append(VectorProbe(vx, coord, (float(point[0]), float(point[1])), "x", "velocity"))
+        out.append(VectorProbe(vy, coord, (float(point[0]), float(point[1])), "y", "velocity"))
     return tuple(out)
 
 
