@@ -127,8 +127,9 @@ def cases_by_id(session: Session, *, study_id: int, ids: Sequence[int],
                     metrics)
 
 
-#: the class map's cells per axis at most: an axis of more levels is binned by level rank
-MAP_BINS = 100
+#: the class map's cells per axis at most (1,600 squares: a readable map, a figure of
+#: ~0.2 MB): an axis of more levels is binned by level rank
+MAP_BINS = 40
 
 
 def motion_cells(session: Session, *, study_id: int, x_axis: str, y_axis: str,
