@@ -13,7 +13,8 @@ For each checkout (``--baseline``'s, then this one) and each size, in a fresh da
 2. a server is started in a subprocess on a free port - what ``gapsweep serve`` runs (the
    Dash app and its API on waitress), without its local workers (nothing is queued);
 3. it times ``GET /api/studies/<id>`` (and the bytes), ``GET /api/studies/<id>/cases.csv``,
-   the study page's frame and its Cases, Trends and Sensitivity tabs through Dash's own
+   the study page's frame and its Cases, Trends, Sensitivity, Spectra (overlay and picker),
+   Motion (bifurcation diagram and class map) and Convergence tabs through Dash's own
    callback route (``POST /_dash-update-component``, the request the browser sends when a tab
    is opened; the callbacks found by their outputs in ``/_dash-dependencies``),
    ``gapsweep show ID --json`` (the checkout's CLI, to a file) and its peak memory, and the
@@ -238,6 +239,21 @@ def measure_one(n_cases: int, python: str) -> dict[str, Any]:
                                                         values)
             values[("study-tabs", "active_tab")] = "sensitivity"
             out["sensitivity_s"], _ = _tab(base, deps, "sensitivity-content.children", values)
+            # the tabs that read a large study's drawn cases only (issue 41): each timed
+            # with a fresh memo key (a first open), its answer's size
+            values.update({("spectra-signal", "value"): "slider_accel",
+                           ("spectra-view", "value"): "overlay",
+                           ("spectra-log-x", "value"): [], ("spectra-log-y", "value"): [],
+                           ("spectra-cases", "value"): [],
+                           ("motion-axis", "value"): "clearance_mm",
+                           ("motion-quantity", "value"): "eccentricity_ratio",
+                           ("motion-joint", "value"): "",
+                           ("motion-map-x", "value"): "clearance_mm",
+                           ("motion-map-y", "value"): "stiffness_scale",
+                           ("motion-map-show", "value"): "motion"})
+            for tab, key, output in TAB_OUTPUTS:
+                values[("study-tabs", "active_tab")] = tab
+                out[f"{key}_s"], out[f"{key}_bytes"] = _tab(base, deps, output, values)
             out["rss_peak_mb"] = _hwm_mb(server.pid)
         finally:
             server.terminate()
@@ -256,6 +272,14 @@ def measure_one(n_cases: int, python: str) -> dict[str, Any]:
         return out
 
 
+#: the Spectra, Motion and Convergence tabs' callbacks: (tab, figure key, output)
+TAB_OUTPUTS = [("spectra", "spectra", "spectra-graph.children"),
+               ("spectra", "spectra_choices", "spectra-cases.options"),
+               ("motion", "bifurcation", "bifurcation-graph.figure"),
+               ("motion", "motion_map", "motion-map-graph.figure"),
+               ("convergence", "convergence", "convergence-content.children")]
+
+
 # --- side by side -------------------------------------------------------------------------------
 
 ROWS = [("fill_s", "fill (direct inserts)", "s"),
@@ -265,6 +289,12 @@ ROWS = [("fill_s", "fill (direct inserts)", "s"),
         ("cases_tab_s", "Cases tab: first grid block", "s"),
         ("trends_s", "Trends tab", "s"), ("trends_bytes", "  its figure", "MB"),
         ("sensitivity_s", "Sensitivity tab", "s"),
+        ("spectra_s", "Spectra tab: overlay", "s"),
+        ("spectra_choices_s", "Spectra tab: case picker", "s"),
+        ("bifurcation_s", "Motion tab: bifurcation diagram", "s"),
+        ("motion_map_s", "Motion tab: class map", "s"),
+        ("motion_map_bytes", "  its figure", "MB"),
+        ("convergence_s", "Convergence tab", "s"),
         ("show_s", "gapsweep show --json", "s"), ("show_bytes", "  its size", "MB"),
         ("show_rss_mb", "  its peak RSS", "MB"),
         ("rss_start_mb", "server RSS after start", "MB"),

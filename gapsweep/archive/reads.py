@@ -20,6 +20,11 @@ def _known(key: int | None) -> bool:
     return key is not None and 0 <= key <= MAX_ID
 
 
+#: the reads of :meth:`ReadOperations.case_samples`
+SAMPLE_READS = ("axis_levels", "spread_cases", "cases_by_id", "whole_cases", "motion_cells",
+                "start_dependent_cases")
+
+
 class ReadOperations:
     """The archive's page reads; ``self.sessions`` is a SQLAlchemy session factory."""
 
@@ -64,6 +69,20 @@ class ReadOperations:
             return {}
         with self.sessions() as s:
             return read(s, study_id=study_id, axes=axes, metric=metric, kind=kind)
+
+    def case_samples(self, study_id: int, question: str, **kwargs: Any) -> Any:
+        """One of :mod:`gapsweep.db.case_samples`'s reads of a large study's few drawn cases
+        (``question``: ``axis_levels``, ``spread_cases``, ``cases_by_id``, ``whole_cases``,
+        ``motion_cells``, ``start_dependent_cases``; ``kwargs`` its own): what its Spectra,
+        Motion and Convergence tabs draw, never every case. None for an unknown study id."""
+        from gapsweep.db import case_samples as reads
+
+        if question not in SAMPLE_READS:
+            raise ValueError(f"question: {question!r} — one of {', '.join(SAMPLE_READS)}")
+        if not _known(study_id):
+            return None
+        with self.sessions() as s:
+            return getattr(reads, question)(s, study_id=study_id, **kwargs)
 
     def study_summary(self, study_id: int | None) -> dict[str, Any] | None:
         """The study without its cases (the page's frame): fast whatever its size."""

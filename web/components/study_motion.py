@@ -159,6 +159,14 @@ def bifurcation_view(detail: Mapping[str, Any], axis: str | None, quantity: str 
                                 if note else None)
 
 
+def _large_summary(study_id: Any) -> dict[str, Any] | None:
+    """The study's summary when it is large (its tab then reads the cases it draws, not
+    every case: :mod:`..views.study_large_tabs`), else None."""
+    from ..views.study_page_data import _large, parse_id
+
+    return data.study_summary(parse_id(study_id)) if _large(study_id) else None
+
+
 def register_callbacks(load_detail: Callable[[Any], Mapping[str, Any] | None]) -> None:
     """The tab's callbacks and the flag's; ``load_detail(study_id)``: the study page's
     (memoised) detail of a study, None when it is gone."""
@@ -177,6 +185,15 @@ def register_callbacks(load_detail: Callable[[Any], Mapping[str, Any] | None]) -
     def draw_bifurcation(tab_id, _version, axis, quantity, joint, study_id):
         if tab_id != TAB_MOTION:
             return no_update, no_update, no_update
+        large = _large_summary(study_id)
+        if large is not None:  # the sections of cases spread along the axis (issue 41)
+            from ..views import study_large_tabs
+
+            sampled = study_large_tabs.bifurcation_detail(large, axis)
+            if sampled is not None:
+                detail, said = sampled
+                fig, joints, note = bifurcation_view(detail, axis, quantity, joint)
+                return fig, joints, note or dbc.Alert(said, color="secondary", className="py-2")
         detail = load_detail(study_id)
         if detail is None:
             return no_update, no_update, no_update
@@ -194,7 +211,8 @@ def register_callbacks(load_detail: Callable[[Any], Mapping[str, Any] | None]) -
     def draw_map(tab_id, _version, x_axis, y_axis, show, study_id):
         if tab_id != TAB_MOTION:
             return no_update
-        detail = load_detail(study_id)
+        large = _large_summary(study_id)
+        detail = large if large is not None else load_detail(study_id)
         if detail is None:
             return no_update
         axes = numeric_axes(detail)
@@ -203,9 +221,14 @@ def register_callbacks(load_detail: Callable[[Any], Mapping[str, Any] | None]) -
         if x_axis is None or y_axis is None:
             return go.Figure(layout={"title": {"text": "The motion map needs two numeric "
                                                        "axes; this study has fewer."}})
-        return bifurcation.motion_map_figure(
-            detail["cases"], x_axis=x_axis, y_axis=y_axis,
-            show="chaos_indicator" if show == "chaos_indicator" else "motion")
+        show = "chaos_indicator" if show == "chaos_indicator" else "motion"
+        if large is not None:  # one point per level pair and class, counted by the database
+            from ..views import study_large_tabs
+
+            cases = study_large_tabs.motion_cases(large, x_axis, y_axis, show)
+        else:
+            cases = detail["cases"]
+        return bifurcation.motion_map_figure(cases, x_axis=x_axis, y_axis=y_axis, show=show)
 
     @callback(
         Output(ids.STUDY_START_FLAG, "children"),
@@ -216,6 +239,12 @@ def register_callbacks(load_detail: Callable[[Any], Mapping[str, Any] | None]) -
         # a finished study only: the detail of a running one would be read at every poll
         if not isinstance(version, list) or not version or version[0] not in view.FINISHED:
             return None
+        large = _large_summary(study_id)
+        if large is not None:  # the flagged cases counted by the database
+            from ..views import study_large_tabs
+
+            text = study_large_tabs.start_note(large)
+            return dbc.Alert(text, color="warning", className="py-2 my-2") if text else None
         detail = load_detail(study_id)
         return no_update if detail is None else start_flag(detail)
 

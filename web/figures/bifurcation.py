@@ -269,12 +269,21 @@ def start_dependence_note(cases: Sequence[Mapping[str, Any]]) -> str | None:
         return None
     spreads = [float(c["metrics"][START_SPREAD]) for c in flagged
                if _number((c.get("metrics") or {}).get(START_SPREAD))]
-    ids = ", ".join(str(c.get("id")) for c in flagged[:12])
-    more = f" and {len(flagged) - 12} more" if len(flagged) > 12 else ""
-    spread = f" (spread up to {100 * max(spreads):.3g} %)" if spreads else ""
-    cases_word = "cases" if len(flagged) > 1 else "case"
+    return start_dependence_text([c.get("id") for c in flagged[:12]], len(flagged),
+                                 max(spreads) if spreads else None)
+
+
+def start_dependence_text(ids: Sequence[Any], count: int, largest_spread: float | None
+                          ) -> str:
+    """The flag's words: the first flagged cases' ``ids`` (12 are named), how many are
+    flagged, and the largest relative spread among them (None: none stored)."""
+    named = ", ".join(str(i) for i in list(ids)[:12])
+    more = f" and {count - 12} more" if count > 12 else ""
+    spread = (f" (spread up to {100 * largest_spread:.3g} %)"
+              if largest_spread is not None else "")
+    cases_word = "cases" if count > 1 else "case"
     flag = DEPENDS_ON_START[:1].upper() + DEPENDS_ON_START[1:]
-    return f"{flag}: {cases_word} {ids}{more}{spread}."
+    return f"{flag}: {cases_word} {named}{more}{spread}."
 
 
 def title_with(fig: go.Figure, note: str | None) -> go.Figure:

@@ -9,7 +9,7 @@ from typing import Any
 from dash import Input, Output, State, callback, dcc
 
 from .. import data, ids
-from . import study_results
+from . import study_large_tabs, study_results
 from . import study_view as view
 from .study_page_data import (
     TAB_CONVERGENCE,
@@ -60,6 +60,13 @@ def sensitivity(tab, _version, metric, study_id):
 )
 def spectra(tab, _version, signal, kind, log_x, log_y, chosen, study_id):
     picked = [i for i in chosen or [] if isinstance(i, int) and not isinstance(i, bool)]
+    if tab == TAB_SPECTRA and _large(study_id):  # the drawn cases only (issue 41)
+        summary = data.study_summary(parse_id(study_id))
+        content = None if summary is None else study_large_tabs.spectra(
+            summary, signal, kind, isinstance(log_x, list) and "log" in log_x,
+            isinstance(log_y, list) and "log" in log_y, picked)
+        if content is not None:
+            return content
     return _when_open(tab, TAB_SPECTRA, study_id,
                       lambda d: study_results.spectra(
                           d, signal, kind, isinstance(log_x, list) and "log" in log_x,
@@ -73,6 +80,11 @@ def spectra(tab, _version, signal, kind, log_x, log_y, chosen, study_id):
     State(ids.STUDY_ID_STORE, "data"),
 )
 def spectra_choices(tab, _version, study_id):
+    if tab == TAB_SPECTRA and _large(study_id):
+        summary = data.study_summary(parse_id(study_id))
+        options = None if summary is None else study_large_tabs.spectra_choices(summary)
+        if options is not None:
+            return options
     return _when_open(tab, TAB_SPECTRA, study_id, study_results.spectra_choices)
 
 
@@ -83,6 +95,11 @@ def spectra_choices(tab, _version, study_id):
     State(ids.STUDY_ID_STORE, "data"),
 )
 def convergence(tab, _version, study_id):
+    if tab == TAB_CONVERGENCE and _large(study_id):  # the certificates and their sources
+        summary = data.study_summary(parse_id(study_id))
+        content = None if summary is None else study_large_tabs.convergence(summary)
+        if content is not None:
+            return content
     return _when_open(tab, TAB_CONVERGENCE, study_id, study_results.convergence)
 
 

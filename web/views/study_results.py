@@ -278,7 +278,7 @@ def spectra_rule(detail: Mapping[str, Any], shown: int) -> str:
     """Which cases the automatic choice draws, in words (the overlay once showed a subset
     without saying so)."""
     axes = view.axes_of(detail)
-    done = sum(c["status"] == "done" for c in detail["cases"])
+    done = detail.get("done_total", sum(c["status"] == "done" for c in detail["cases"]))
     design = view.design_of(detail)
     if not axes:
         how = "in design order"
@@ -311,20 +311,26 @@ def spectra_choices(detail: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 @view.drawn
 def spectra(detail: Mapping[str, Any], signal: str, kind: str, log_x: bool = False,
-            log_y: bool = False, chosen: Sequence[int] | None = None) -> Any:
+            log_y: bool = False, chosen: Sequence[int] | None = None, *,
+            drawn: Sequence[Mapping[str, Any]] | None = None) -> Any:
     """The spectra tab: the cases ``chosen`` (ids; at most :data:`MAX_SPECTRA`) or the
     automatic choice (:func:`spectra_cases`, said in words), labelled by every varied
-    factor; overlay (``log_y``: log amplitude) or waterfall (log colour)."""
+    factor; overlay (``log_y``: log amplitude) or waterfall (log colour). ``drawn``: those
+    cases already read (a large study's, :mod:`.study_large_tabs`; ``detail["done_total"]``
+    its done count)."""
     picked = set(chosen or [])
-    cases = ([c for c in detail["cases"] if c["id"] in picked and c["status"] == "done"]
-             [:MAX_SPECTRA] if picked else spectra_cases(detail))
+    if drawn is not None:
+        cases = [c for c in drawn if c["status"] == "done"][:MAX_SPECTRA]
+    else:
+        cases = ([c for c in detail["cases"] if c["id"] in picked and c["status"] == "done"]
+                 [:MAX_SPECTRA] if picked else spectra_cases(detail))
     stored = load_spectra([c["id"] for c in cases], signal)
     cases = [{**c, "spectrum": stored[c["id"]]} for c in cases if c["id"] in stored]
     if not cases:
         policy = (detail.get("spec") or {}).get("series", "preview")
         if policy == "none":
             return note("This study stores no series (series policy 'none'): no spectra.")
-        if not any(c["status"] == "done" for c in detail["cases"]):
+        if not detail.get("done_total", any(c["status"] == "done" for c in detail["cases"])):
             return note("No case is done yet: the spectra appear as cases finish.")
         return note(f"No stored spectra for the cases shown (series policy '{policy}').")
     axes = view.axes_of(detail)
