@@ -13,7 +13,9 @@ from __future__ import annotations
 from typing import Any
 
 import dash_bootstrap_components as dbc
-from dash import Input, Output, State, callback, dcc, html, no_update
+from dash import Input, Output, State, dcc, html, no_update
+
+from ..page_callbacks import PageCallbacks
 
 ADAMS_UPLOAD = "adams-upload"
 ADAMS_PREVIEW = "adams-preview"
@@ -86,7 +88,11 @@ def preview(contents: str, filename: str) -> tuple[html.Div, str | None]:
     return html.Div([c for c in children if c is not None]), study_toml(result, name)
 
 
-@callback(
+callbacks = PageCallbacks()  # wired by the page: register_callbacks()
+register_callbacks = callbacks.register
+
+
+@callbacks(
     Output(ADAMS_PREVIEW, "children"),
     Output(ADAMS_STUDY, "data"),
     Input(ADAMS_UPLOAD, "contents"),

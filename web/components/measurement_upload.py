@@ -7,11 +7,12 @@ from __future__ import annotations
 from typing import Any
 
 import dash_bootstrap_components as dbc
-from dash import Input, Output, State, callback, dcc, html, no_update
+from dash import Input, Output, State, dcc, html, no_update
 from gapsweep.study.errors import SpecError
 
 from .. import actions, data, ids
 from ..auth import principal
+from ..page_callbacks import PageCallbacks
 from .study_notes import may_edit
 
 
@@ -62,7 +63,11 @@ def store(study_id: int, contents: str, filename: str) -> tuple[str, str]:
             f"{', '.join(entry['series'])} on {entry['time_base']}"), "success"
 
 
-@callback(
+callbacks = PageCallbacks()  # wired by the page: register_callbacks()
+register_callbacks = callbacks.register
+
+
+@callbacks(
     Output(ids.MEASUREMENT_MESSAGE, "children"),
     Output(ids.MEASUREMENT_LIST, "children"),
     Input(ids.MEASUREMENT_UPLOAD, "contents"),

@@ -453,7 +453,9 @@ def editor(table: Mapping[str, Any] | None) -> html.Div:
 
 # --- its callbacks: a table edited makes the study's table; a row added; the verdict -------
 
-def _wire() -> None:
+def register_callbacks() -> None:
+    """Wire the editor's callbacks; called by the new-study page, which Dash runs once per
+    app (web/page_callbacks.py says why not at import)."""
     from dash import Input, Output, State, callback, no_update
 
     from .. import ids
@@ -511,6 +513,3 @@ def fill(table: Mapping[str, Any] | None) -> list:
     """The values of :func:`outputs` for ``table`` (picked, uploaded or imported)."""
     rows = to_rows(table)
     return [*[rows[s] for s in SECTIONS], columns("joints", table)]
-
-
-_wire()

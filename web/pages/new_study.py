@@ -31,8 +31,8 @@ from gapsweep.study.errors import FieldError, SpecError
 from gapsweep.study.upload import MAX_UPLOAD_BYTES, read_upload
 from gapsweep.web import actions, data, ids
 from gapsweep.web.auth import principal
-from gapsweep.web.components import mechanism_editor
-from gapsweep.web.views import parameters
+from gapsweep.web.components import adams_upload, mechanism_editor
+from gapsweep.web.views import new_study_axes, new_study_general, new_study_mechanism, parameters
 from gapsweep.web.views.new_study_axes import (
     SELECTED_CELL,
     add_axis,
@@ -87,6 +87,10 @@ __all__ = [
 
 dash.register_page(__name__, path="/studies/new", name="New study",
                    title="gapsweep — new study", order=1)
+# the sections' own callbacks (web/page_callbacks.py: wired here, once per app)
+for _section in (new_study_axes, new_study_general, new_study_mechanism, adams_upload,
+                 mechanism_editor):
+    _section.register_callbacks()
 
 
 # the form's fields, in form_to_spec's keyword names

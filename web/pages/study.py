@@ -22,8 +22,8 @@ from gapsweep.web.components import (
     study_motion,
     study_notes,
 )
+from gapsweep.web.views import study_progress, study_result_tabs, study_trends_tab, tolerance_views
 from gapsweep.web.views import study_view as view
-from gapsweep.web.views import tolerance_views
 from gapsweep.web.views.study_page_data import (
     CERTIFICATE_WAIT_S,
     MEMO_SIZE,
@@ -86,6 +86,9 @@ dash.register_page(__name__, path_template="/studies/<study_id>", name="Study",
                    title="gapsweep — study")
 study_notes.register_callbacks()
 case_grid.register_callbacks()
+# the sections' own callbacks (web/page_callbacks.py: wired here, once per app)
+for _section in (study_progress, study_result_tabs, study_trends_tab, measurement_upload):
+    _section.register_callbacks()
 
 POLL_MS = 1500
 

@@ -7,12 +7,13 @@ from __future__ import annotations
 from typing import Any
 
 import dash_bootstrap_components as dbc
-from dash import Input, Output, State, callback, dash_table, html
+from dash import Input, Output, State, dash_table, html
 from gapsweep.core.api import NAMED_JOINTS, can
 from gapsweep.core.iso286 import fit_names
 
 from .. import ids
 from ..figures.labels import parameter_label
+from ..page_callbacks import PageCallbacks
 from . import parameters
 from .study_form import AXIS_COLUMNS, AXIS_FORMS, FORM_VALUES, fit_limits_text
 
@@ -99,7 +100,11 @@ def axes_card(form: dict[str, Any], axes_header: Any) -> dbc.Card:
     ], className="mb-3")
 
 
-@callback(
+callbacks = PageCallbacks()  # wired by the page: register_callbacks()
+register_callbacks = callbacks.register
+
+
+@callbacks(
     Output(ids.NEW_FIT_LIMITS, "children"),
     Input(ids.NEW_AXES_TABLE, "data"),
 )
@@ -108,7 +113,7 @@ def fit_limits(rows):
     return [html.Div(text) for text in fit_limits_text(rows)]
 
 
-@callback(
+@callbacks(
     Output(ids.NEW_AXES_TABLE, "data", allow_duplicate=True),
     Input(ids.NEW_ADD_AXIS, "n_clicks"),
     State(ids.NEW_AXES_TABLE, "data"),

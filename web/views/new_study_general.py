@@ -9,12 +9,13 @@ from __future__ import annotations
 from typing import Any
 
 import dash_bootstrap_components as dbc
-from dash import Input, Output, State, callback, dcc
+from dash import Input, Output, State, dcc
 from gapsweep.core import metrics as metric_registry
 from gapsweep.core.api import DESCRIBED, can, measures_of
 from gapsweep.study.design_registry import FORM_DESIGNS
 
 from .. import ids
+from ..page_callbacks import PageCallbacks
 from . import parameters
 from .study_form import design_help, design_uses
 
@@ -143,7 +144,11 @@ def general_card(form: dict[str, Any]) -> dbc.Card:
     ]), className="mb-3")
 
 
-@callback(
+callbacks = PageCallbacks()  # wired by the page: register_callbacks()
+register_callbacks = callbacks.register
+
+
+@callbacks(
     Output(ids.NEW_OBJECTIVE, "options"),
     Output(ids.NEW_METRIC, "options"),
     Input(ids.NEW_MODEL, "value"),
@@ -158,7 +163,7 @@ def metric_lists(model, table, objective, metric):
     return metric_options(model, table, objective), metric_options(model, table, metric)
 
 
-@callback(
+@callbacks(
     *[Output(row_id, "style") for _, row_id in DESIGN_ROWS],
     Output(ids.NEW_DESIGN_HELP, "children"),
     Output(ids.NEW_AXES_HEADER, "children"),

@@ -9,12 +9,13 @@ from __future__ import annotations
 from typing import Any
 
 import dash_bootstrap_components as dbc
-from dash import Input, Output, State, callback, dash_table, dcc, html, no_update
+from dash import Input, Output, State, dash_table, dcc, html, no_update
 from gapsweep.core.api import DESCRIBED, can
 from gapsweep.study.mechanism_library import example_mechanisms, imported_study
 
 from .. import data, ids
 from ..components import adams_upload, mechanism_editor
+from ..page_callbacks import PageCallbacks
 from .new_study_axes import axis_dropdowns
 from .new_study_general import _field, _shown
 
@@ -96,7 +97,11 @@ def mechanism_section(form: dict[str, Any]) -> dbc.Card:
         style=_shown(can(form["model"], DESCRIBED)))
 
 
-@callback(
+callbacks = PageCallbacks()  # wired by the page: register_callbacks()
+register_callbacks = callbacks.register
+
+
+@callbacks(
     Output(ids.NEW_MECHANISM, "data", allow_duplicate=True),
     Output(ids.NEW_MECHANISM_VARIABLES, "data", allow_duplicate=True),
     *mechanism_editor.outputs(),
@@ -112,7 +117,7 @@ def pick_mechanism(name):
     return table, variable_rows(table), *mechanism_editor.fill(table)
 
 
-@callback(
+@callbacks(
     Output(ids.NEW_MECHANISM, "data", allow_duplicate=True),
     Output(ids.NEW_MECHANISM_VARIABLES, "data", allow_duplicate=True),
     *mechanism_editor.outputs(),
@@ -141,7 +146,7 @@ def import_adams(text, base_rows=None):
             study.get("name") or no_update, rows if base and base_rows else no_update)
 
 
-@callback(
+@callbacks(
     Output(ids.NEW_MECHANISM, "data", allow_duplicate=True),
     Input(ids.NEW_MECHANISM_VARIABLES, "data_timestamp"),
     State(ids.NEW_MECHANISM_VARIABLES, "data"),
@@ -153,7 +158,7 @@ def edit_variables(_stamp, rows, table):
     return with_variables(table, rows) if table else no_update
 
 
-@callback(
+@callbacks(
     Output(ids.NEW_MECHANISM_VARIABLES, "data", allow_duplicate=True),
     Input(ids.NEW_MECHANISM_ADD_VARIABLE, "n_clicks"),
     State(ids.NEW_MECHANISM_VARIABLES, "data"),
@@ -164,7 +169,7 @@ def add_variable(_n, rows):
     return [*(rows or []), mechanism_editor.variable_row()]
 
 
-@callback(
+@callbacks(
     Output(ids.NEW_MECHANISM_VARIABLE_ERRORS, "children"),
     Output(ids.NEW_MECHANISM_VARIABLES, "data", allow_duplicate=True),
     Input(ids.NEW_MECHANISM_VARIABLES, "data_timestamp"),
@@ -185,7 +190,7 @@ def check_variables(_stamp, rows):
     return message, (units if units != (rows or []) else no_update)
 
 
-@callback(
+@callbacks(
     Output(ids.NEW_MECHANISM_CARD, "style", allow_duplicate=True),
     Input(ids.NEW_MODEL, "value"),
     prevent_initial_call=True,
@@ -195,7 +200,7 @@ def mechanism_card(model):
     return _shown(can(model, DESCRIBED))
 
 
-@callback(
+@callbacks(
     Output(ids.NEW_MECHANISM_DRAWING, "figure"),
     Output(ids.NEW_AXES_TABLE, "dropdown", allow_duplicate=True),
     Output(ids.NEW_MECHANISM_CARD, "style"),

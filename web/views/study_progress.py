@@ -6,10 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 import dash_bootstrap_components as dbc
-from dash import Input, Output, State, callback, dcc, html, no_update
+from dash import Input, Output, State, dcc, html, no_update
 
 from .. import actions, context, ids
 from ..auth import principal
+from ..page_callbacks import PageCallbacks
 from . import study_view as view
 from .study_page_data import (
     fingerprint,
@@ -83,7 +84,11 @@ def progress_card(detail: dict[str, Any]) -> dbc.Card:
     ]), className="mb-3")
 
 
-@callback(
+callbacks = PageCallbacks()  # wired by the page: register_callbacks()
+register_callbacks = callbacks.register
+
+
+@callbacks(
     Output(ids.STUDY_STATUS, "children"),
     Output(ids.STUDY_PROGRESS, "value"),
     Output(ids.STUDY_PROGRESS, "label"),
@@ -113,7 +118,7 @@ def poll(_n, study_id, version):
             *cancel_look(now["status"]))
 
 
-@callback(
+@callbacks(
     Output(ids.STUDY_CANCEL_CONFIRM, "displayed"),
     Output(ids.STUDY_CANCEL_CONFIRM, "message"),
     Input(ids.STUDY_CANCEL, "n_clicks"),
@@ -126,7 +131,7 @@ def ask_cancel(_n, study_id):
     return True, cancel_question(load_progress(study_id) if study_id is not None else None)
 
 
-@callback(
+@callbacks(
     Output(ids.STUDY_ACTION_MESSAGE, "children"),
     Output(ids.STUDY_POLL, "disabled", allow_duplicate=True),
     Input(ids.STUDY_CANCEL_CONFIRM, "submit_n_clicks"),
@@ -153,7 +158,7 @@ def act(_cancel, _retry, study_id):
     return dbc.Alert(text, color="info", dismissable=True, className="py-2"), False
 
 
-@callback(
+@callbacks(
     Output(ids.STUDY_DOWNLOAD, "data"),
     Input(ids.STUDY_DOWNLOAD_SPEC, "n_clicks"),
     State(ids.STUDY_ID_STORE, "data"),

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from dash import Input, Output, State, callback, dcc
+from dash import Input, Output, State, dcc
 
 from .. import data, ids
+from ..page_callbacks import PageCallbacks
 from . import study_large_tabs, study_results
 from . import study_view as view
 from .study_page_data import (
@@ -30,7 +31,11 @@ def metric_picker(cid: str, detail: dict[str, Any]) -> dcc.Dropdown:
                         className="my-2")
 
 
-@callback(
+callbacks = PageCallbacks()  # wired by the page: register_callbacks()
+register_callbacks = callbacks.register
+
+
+@callbacks(
     Output(ids.SENSITIVITY_CONTENT, "children"),
     Input(ids.STUDY_TABS, "active_tab"),
     Input(ids.STUDY_VERSION, "data"),
@@ -47,7 +52,7 @@ def sensitivity(tab, _version, metric, study_id):
                       lambda d: study_results.sensitivity(d, metric), (metric,))
 
 
-@callback(
+@callbacks(
     Output(ids.SPECTRA_GRAPH, "children"),
     Input(ids.STUDY_TABS, "active_tab"),
     Input(ids.STUDY_VERSION, "data"),
@@ -73,7 +78,7 @@ def spectra(tab, _version, signal, kind, log_x, log_y, chosen, study_id):
                           isinstance(log_y, list) and "log" in log_y, picked))
 
 
-@callback(
+@callbacks(
     Output(ids.SPECTRA_CASES, "options"),
     Input(ids.STUDY_TABS, "active_tab"),
     Input(ids.STUDY_VERSION, "data"),
@@ -88,7 +93,7 @@ def spectra_choices(tab, _version, study_id):
     return _when_open(tab, TAB_SPECTRA, study_id, study_results.spectra_choices)
 
 
-@callback(
+@callbacks(
     Output(ids.CONVERGENCE_CONTENT, "children"),
     Input(ids.STUDY_TABS, "active_tab"),
     Input(ids.STUDY_VERSION, "data"),
@@ -103,7 +108,7 @@ def convergence(tab, _version, study_id):
     return _when_open(tab, TAB_CONVERGENCE, study_id, study_results.convergence)
 
 
-@callback(
+@callbacks(
     Output(ids.SEARCH_CONTENT, "children"),
     Input(ids.STUDY_TABS, "active_tab"),
     Input(ids.STUDY_VERSION, "data"),
@@ -115,7 +120,7 @@ def search(tab, _version, study_id):
     return _when_open(tab, TAB_SEARCH, study_id, search_content)
 
 
-@callback(
+@callbacks(
     Output(ids.PARALLEL_GRAPH, "figure"),
     Input(ids.STUDY_TABS, "active_tab"),
     Input(ids.STUDY_VERSION, "data"),

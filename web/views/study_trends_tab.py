@@ -8,11 +8,12 @@ import math
 from typing import Any
 
 import dash_bootstrap_components as dbc
-from dash import Input, Output, Patch, State, callback, dcc, html, no_update
+from dash import Input, Output, Patch, State, dcc, html, no_update
 
 from .. import context, data, ids
 from ..components import figure_downloads
 from ..figures.windows import DEFAULT_WINDOW, WINDOWS
+from ..page_callbacks import PageCallbacks
 from . import study_results
 from . import study_view as view
 from .study_page_data import TAB_CASES, TAB_TRENDS, _large, load_detail, parse_id
@@ -54,7 +55,11 @@ def trends_tab(detail: dict[str, Any]) -> html.Div:
     ])
 
 
-@callback(
+callbacks = PageCallbacks()  # wired by the page: register_callbacks()
+register_callbacks = callbacks.register
+
+
+@callbacks(
     Output(ids.TRENDS_GRAPH, "figure"),
     Input(ids.STUDY_TABS, "active_tab"),
     Input(ids.STUDY_VERSION, "data"),
@@ -95,7 +100,7 @@ def trends(tab, _version, metric, window, log_y, x_axis, group_axis, limit, shap
                                 log_y="log" in (log_y or []), limit=limit)
 
 
-@callback(
+@callbacks(
     Output(ids.TRENDS_GROUP, "value"),
     Input(ids.TRENDS_X, "value"),
     State(ids.TRENDS_GROUP, "value"),
@@ -111,7 +116,7 @@ def follow_x(x_axis, group_axis, shape):
     return no_update if chosen == group_axis else chosen
 
 
-@callback(
+@callbacks(
     Output(ids.TRENDS_OPEN_CASE, "href"),
     Input(ids.TRENDS_GRAPH, "clickData"),
     prevent_initial_call=True,
@@ -122,7 +127,7 @@ def open_case(click):
     return no_update if case_id is None else f"/cases/{case_id}"
 
 
-@callback(
+@callbacks(
     Output(ids.STUDY_TABS, "active_tab", allow_duplicate=True),
     Output(ids.STUDY_CASE_GRID, "filterModel"),
     Input(ids.TRENDS_GRAPH, "clickData"),
