@@ -22,7 +22,7 @@ from gapsweep.core.wear import (
     wear_life,
     wear_volume,
 )
-from mechanism_tables import table
+from support.mechanism_tables import table
 
 F, R, L, K_D = 100.0, 0.010, 0.020, 1e-15  # N, m (R_B), m, m²/N: design.md 4.12's numbers
 OMEGA = 2.0 * math.pi * 50.0  # the journal's speed [rad/s]; the closed forms do not read it

@@ -9,11 +9,11 @@ import random
 from collections import Counter
 
 import pytest
-from big_archive import fill_study
 from gapsweep.db import case_samples
 from gapsweep.db.models import Case, Result
 from gapsweep.db.studies import study_detail
 from sqlalchemy import select
+from support.big_archive import fill_study
 
 CLASSES = ("periodic-1", "periodic-2", "chaotic")
 

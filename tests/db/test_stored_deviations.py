@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import pytest
 from archive_helpers import fake_result, make_study
-from big_archive import fill_study
 from gapsweep.db import case_pages
 from gapsweep.db.case_export import export_columns, iter_export_rows
 from gapsweep.db.engine import make_engine, upgrade
@@ -15,6 +14,7 @@ from gapsweep.db.models import Case, Result
 from gapsweep.db.studies import case_detail, export_rows, queued_case_ids, study_detail
 from sqlalchemy import select, update
 from sqlalchemy.orm import sessionmaker
+from support.big_archive import fill_study
 
 DEVIATION = "deviation_peak_slider_accel"
 

@@ -5,18 +5,14 @@ counted), on SQLite and PostgreSQL; and what they draw is what the whole detail 
 
 from __future__ import annotations
 
-import sys
 from contextlib import contextmanager
-from pathlib import Path
 
 import pytest
 from account_fixtures import callback_body
 from archive_fixtures import make_archive
 from archive_fixtures import page as loaded_page
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "db"))
-from big_archive import fill_study  # noqa: E402
-from database_fixtures import create_postgres_database, drop_postgres_database  # noqa: E402
+from support.big_archive import fill_study
+from support.database_fixtures import create_postgres_database, drop_postgres_database
 
 N_CLEARANCE, N_STIFFNESS = 1100, 5  # 5,500 cases: past the 5,000 the tabs read whole
 

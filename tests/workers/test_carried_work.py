@@ -5,13 +5,13 @@ store's transaction), not once there and again after."""
 from __future__ import annotations
 
 import pytest
-from backends import Recorder
 from gapsweep.core.result import CaseResult
 from gapsweep.db import leases, studies
 from gapsweep.db.engine import open_database
 from gapsweep.study.spec import parse_spec
 from gapsweep.workers import case_runner, submit
 from sqlalchemy import event
+from support.backends import Recorder
 
 from gapsweep.settings import get_settings
 
