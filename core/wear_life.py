@@ -171,14 +171,16 @@ def run_life(job: Job, worn: Sequence[tuple[int, WearParams]],
              progress: LifeProgress | None = None) -> CaseResult:
     """The life (:func:`wear.wear_lives`) of the clearance joints ``worn`` ((index, wear
     settings) of each, one life: the same ``wear_cycles`` and ``wear_steps``), all worn in
-    each step's one run of ``job`` through ``run``; returns the end-of-life run's result
-    with each joint's wear metrics (design.md 4.12) as ``name.<joint>`` for a named joint
-    and the unsuffixed name the extreme over the worn joints (the largest; a built-in
-    model's one joint: its own), the new joint's settled peak ``wear_peak_settled_new``
-    and the life's series (the profile and its depths per joint too; the unsuffixed ones
-    the most worn joint's). ``progress(runs, total)`` hears of each settled run as it ends.
-    A failed step ends the life: that step's failed result, with the reason and cycle,
-    carries the life up to it."""
+    each step's one run of ``job`` through ``run``.
+
+    Returns the end-of-life run's result with each joint's wear metrics (design.md 4.12)
+    as ``name.<joint>`` for a named joint and the unsuffixed name the extreme over the worn
+    joints (the largest; a built-in model's one joint: its own), the new joint's settled
+    peak ``wear_peak_settled_new``, the end of life's ``wear_peak_settled_end``, and the
+    life's series (the profile and its depths per joint too; the unsuffixed ones the most
+    worn joint's). ``progress(runs, total)`` hears of each settled run as it ends. A failed
+    step ends the life: that step's failed result, with the reason and cycle, carries the
+    life up to it."""
     first = worn[0][1]
     for _, wear in worn[1:]:
         if (wear.wear_cycles, wear.wear_steps) != (first.wear_cycles, first.wear_steps):
@@ -227,6 +229,7 @@ def _store(result: CaseResult, job: Job, index: list[int], joints: list[WornJoin
         name = job.mechanism.clearance_joints[j].name
         metrics = life.metrics(joint.clearance, joint.bearing_radius, joint.length)
         metrics["wear_peak_settled_new"] = float(life.peak[0])
+        metrics["wear_peak_settled_end"] = float(life.peak[-1])
         for key, value in metrics.items():
             result.metrics[per_joint(key, name)] = value
             extreme[key] = max(value, extreme.get(key, -math.inf))
