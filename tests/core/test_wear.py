@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -267,3 +268,42 @@ def test_worn_joints_of_one_case_share_the_life():
     case["joints.piston_pin.wear_cycles"] = 2e4
     with pytest.raises(InputError, match="joints.piston_pin.wear_cycles"):
         MechanismCase.from_mapping(case)
+
+
+def _dry_rotor(**wear):
+    """design.md 4.15's rotor fixture, dry: one driven rotor (3000 rpm) in a clearance
+    bearing on the ground, c = 5 um, R_B = 10 mm, L = 10 mm, a constant F = 100 N along -y
+    (ground frame), frictionless (the slip is the journal's surface speed whatever mu)."""
+    bearing = {"type": "revolute", "bodies": ["ground", "rotor"], "at": "O",
+               "clearance_mm": 0.005, "bearing_radius_mm": 10, "axial_length_mm": 10,
+               "friction": 0.0, "restitution": 0.3, **wear}
+    return {"name": "rotor in a worn bearing", "gravity": [0, 0], "points": {"O": [0, 0]},
+            "bodies": {"rotor": {"mass_kg": 1.0, "inertia_kgm2": 1e-3, "cm": "O"}},
+            "joints": {"bearing": bearing}, "driver": {"joint": "bearing", "speed_rpm": 3000},
+            "loads": {"w": {"type": "force", "body": "rotor", "force_n": [0, -F],
+                            "frame": "ground"}},
+            "measures": {"x": {"body": "rotor", "quantity": "position", "component": "x"}}}
+
+
+def test_a_rotor_under_a_fixed_load_wears_its_bearing_to_reyes_shape():
+    """Through the solver (design.md 4.15 "Wear life"): the rotor fixture worn over 2e5
+    revolutions (k_D = 1e-14; 4 steps, each a run of 2 revolutions) - the depth ~12 c, a conformal
+    joint - wears the bearing's loaded half towards h0 cos(theta + 90 deg), L2 below 10 % of
+    h0 = V/(2 R_B L), nothing on the unloaded half, and V = k_D F s with s the journal
+    surface's sliding, 2 pi R_J a revolution, to 1 %."""
+    from gapsweep.core.mechanism.case import simulate_mechanism
+
+    cycles, k_d, r_b, c, length = 2e5, 1e-14, 0.010, 0.005e-3, 0.010
+    wear = {"wear_coefficient_m2_per_n": k_d, "wear_cycles": cycles, "wear_steps": 4,
+            "wear_nodes": 90}
+    r = simulate_mechanism({"mechanism": _dry_rotor(**wear), "t_end": 0.04})
+    assert r.ok, r.reason
+    volume = k_d * F * 2.0 * math.pi * (r_b - c) * cycles
+    assert r.metrics["wear_volume"] == pytest.approx(volume, rel=0.01)
+    profile = np.asarray(r.series["wear_depth"])
+    distance, h0, unloaded = _reye_distance(SimpleNamespace(profile=profile), 1.5 * math.pi, r_b,
+                                             length)
+    assert h0 == pytest.approx(volume / (2.0 * r_b * length), rel=0.01)
+    assert h0 > 10 * c
+    assert distance < 0.1 * h0
+    assert np.all(unloaded < 1e-3 * h0)
