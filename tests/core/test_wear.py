@@ -307,3 +307,33 @@ def test_a_rotor_under_a_fixed_load_wears_its_bearing_to_reyes_shape():
     assert h0 > 10 * c
     assert distance < 0.1 * h0
     assert np.all(unloaded < 1e-3 * h0)
+
+
+def test_a_failed_step_keeps_both_joints_lives_up_to_it():
+    """The third run of a two-joint life fails: the case fails with the cycle, and each
+    joint keeps its profile and record up to the last good run (the unsuffixed the deeper)."""
+    from gapsweep.core.mechanism.case import _plan, _worn_joints
+    from gapsweep.core.result import CaseResult
+    from gapsweep.core.wear_life import run_life
+
+    case = _two_worn(crank_pin=1e-16, piston_pin=3e-16)
+    for joint in ("crank_pin", "piston_pin"):
+        case[f"joints.{joint}.wear_steps"] = 3
+    plan = _plan(MechanismCase.from_mapping(case), dict(case))
+    calls = []
+
+    def run(jobs):
+        calls.append(len(jobs))
+        if len(calls) == 3:
+            return [CaseResult("mechanism", {}, status="failed", reason="it diverged")]
+        return run_jobs(list(jobs), threads=1)
+
+    r = run_life(plan.jobs[0], _worn_joints(plan), run)
+    assert r.status == "failed" and "cycle 6666.67" in r.reason and "it diverged" in r.reason
+    assert list(r.series["wear_cycle"]) == pytest.approx([0.0, 1e4 / 3])
+    depths = {}
+    for joint in ("crank_pin", "piston_pin"):
+        record = r.series[f"wear_max_depth.{joint}"]
+        depths[joint] = r.metrics[f"max_wear_depth.{joint}"]
+        assert record[0] == 0.0 and record[-1] == depths[joint] > 0.0
+    assert r.metrics["max_wear_depth"] == max(depths.values())
