@@ -22,6 +22,7 @@ validity at cycle N" is an answer, not a lost case.
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
@@ -180,12 +181,13 @@ def run_life(job: Job, worn: Sequence[tuple[int, WearParams]],
     life's series (the profile and its depths per joint too; the unsuffixed ones the most
     worn joint's). ``progress(runs, total)`` hears of each settled run as it ends. A failed
     step ends the life: that step's failed result, with the reason and cycle, carries the
-    life up to it."""
+    life up to it. ``wall_time_s`` is the whole life's."""
     first = worn[0][1]
     for _, wear in worn[1:]:
         if (wear.wear_cycles, wear.wear_steps) != (first.wear_cycles, first.wear_steps):
             raise ValueError("the worn joints of one case share one life: wear_cycles and "
                              "wear_steps must agree (checked at the edge)")
+    started = time.perf_counter()
     index = [j for j, _ in worn]
     joints = [worn_joint(job, wear, j) for j, wear in worn]
     last: dict[str, CaseResult] = {}
@@ -216,6 +218,8 @@ def run_life(job: Job, worn: Sequence[tuple[int, WearParams]],
         del result.series[name]
     _store(result, job, index, joints, lives)
     result.params = dict(job.params)
+    # the case's cost is its whole life (every run and the wear updates), not its last run
+    result.metrics["wall_time_s"] = time.perf_counter() - started
     return result
 
 

@@ -311,7 +311,8 @@ def test_a_rotor_under_a_fixed_load_wears_its_bearing_to_reyes_shape():
 
 def test_a_failed_step_keeps_both_joints_lives_up_to_it():
     """The third run of a two-joint life fails: the case fails with the cycle, and each
-    joint keeps its profile and record up to the last good run (the unsuffixed the deeper)."""
+    joint keeps its profile and record up to the last good run (the unsuffixed the deeper);
+    its wall time counts every run of the life."""
     from gapsweep.core.mechanism.case import _plan, _worn_joints
     from gapsweep.core.result import CaseResult
     from gapsweep.core.wear_life import run_life
@@ -320,13 +321,15 @@ def test_a_failed_step_keeps_both_joints_lives_up_to_it():
     for joint in ("crank_pin", "piston_pin"):
         case[f"joints.{joint}.wear_steps"] = 3
     plan = _plan(MechanismCase.from_mapping(case), dict(case))
-    calls = []
+    calls, walls = [], []
 
     def run(jobs):
         calls.append(len(jobs))
         if len(calls) == 3:
             return [CaseResult("mechanism", {}, status="failed", reason="it diverged")]
-        return run_jobs(list(jobs), threads=1)
+        out = run_jobs(list(jobs), threads=1)
+        walls.append(out[0].metrics["wall_time_s"])
+        return out
 
     r = run_life(plan.jobs[0], _worn_joints(plan), run)
     assert r.status == "failed" and "cycle 6666.67" in r.reason and "it diverged" in r.reason
@@ -337,3 +340,4 @@ def test_a_failed_step_keeps_both_joints_lives_up_to_it():
         depths[joint] = r.metrics[f"max_wear_depth.{joint}"]
         assert record[0] == 0.0 and record[-1] == depths[joint] > 0.0
     assert r.metrics["max_wear_depth"] == max(depths.values())
+    assert r.metrics["wall_time_s"] >= sum(walls)  # the case's cost is its whole life's
