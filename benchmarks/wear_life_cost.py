@@ -38,7 +38,7 @@ def main() -> None:
     classes: list[str] = []
 
     def run(profile):
-        result = run_jobs([step_job(job, profile)], threads=1)[0]
+        result = run_jobs([step_job(job, {0: profile})], threads=1)[0]
         if not result.ok:
             print(f"step {len(classes)}: the run failed ({result.reason}); the life ends")
             raise _Failed

@@ -18,6 +18,9 @@ from .result import CaseResult
 
 Params = Mapping[str, Any]
 Progress = Callable[[int, int], None]
+#: ``case_progress(case, done, total)``: how far a long case of a batch has come - ``case``
+#: its index in the batch, ``done`` of ``total`` parts (a wear life: its settled runs)
+CaseProgress = Callable[[int, int, int], None]
 
 
 #: the model a study, a form or a command means when it names none (design.md 4.2)
@@ -91,10 +94,14 @@ class Model:
         return self._get(self.runner)(self.parse(params))
 
     def run_many(
-        self, cases: Sequence[Params], *, threads: int | None, progress: Progress | None
+        self, cases: Sequence[Params], *, threads: int | None, progress: Progress | None,
+        case_progress: CaseProgress | None = None,
     ) -> list[CaseResult]:
         if self.batch_runner is not None:
-            return self._get(self.batch_runner)(cases, threads=threads, progress=progress)
+            # only a model whose cases run in parts (a wear life) hears ``case_progress``
+            more = {} if case_progress is None else {"case_progress": case_progress}
+            return self._get(self.batch_runner)(cases, threads=threads, progress=progress,
+                                                **more)
         results = []
         for k, params in enumerate(cases):
             try:
@@ -241,6 +248,7 @@ def run_cases(
     *,
     threads: int | None = None,
     progress: Progress | None = None,
+    case_progress: CaseProgress | None = None,
 ) -> list[CaseResult]:
     """Run many cases of one model, batched where the model supports it.
 
@@ -254,6 +262,8 @@ def run_cases(
         Worker threads; None uses the usable cores.
     progress : callable, optional
         Called as ``progress(done, total)`` as cases finish.
+    case_progress : callable, optional
+        Hears of a long case's parts (a wear life's settled runs, :data:`CaseProgress`).
 
     Returns
     -------
@@ -266,4 +276,5 @@ def run_cases(
     InputError
         An unknown model.
     """
-    return get_model(model).run_many(cases, threads=threads, progress=progress)
+    return get_model(model).run_many(cases, threads=threads, progress=progress,
+                                     case_progress=case_progress)

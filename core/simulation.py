@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -172,12 +172,14 @@ def simulate_batch(
     threads: int | None = None,
     progress: Progress | None = None,
     strict: bool = False,
+    case_progress: Callable[[int, int, int], None] | None = None,
 ) -> list[CaseResult]:
     """Run many cases together; results come back in the order given.
 
     An invalid case (bad parameter, a mechanism that cannot assemble) becomes a failed
     result carrying the message, unless ``strict`` (then :class:`InputError` is raised).
-    ``threads`` defaults to the usable cores; ``progress(done, total)`` reports as chunks end.
+    ``threads`` defaults to the usable cores; ``progress(done, total)`` reports as chunks end;
+    ``case_progress(case, runs, total)`` as each settled run of a wear life ends.
     """
     jobs: list[Job | CaseResult] = []
     # a case with ``starts``: the same case from each other start, run in the same batch
@@ -211,7 +213,9 @@ def simulate_batch(
     batch = [CaseResult(MODEL, {}) if i in life else job for i, job in enumerate(jobs)]
     results = run_jobs(batch, threads=threads, progress=report) if batch else []
     for i, wear in life.items():
-        results[i] = run_life(jobs[i], wear, lambda js: run_jobs(list(js), threads=1))
+        heard = None if case_progress is None else functools.partial(case_progress, i)
+        results[i] = run_life(jobs[i], [(0, wear)], lambda js: run_jobs(list(js), threads=1),
+                              heard)
     for job, result in zip(jobs, results, strict=True):
         if isinstance(job, Job) and result.ok:
             result.metrics.update(_spectral(job, result))

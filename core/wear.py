@@ -30,16 +30,17 @@ revolution's contact history by the trapezoidal rule. By construction the worn v
 :math:`\sum_i h_i R_B \Delta\theta L = k_D \int F_n |v_{slip}|\,\mathrm{d}t`, Archard's
 law in the large (the closed form the tests check against an independent sliding work).
 
-**The life** (:func:`wear_life`): ``steps`` updates uniform in cycles; each runs the settled
-motion on the current profile (through a callable, so the core's solver and a prescribed
-history share the loop), takes the mean wear of one revolution of the settled window, scales
-it by the step's cycles and adds it to the profile.
+**The life** (:func:`wear_lives`): ``steps`` updates uniform in cycles; each runs the settled
+motion on the current profiles, every worn joint of the case in the one run (through a
+callable, so the core's solver and a prescribed history share the loop), takes each joint's
+mean wear of one revolution of the settled window, scales it by the step's cycles and adds
+it to that joint's profile.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -184,46 +185,90 @@ class WearLife:
         }
 
 
-#: profile updates per life step on one run's contact history (:func:`wear_life`)
+#: profile updates per life step on one run's contact history (:func:`wear_lives`)
 SUBSTEPS = 8
+
+
+@dataclass(frozen=True)
+class WornJoint:
+    """The constants of one worn joint's life, SI: ``nodes`` of its profile, ``coefficient``
+    k_D [m²/N], ``clearance`` c, ``bearing_radius`` R_B and ``length`` L [m]."""
+
+    nodes: int
+    coefficient: float
+    clearance: float
+    bearing_radius: float
+    length: float
+
+    def advance(self, profile: np.ndarray, step: WearStep, cycles: float) -> np.ndarray:
+        """``profile`` ``[nodes]`` [m] worn by ``cycles`` revolutions of ``step``'s mean
+        revolution, in :data:`SUBSTEPS` updates on the one history, the journal sinking into
+        what it wears (its penetration, set by the unchanged force, held): the first step's
+        contact on the new circular hole would otherwise put a whole step's wear in a narrow
+        groove."""
+        revs = max(step.revolutions, 1)
+        seen = profile
+        for _ in range(SUBSTEPS):
+            sunk = depth_at(profile, step.history.theta) - depth_at(seen, step.history.theta)
+            dh = wear_increment(profile, step.history, coefficient=self.coefficient,
+                                clearance=self.clearance, bearing_radius=self.bearing_radius,
+                                length=self.length, sunk=sunk) / revs
+            profile = profile + dh * (cycles / SUBSTEPS)
+        return profile
+
+
+#: ``progress(runs, total)``: the life's settled runs done so far of its ``steps + 1``
+LifeProgress = Callable[[int, int], None]
+
+
+def wear_lives(run: Callable[[list[np.ndarray]], list[WearStep]],
+               joints: Sequence[WornJoint], *, cycles: float, steps: int,
+               progress: LifeProgress | None = None) -> list[WearLife]:
+    """Step the lives of ``joints``, worn together: ``steps`` profile updates uniform over
+    ``cycles`` revolutions.
+
+    ``run(profiles)`` runs the settled motion with joint ``j``'s bearing worn to
+    ``profiles[j]`` (``[joints[j].nodes]`` [m]) from the case's initial state and returns a
+    :class:`WearStep` per joint (the joints of one run: one motion, so one headline peak).
+    Each update adds to each joint the mean wear of one revolution of its window times
+    ``cycles / steps``; a last run on the final profiles gives the end-of-life peak.
+    ``progress``, if given, hears of each run as it ends.
+    """
+    profiles = [np.zeros(j.nodes) for j in joints]
+    per_step = cycles / steps
+    depth: list[list[float]] = [[0.0] for _ in joints]
+    cycle, peak = [0.0], []
+    total = [0.0 for _ in joints]
+
+    def settled(k: int) -> list[WearStep]:
+        out = run(profiles)
+        if progress is not None:
+            progress(k, steps + 1)
+        return out
+
+    now = settled(1)
+    for s in range(steps):
+        for j, joint in enumerate(joints):
+            profiles[j] = joint.advance(profiles[j], now[j], per_step)
+            total[j] += now[j].history.sliding_work() / max(now[j].revolutions, 1) * per_step
+            depth[j].append(float(profiles[j].max()))
+        peak.append(now[0].peak)
+        cycle.append((s + 1) * per_step)
+        now = settled(s + 2)
+    peak.append(now[0].peak)
+    return [WearLife(profiles[j], np.array(cycle), np.array(depth[j]), np.array(peak),
+                     now[j].history.sliding_work() / max(now[j].revolutions, 1), total[j])
+            for j in range(len(joints))]
 
 
 def wear_life(run: Callable[[np.ndarray], WearStep], *, nodes: int, cycles: float, steps: int,
               coefficient: float, clearance: float, bearing_radius: float, length: float
               ) -> WearLife:
-    """Step a joint's life: ``steps`` profile updates uniform over ``cycles`` revolutions.
-
-    ``run(profile)`` runs the settled motion on ``profile`` (``[nodes]`` [m]) from the case's
-    initial state and returns its :class:`WearStep`. Each update adds the mean wear of one
-    revolution of that window times ``cycles / steps``; a last run on the final profile
-    gives the end-of-life peak.
-    """
-    profile = np.zeros(nodes)
-    per_step = cycles / steps
-    cycle, depth, peak = [0.0], [0.0], []
-    total = 0.0
-    step = run(profile)
-    for s in range(steps):
-        revs = max(step.revolutions, 1)
-        seen = profile
-        # the step's wear in sub-steps on the one run's history, the journal sinking into
-        # what it wears (its penetration, set by the unchanged force, held): the first
-        # step's contact on the new circular hole would otherwise put a whole step's wear in
-        # a narrow groove
-        for _ in range(SUBSTEPS):
-            sunk = depth_at(profile, step.history.theta) - depth_at(seen, step.history.theta)
-            dh = wear_increment(profile, step.history, coefficient=coefficient,
-                                clearance=clearance, bearing_radius=bearing_radius,
-                                length=length, sunk=sunk) / revs
-            profile = profile + dh * (per_step / SUBSTEPS)
-        total += step.history.sliding_work() / revs * per_step
-        peak.append(step.peak)
-        cycle.append((s + 1) * per_step)
-        depth.append(float(profile.max()))
-        step = run(profile)
-    peak.append(step.peak)
-    work = step.history.sliding_work() / max(step.revolutions, 1)
-    return WearLife(profile, np.array(cycle), np.array(depth), np.array(peak), work, total)
+    """One joint's life (:func:`wear_lives`): ``run(profile)`` gives its :class:`WearStep`
+    on ``profile`` ``[nodes]`` [m]."""
+    joint = WornJoint(nodes, coefficient, clearance, bearing_radius, length)
+    return wear_lives(lambda profiles: [run(profiles[0])], [joint], cycles=cycles,
+                      steps=steps)[0]
 
 
 #: Upper bounds of the life's resolution: a finer profile or more steps cost a run each

@@ -9,8 +9,11 @@ can be read off the stored grid. The history is the output grid's (a run until s
 sliding contact that does the wear, coarse for an impact's ~50 us (its force x slip x time is
 small against a revolution's sliding; say so where a chaotic case's wear is read).
 
-One joint wears per case: ``joint``, the index of a clearance joint of the mechanism (a
-built-in model has one; a described mechanism's first joint with a wear coefficient). A step
+Every clearance joint with a wear coefficient wears, all in the same life: each step is one
+run with every worn joint on its current profile (one motion, design.md 4.14), and each
+joint's profile is updated from its own contact history. The joints share ``wear_cycles``
+and ``wear_steps`` (one machine, one count of revolutions; the case refuses joints that
+differ). A step
 whose run fails ends the life: the case fails with the step's reason and keeps the life up to
 the last good step (metrics and series), so that "the worn joint left the contact law's
 validity at cycle N" is an answer, not a lost case.
@@ -19,7 +22,8 @@ validity at cycle N" is an answer, not a lost case.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
 import numpy as np
@@ -27,11 +31,22 @@ import numpy as np
 from .metrics import per_joint
 from .result import CaseResult
 from .solver import Job, VectorProbe
-from .wear import ContactHistory, WearLife, WearParams, WearStep, depth_at, wear_life
+from .wear import (
+    ContactHistory,
+    LifeProgress,
+    WearLife,
+    WearParams,
+    WearStep,
+    WornJoint,
+    depth_at,
+    wear_lives,
+)
 
 # trace names (series of each step's run; not kept in the life's result)
 _ANGLE, _W_B, _W_J = "wear_trace_phi_b", "wear_trace_w_b", "wear_trace_w_j"
 _VBX, _VBY, _VJX, _VJY = "wear_trace_vbx", "wear_trace_vby", "wear_trace_vjx", "wear_trace_vjy"
+#: the life's series kept per joint (``name.<joint>``)
+_JOINT_SERIES = ("wear_angle", "wear_depth", "wear_max_depth")
 
 
 def _body_index(job: Job, name: str) -> int:
@@ -39,9 +54,14 @@ def _body_index(job: Job, name: str) -> int:
     return names.index(name) if name in names else -1
 
 
+def _trace(name: str, cj) -> str:
+    return per_joint(name, cj.name)
+
+
 def wear_traces(job: Job, joint: int = 0) -> tuple[VectorProbe, ...]:
-    """The traces a step's run keeps for clearance joint ``joint``: the bearing body's angle
-    and both bodies' angular velocities and joint-centre velocities (a ground body: none)."""
+    """The traces a step's run keeps for clearance joint ``joint`` (named per joint): the
+    bearing body's angle and both bodies' angular velocities and joint-centre velocities (a
+    ground body: none)."""
     cj = job.mechanism.clearance_joints[joint]
     out = []
     for body, point, w, vx, vy in ((cj.bearing_body, cj.bearing_point, _W_B, _VBX, _VBY),
@@ -51,20 +71,23 @@ def wear_traces(job: Job, joint: int = 0) -> tuple[VectorProbe, ...]:
             continue
         coord = 3 * b
         if body == cj.bearing_body:
-            out.append(VectorProbe(_ANGLE, coord, (0.0, 0.0), "angle", "position"))
-        out.append(VectorProbe(w, coord, (0.0, 0.0), "angle", "velocity"))
-        out.append(VectorProbe(vx, coord, (float(point[0]), float(point[1])), "x", "velocity"))
-        out.append(VectorProbe(vy, coord, (float(point[0]), float(point[1])), "y", "velocity"))
+            out.append(VectorProbe(_trace(_ANGLE, cj), coord, (0.0, 0.0), "angle", "position"))
+        out.append(VectorProbe(_trace(w, cj), coord, (0.0, 0.0), "angle", "velocity"))
+        out.append(VectorProbe(_trace(vx, cj), coord, (float(point[0]), float(point[1])), "x", "velocity"))
+        out.append(VectorProbe(_trace(vy, cj), coord, (float(point[0]), float(point[1])), "y", "velocity"))
     return tuple(out)
 
 
-def step_job(job: Job, profile: np.ndarray, joint: int = 0) -> Job:
-    """``job`` with clearance joint ``joint``'s bearing worn to ``profile`` [m] and the
-    traces its history needs."""
+def step_job(job: Job, profiles: Mapping[int, np.ndarray]) -> Job:
+    """``job`` with each clearance joint ``j`` of ``profiles`` worn to ``profiles[j]`` [m]
+    and the traces their histories need."""
     mech = job.mechanism
     joints = list(mech.clearance_joints)
-    joints[joint] = replace(joints[joint], wear_profile=tuple(float(h) for h in profile))
-    options = replace(job.options, traces=tuple(job.options.traces) + wear_traces(job, joint))
+    traces = list(job.options.traces)
+    for j, profile in profiles.items():
+        joints[j] = replace(joints[j], wear_profile=tuple(float(h) for h in profile))
+        traces += wear_traces(job, j)
+    options = replace(job.options, traces=tuple(traces))
     return replace(job, mechanism=replace(mech, clearance_joints=tuple(joints)),
                    options=options)
 
@@ -80,7 +103,6 @@ def window(job: Job, result: CaseResult) -> tuple[float, int]:
         return max(t_last - period, float(t[0])), 1
     n = int(result.metrics.get("motion_period", 0) or 0)
     if n <= 0:
-        held = float(t[0]) if len(t) else 0.0
         ring = job.options.n_output - job.options.output_head
         held = max(t_last - (ring - 1) * job.options.output_step, 0.0)
         start = max(held, float(result.metrics.get("settled_from_s", 0.0)))
@@ -91,7 +113,7 @@ def window(job: Job, result: CaseResult) -> tuple[float, int]:
 def joint_history(job: Job, result: CaseResult, profile: np.ndarray, joint: int = 0
                   ) -> WearStep:
     """Clearance joint ``joint``'s contact history over the settled window of ``result``
-    (a run of ``step_job(job, profile, joint)``), and its settled headline peak."""
+    (a run of ``step_job(job, {joint: profile, ...})``), and its settled headline peak."""
     s = result.series
     t0, revs = window(job, result)
     t = np.asarray(s["t"])
@@ -125,62 +147,102 @@ def _peak_key(result: CaseResult) -> str:
                  k.endswith("_settled")), "peak_contact_force")
 
 
-def _partial(steps: list, profile: np.ndarray) -> WearLife:
-    """The life up to its last good step (``steps``: (cycle, profile, step) of each)."""
-    cycle = np.array([c for c, _, _ in steps])
-    depth = np.array([float(p.max()) if p.size else 0.0 for _, p, _ in steps])
-    peak = np.array([st.peak for _, _, st in steps])
-    last = steps[-1][2]
-    work = last.history.sliding_work() / max(last.revolutions, 1)
-    return WearLife(profile, cycle, depth, peak, work, math.nan)
+def _partial(done: list, joints: int) -> list[WearLife]:
+    """The lives up to their last good step (``done``: (cycle, profiles, steps) of each)."""
+    cycle = np.array([c for c, _, _ in done])
+    peak = np.array([st[0].peak for _, _, st in done])
+    out = []
+    for j in range(joints):
+        depth = np.array([float(p[j].max()) if p[j].size else 0.0 for _, p, _ in done])
+        last = done[-1][2][j]
+        work = last.history.sliding_work() / max(last.revolutions, 1)
+        out.append(WearLife(done[-1][1][j], cycle, depth, peak, work, math.nan))
+    return out
 
 
-def run_life(job: Job, wear: WearParams,
-             run: Callable[[Sequence[Job]], list[CaseResult]], joint: int = 0) -> CaseResult:
-    """Clearance joint ``joint``'s life (:func:`wear.wear_life`) with each step a run of
-    ``job`` on the profile through ``run``; returns the end-of-life run's result with the
-    wear metrics (design.md 4.12; per joint as ``name.<joint>`` for a named joint, the
-    unsuffixed name the worn joint's: the extreme over the joints), the new joint's settled
-    peak ``wear_peak_settled_new`` and the life's series. A failed step ends the life: that
-    step's failed result, with the reason and cycle, carries the life up to it."""
+def worn_joint(job: Job, wear: WearParams, joint: int) -> WornJoint:
+    """Clearance joint ``joint``'s life constants (SI) with ``wear``'s settings."""
     cj = job.mechanism.clearance_joints[joint]
-    last: dict[str, CaseResult] = {}
-    done: list[tuple[float, np.ndarray, WearStep]] = []
-    per_step = wear.wear_cycles / wear.wear_steps
+    return WornJoint(int(wear.wear_nodes), wear.wear_coefficient_m2_per_n, cj.clearance,
+                     cj.bearing_radius, cj.contact.axial_length)
 
-    def step(profile: np.ndarray) -> WearStep:
-        result = run([step_job(job, profile, joint)])[0]
+
+def run_life(job: Job, worn: Sequence[tuple[int, WearParams]],
+             run: Callable[[Sequence[Job]], list[CaseResult]],
+             progress: LifeProgress | None = None) -> CaseResult:
+    """The life (:func:`wear.wear_lives`) of the clearance joints ``worn`` ((index, wear
+    settings) of each, one life: the same ``wear_cycles`` and ``wear_steps``), all worn in
+    each step's one run of ``job`` through ``run``.
+
+    Returns the end-of-life run's result with each joint's wear metrics (design.md 4.12)
+    as ``name.<joint>`` for a named joint and the unsuffixed name the extreme over the worn
+    joints (the largest; a built-in model's one joint: its own), the new joint's settled
+    peak ``wear_peak_settled_new``, the end of life's ``wear_peak_settled_end``, and the
+    life's series (the profile and its depths per joint too; the unsuffixed ones the most
+    worn joint's). ``progress(runs, total)`` hears of each settled run as it ends. A failed
+    step ends the life: that step's failed result, with the reason and cycle, carries the
+    life up to it. ``wall_time_s`` is the whole life's."""
+    first = worn[0][1]
+    for _, wear in worn[1:]:
+        if (wear.wear_cycles, wear.wear_steps) != (first.wear_cycles, first.wear_steps):
+            raise ValueError("the worn joints of one case share one life: wear_cycles and "
+                             "wear_steps must agree (checked at the edge)")
+    started = time.perf_counter()
+    index = [j for j, _ in worn]
+    joints = [worn_joint(job, wear, j) for j, wear in worn]
+    last: dict[str, CaseResult] = {}
+    done: list[tuple[float, list[np.ndarray], list[WearStep]]] = []
+    per_step = first.wear_cycles / first.wear_steps
+
+    def step(profiles: list[np.ndarray]) -> list[WearStep]:
+        result = run([step_job(job, dict(zip(index, profiles, strict=True)))])[0]
         last["result"] = result
         if not result.ok:
             raise _StepFailedError(result)
-        out = joint_history(job, result, profile, joint)
-        done.append((len(done) * per_step, profile.copy(), out))
+        out = [joint_history(job, result, p, j) for j, p in zip(index, profiles, strict=True)]
+        done.append((len(done) * per_step, [p.copy() for p in profiles], out))
         return out
 
     try:
-        life: WearLife = wear_life(
-            step, nodes=int(wear.wear_nodes), cycles=wear.wear_cycles,
-            steps=int(wear.wear_steps), coefficient=wear.wear_coefficient_m2_per_n,
-            clearance=cj.clearance, bearing_radius=cj.bearing_radius,
-            length=cj.contact.axial_length)
+        lives = wear_lives(step, joints, cycles=first.wear_cycles,
+                           steps=int(first.wear_steps), progress=progress)
     except _StepFailedError as failed:
         result = failed.result
         result.reason = (f"wear life: the run at cycle {len(done) * per_step:.6g} failed: "
                          f"{result.reason}")
         if not done:
             return result
-        life = _partial(done, done[-1][1])
+        lives = _partial(done, len(joints))
     result = last["result"]
     for name in [k for k in result.series if k.startswith("wear_trace_")]:
         del result.series[name]
-    metrics = life.metrics(cj.clearance, cj.bearing_radius, cj.contact.axial_length)
-    metrics["wear_peak_settled_new"] = float(life.peak[0])
-    for key, value in metrics.items():
-        result.metrics[key] = value
-        result.metrics[per_joint(key, cj.name)] = value
-    result.series.update(life.series())
+    _store(result, job, index, joints, lives)
     result.params = dict(job.params)
+    # the case's cost is its whole life (every run and the wear updates), not its last run
+    result.metrics["wall_time_s"] = time.perf_counter() - started
     return result
+
+
+def _store(result: CaseResult, job: Job, index: list[int], joints: list[WornJoint],
+           lives: list[WearLife]) -> None:
+    """Each worn joint's metrics and series into ``result``, per joint, and the unsuffixed
+    names: the extreme over the joints (design.md 4.15 "Names"), the series of the most
+    worn joint."""
+    extreme: dict[str, float] = {}
+    for j, joint, life in zip(index, joints, lives, strict=True):
+        name = job.mechanism.clearance_joints[j].name
+        metrics = life.metrics(joint.clearance, joint.bearing_radius, joint.length)
+        metrics["wear_peak_settled_new"] = float(life.peak[0])
+        metrics["wear_peak_settled_end"] = float(life.peak[-1])
+        for key, value in metrics.items():
+            result.metrics[per_joint(key, name)] = value
+            extreme[key] = max(value, extreme.get(key, -math.inf))
+        if name:  # the cycles and peaks are the case's, once
+            result.series.update({per_joint(k, name): v for k, v in life.series().items()
+                                  if k in _JOINT_SERIES})
+    result.metrics.update(extreme)
+    deepest = max(range(len(lives)), key=lambda k: float(lives[k].profile.max()))
+    result.series.update(lives[deepest].series())
 
 
 class _StepFailedError(Exception):

@@ -25,7 +25,19 @@ from typing import Any
 import numpy as np
 from gapsweep.study.case_inputs import case_inputs
 from gapsweep.study.twins import deviations as twin_deviations
-from sqlalchemy import Float, case, cast, exists, func, insert, literal, or_, select, update
+from sqlalchemy import (
+    Float,
+    case,
+    cast,
+    exists,
+    func,
+    insert,
+    literal,
+    null,
+    or_,
+    select,
+    update,
+)
 from sqlalchemy.orm import Session
 
 from gapsweep.settings import get_settings
@@ -93,6 +105,7 @@ def claim_cases(
             lease_expires=expires,
             started_at=now,
             finished_at=None,
+            progress=null(),  # a retried case starts over (SQL NULL, not JSON null)
         )
         .returning(Case.id, Case.study_id, Case.kind, Case.index, Case.params, Case.attempts),
         execution_options=_NO_SYNC,
@@ -160,6 +173,18 @@ def renew_leases(
         .values(lease_expires=now + timedelta(seconds=lease_s)),
         execution_options=_NO_SYNC,
     ).rowcount
+
+
+def report_progress(session: Session, *, case_id: int, holder: str, step: int,
+                    steps: int) -> bool:
+    """Record that ``holder``'s running case ``case_id`` has done ``step`` of its ``steps``
+    parts (a wear life's settled runs); False (nothing written) when it no longer holds it."""
+    return session.execute(
+        update(Case)
+        .where(*running_for(holder, [case_id]))
+        .values(progress={"step": int(step), "steps": int(steps)}),
+        execution_options=_NO_SYNC,
+    ).rowcount == 1
 
 
 def stopped_studies(session: Session, *, study_ids: Sequence[int]) -> set[int]:

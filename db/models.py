@@ -214,6 +214,9 @@ class Case(Base):
     #: solver wall time of the successful run [s]
     wall_time_s: Mapped[float | None] = mapped_column(Float)
     reason: Mapped[str | None] = mapped_column(Text)
+    #: how far the running case has come, as its worker last said: ``{"step", "steps"}`` (a
+    #: wear life's settled runs, design.md 4.12); None when it says nothing (0007)
+    progress: Mapped[dict[str, Any] | None] = mapped_column(JSON)
 
     study: Mapped[Study] = relationship(back_populates="cases")
 

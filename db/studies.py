@@ -324,11 +324,30 @@ def study_progress(session: Session, study_id: int) -> dict[str, int]:
     return out
 
 
+#: running cases a progress report lists at most (a study runs as many as it has workers)
+RUNNING_LISTED = 100
+
+
+def running_steps(session: Session, study_id: int) -> list[dict[str, int]]:
+    """The running design cases that said how far they have come (a wear life's settled
+    runs, ``cases.progress``): ``[{"id", "step", "steps"}]`` in id order, at most
+    :data:`RUNNING_LISTED`."""
+    rows = session.execute(
+        select(Case.id, Case.progress)
+        .where(Case.study_id == study_id, Case.kind == "case", Case.status == "running")
+        .order_by(Case.id)
+        .limit(RUNNING_LISTED)
+    ).all()
+    return [{"id": r.id, "step": int(r.progress["step"]), "steps": int(r.progress["steps"])}
+            for r in rows if isinstance(r.progress, dict)]
+
+
 def study_progress_report(session: Session, study_id: int) -> dict[str, Any] | None:
     """What a follower polls (``GET /api/studies/<id>/progress``, remote ``wait``): ``{"id",
-    "status", "counts", "started", "finished"}``, ``counts`` as :func:`study_progress`;
-    None when there is no such (live) study. Two indexed queries, however many cases: the
-    study row's few columns (not its spec or analysis) and the status counts."""
+    "status", "counts", "started", "finished", "running"}``, ``counts`` as
+    :func:`study_progress`, ``running`` :func:`running_steps`; None when there is no such
+    (live) study. Three indexed queries, however many cases: the study row's few columns
+    (not its spec or analysis), the status counts and the running cases' steps."""
     row = session.execute(
         select(Study.status, Study.started, Study.finished, Study.search).where(
             Study.id == study_id, Study.deleted_at.is_(None)
@@ -342,6 +361,7 @@ def study_progress_report(session: Session, study_id: int) -> dict[str, Any] | N
         "counts": study_progress(session, study_id),
         "started": iso(row.started),
         "finished": iso(row.finished),
+        "running": running_steps(session, study_id),
     }
     if row.search:  # an adaptive study: its generation and best cost so far (design.md 4.9)
         out.update(search_generations(row.search))

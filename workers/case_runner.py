@@ -184,7 +184,8 @@ def _run_group(
             continue
         try:
             c0 = time.process_time()  # every thread of the process: all the lanes
-            results = run_cases(model, [c.params for c in part], threads=threads)
+            results = run_cases(model, [c.params for c in part], threads=threads,
+                                case_progress=_steps_reporter(part, sessions, holder))
             solve_s, solved = solve_s + time.process_time() - c0, solved + len(part)
         except Exception as exc:  # not the solver's verdict: count it as an attempt and retry
             log.exception("batch of %d case(s) crashed", len(part))
@@ -223,6 +224,23 @@ def _run_group(
         else:
             report.failed += 1
     return retried
+
+
+def _steps_reporter(part, sessions: sessionmaker[Session], holder: str):
+    """``case_progress`` for a piece: each step a long case of ``part`` reports (a wear
+    life's settled run, seconds each) is written to its row (``cases.progress``) in a short
+    transaction of its own, so the study's progress shows it while the case runs. A lost
+    database costs the report, never the case."""
+
+    def report(index: int, step: int, steps: int) -> None:
+        try:
+            with sessions.begin() as session:
+                leases.report_progress(session, case_id=part[index].id, holder=holder,
+                                       step=step, steps=steps)
+        except Exception:
+            log.exception("a case's progress report failed")
+
+    return report
 
 
 class CancelCheck:

@@ -30,7 +30,7 @@ import dataclasses
 import functools
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -218,6 +218,14 @@ class MechanismCase:
         self.solver_options().validate()
         if self.integrator == "rosenbrock23" and not self.ideal and spec.clearance_joints:
             raise InputError("integrator", self.integrator, ROSENBROCK_CONTACT)
+        worn = _wear_settings(spec)
+        for name, wear in worn[1:]:  # one machine, one life: the worn joints share it
+            for key in ("wear_cycles", "wear_steps"):
+                mine, first = getattr(wear, key), getattr(worn[0][1], key)
+                if mine != first:
+                    raise InputError(f"mechanism.joints.{name}.{key}", mine,
+                                     f"= joints.{worn[0][0]}.{key} = {first:g}: the worn joints "
+                                     "of a case wear over one life")
 
     @property
     def samples_per_revolution(self) -> int:
@@ -405,19 +413,21 @@ def simulate_mechanisms(
     *,
     threads: int | None = None,
     progress: Progress | None = None,
+    case_progress: Callable[[int, int, int], None] | None = None,
 ) -> list[CaseResult]:
     """Run many cases together (one compiled batch per topology); results in order. An
-    invalid case comes back failed with its message."""
+    invalid case comes back failed with its message. ``case_progress(case, runs, total)``
+    hears of each settled run of a wear life as it ends."""
     plans: list[_Plan | CaseResult] = []
     for raw in cases:
         try:
             plans.append(_plan(MechanismCase.from_mapping(raw), dict(raw)))
         except InputError as exc:
             plans.append(CaseResult(MODEL, dict(raw), status="failed", reason=str(exc)))
-    return _run(plans, threads=threads, progress=progress)
+    return _run(plans, threads=threads, progress=progress, case_progress=case_progress)
 
 
-def _run(plans, *, threads, progress) -> list[CaseResult]:
+def _run(plans, *, threads, progress, case_progress=None) -> list[CaseResult]:
     jobs: list[Job | CaseResult] = []
     for p in plans:
         jobs.extend(p.jobs if isinstance(p, _Plan) else (p,))
@@ -427,18 +437,19 @@ def _run(plans, *, threads, progress) -> list[CaseResult]:
         if progress is not None:
             progress(round(done * n_cases / max(total, 1)), n_cases)
 
-    # a worn joint's case is a run per profile update (core/wear_life.py): its main job goes
-    # through the life, one step after another, the rest as one batch
+    # a case with worn joints is a run per profile update (core/wear_life.py): its main job
+    # goes through the life, one step after another, the rest as one batch
     lives = {}
     k = 0
-    for p in plans:
-        if isinstance(p, _Plan) and (worn := _worn_joint(p)) is not None:
-            lives[k] = (p.jobs[0], *worn)
+    for i, p in enumerate(plans):
+        if isinstance(p, _Plan) and (worn := _worn_joints(p)):
+            lives[k] = (i, p.jobs[0], worn)
             jobs[k] = CaseResult(MODEL, {})
         k += len(p.jobs) if isinstance(p, _Plan) else 1
     results = run_jobs(jobs, threads=threads, progress=scaled if progress else None)
-    for k, (job, joint, wear) in lives.items():
-        results[k] = run_life(job, wear, lambda js: run_jobs(list(js), threads=1), joint)
+    for k, (i, job, worn) in lives.items():
+        heard = None if case_progress is None else functools.partial(case_progress, i)
+        results[k] = run_life(job, worn, lambda js: run_jobs(list(js), threads=1), heard)
     out: list[CaseResult] = []
     k = 0
     for p in plans:
@@ -451,20 +462,28 @@ def _run(plans, *, threads, progress) -> list[CaseResult]:
     return out
 
 
-def _worn_joint(plan: _Plan) -> tuple[int, WearParams] | None:
-    """The index (in the mechanism's clearance joints) and wear settings of the case's first
-    joint with a wear coefficient (design.md 4.12: one worn joint a case), None without."""
+def _worn_joints(plan: _Plan) -> list[tuple[int, WearParams]]:
+    """The index (in the mechanism's clearance joints) and wear settings of each of the
+    case's joints with a wear coefficient (design.md 4.12: all wear in one life); none for
+    an ideal case."""
     if plan.case.ideal:
-        return None
+        return []
     names = [cj.name for cj in plan.jobs[0].mechanism.clearance_joints]
-    for j in plan.case.spec.clearance_joints:
+    return [(names.index(name), wear) for name, wear in _wear_settings(plan.case.spec)
+            if name in names]
+
+
+def _wear_settings(spec: MechanismSpec) -> list[tuple[str, WearParams]]:
+    """(name, wear settings) of each clearance joint of ``spec`` with a wear coefficient."""
+    out = []
+    for j in spec.clearance_joints:
         c = dict(j.contact or ())
         wear = WearParams(*(c.get(f, d) for f, d in (
             ("wear_coefficient_m2_per_n", 0.0), ("wear_cycles", 0.0), ("wear_steps", 20),
             ("wear_nodes", 360))))
-        if wear.on and j.name in names:
-            return names.index(j.name), wear
-    return None
+        if wear.on:
+            out.append((j.name, wear))
+    return out
 
 
 def _finish(plan: _Plan, results: list[CaseResult]) -> CaseResult:

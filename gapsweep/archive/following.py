@@ -21,8 +21,13 @@ ENDED = ("done", "cancelled")
 def progress_line_data(report: Mapping[str, Any]) -> dict[str, int]:
     """What a progress callback gets from a progress report (``GET
     /api/studies/<id>/progress``): the case counts, plus ``generation`` and ``generations``
-    for an adaptive study."""
+    for an adaptive study and ``steps_done`` of ``steps`` over the running cases that report
+    their steps (a wear life's settled runs)."""
     out = dict(report["counts"])
+    running = report.get("running") or []
+    if running:  # long cases' own steps (a wear life's settled runs), summed
+        out["steps_done"] = sum(int(r["step"]) for r in running)
+        out["steps"] = sum(int(r["steps"]) for r in running)
     if report.get("generations") is not None:
         out["generation"] = int(report.get("generation") or 0)
         out["generations"] = int(report["generations"])

@@ -95,11 +95,11 @@ class ReadOperations:
 
     def study_state(self, study_id: int | None) -> dict[str, Any] | None:
         """What a progress poll needs, cheaply: ``{"status", "counts", "started", "analysed",
-        "certificate_counts", "design", "finished", "retryable"}``; None for an unknown or
-        deleted study."""
+        "certificate_counts", "design", "finished", "retryable", "running"}`` (``running``: the
+        running cases' own steps, a wear life's); None for an unknown or deleted study."""
         from gapsweep.db.certificates import certificate_progress
         from gapsweep.db.lifecycle import StudyNotFoundError, live_study, retryable_count
-        from gapsweep.db.studies import study_progress
+        from gapsweep.db.studies import running_steps, study_progress
 
         if not _known(study_id):
             return None
@@ -112,7 +112,8 @@ class ReadOperations:
                     "started": study.started, "analysed": study.analysis is not None,
                     "certificate_counts": certificate_progress(s, study_id),
                     "design": study.design, "finished": study.finished,
-                    "retryable": retryable_count(s, study_id)}
+                    "retryable": retryable_count(s, study_id),
+                    "running": running_steps(s, study_id)}
 
     def study_spec(self, study_id: int | None) -> dict[str, Any] | None:
         """``{"name", "spec"}`` of a live study, its spec carrying the study's current notes and

@@ -62,12 +62,21 @@ def progress_printer(stream: TextIO, quiet: bool) -> Callable[[dict[str, int]], 
         line = (f"[{finished - cancelled}/{total}] {_generation(progress)}"
                 f"done {progress.get('done', 0)}, failed "
                 f"{progress.get('failed', 0)}, {f'cancelled {cancelled}, ' if cancelled else ''}"
-                f"running {progress.get('running', 0)}, queued {progress.get('queued', 0)}")
+                f"running {progress.get('running', 0)}{_steps(progress)}, "
+                f"queued {progress.get('queued', 0)}")
         end = "\n" if not tty or finished == total else ""
         stream.write(("\r" if tty else "") + line + end)
         stream.flush()
 
     return show
+
+
+def _steps(progress: dict[str, int]) -> str:
+    """`` (life steps k/N)`` over the running cases that report their steps (a wear life's
+    settled runs, design.md 4.12); '' when none does."""
+    if not progress.get("steps"):
+        return ""
+    return f" (life steps {progress['steps_done']}/{progress['steps']})"
 
 
 def _generation(progress: dict[str, int]) -> str:

@@ -99,3 +99,25 @@ def test_wait_on_an_unknown_id_is_the_unknown_id_error(serve):
     with pytest.raises(UnknownIdError):
         RemoteArchive(ApiClient(server.url)).wait(STUDY + 1, 1.0)
     assert server.paths == [f"/api/studies/{STUDY + 1}/progress"]
+
+
+def test_the_progress_line_says_the_running_lives_steps(serve, monkeypatch):
+    """Wear-life cases report their settled runs (``running`` of the progress route): the
+    progress line of ``wait`` sums them over the running cases; without, the line is as
+    before."""
+    import io
+
+    import gapsweep.archive.remote as remote
+    from gapsweep.commands.output import progress_printer
+
+    monkeypatch.setattr(remote, "POLL_S", 0.01)
+    steps = [{"id": 7, "step": 3, "steps": 21}, {"id": 8, "step": 20, "steps": 21}]
+    server = serve([report("running", counts(1, 2, 0)),
+                    {**report("running", counts(1, 2, 0)), "running": steps},
+                    report("done", counts(0, 0, 3))])
+    out = io.StringIO()
+    assert RemoteArchive(ApiClient(server.url)).wait(STUDY, 10.0, progress_printer(out, False))
+    lines = out.getvalue().splitlines()
+    assert lines[0] == "[0/3] done 0, failed 0, running 2, queued 1"
+    assert lines[1] == "[0/3] done 0, failed 0, running 2 (life steps 23/42), queued 1"
+    assert lines[2] == "[3/3] done 3, failed 0, running 0, queued 0"

@@ -5,21 +5,25 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 from gapsweep.core.api import run_cases
 from gapsweep.core.cases import SliderCrankCase
 from gapsweep.core.errors import InputError
+from gapsweep.core.mechanism.case import MechanismCase
 from gapsweep.core.simulation import simulate, to_job
 from gapsweep.core.solver import run_jobs
 from gapsweep.core.wear import (
     ContactHistory,
     WearStep,
+    WornJoint,
     depth_at,
     node_angles,
     wear_increment,
     wear_life,
+    wear_lives,
     wear_volume,
 )
 from support.mechanism_tables import table
@@ -113,6 +117,31 @@ def test_halving_the_step_moves_the_final_depth_little():
     assert abs(depth[20] - depth[10]) / depth[40] < 0.03
 
 
+def test_two_joints_wear_in_one_life_each_by_its_own_history():
+    """Two joints worn together (one run per step gives both histories): the one with the
+    load fixed to its journal wears evenly by k_D F s/(2 pi R L) with its own k_D, the other,
+    a fixed load, towards Reye's shape with its k_D; each reports every run to progress."""
+    k_even, k_reye, cycles = 2e-15, 1e-15, 6e5
+    even, reye = WornJoint(180, k_even, 1e-5, R, L), WornJoint(180, k_reye, 1e-7, R, L)
+    down = 1.5 * math.pi
+    heard = []
+
+    def run(profiles):
+        return [_revolution(lambda t: OMEGA * t, profiles[0], 1e-5, 1e-7),
+                _revolution(lambda t: np.full_like(t, down), profiles[1], 1e-7, 1e-7)]
+
+    lives = wear_lives(run, [even, reye], cycles=cycles, steps=10,
+                       progress=lambda k, n: heard.append((k, n)))
+    dc = k_even * F * 2.0 * math.pi * R * cycles / (2.0 * math.pi * R * L)
+    assert lives[0].profile.min() == pytest.approx(dc, rel=0.01)
+    assert lives[0].profile.max() == pytest.approx(dc, rel=0.01)
+    assert wear_volume(lives[1].profile, R, L) == pytest.approx(
+        k_reye * F * 2.0 * math.pi * R * cycles, rel=0.01)
+    distance, h0, unloaded = _reye_distance(lives[1], down)
+    assert distance < 0.1 * h0
+    assert heard == [(k, 11) for k in range(1, 12)]
+
+
 def test_wear_parameters_checked_at_the_edge():
     with pytest.raises(InputError, match="wear_cycles"):
         SliderCrankCase.from_mapping({"wear_coefficient_m2_per_n": 1e-15})
@@ -200,3 +229,115 @@ def test_a_mechanism_joint_wears_as_the_built_in_one():
     assert mech.metrics["max_wear_depth"] == depth
     assert depth == pytest.approx(built_in.metrics["max_wear_depth"], rel=0.05)
     assert mech.series["wear_depth"].shape == (180,)
+
+
+def _two_worn(**per_joint_k):
+    case = {"mechanism": table("two_clearance_slider_crank"), "max_revolutions": 40}
+    for joint, k in per_joint_k.items():
+        case.update({f"joints.{joint}.clearance_mm": 0.02,
+                     f"joints.{joint}.wear_coefficient_m2_per_n": k,
+                     f"joints.{joint}.wear_cycles": 1e4, f"joints.{joint}.wear_steps": 1,
+                     f"joints.{joint}.wear_nodes": 180})
+    return case
+
+
+def test_every_worn_joint_of_a_mechanism_wears_in_the_one_life():
+    """Both clearance joints of the two-clearance slider-crank worn in one life, each with
+    its own k_D: each joint's worn volume is its k_D x its own sliding work x the cycles to
+    1 % (the wear 2 % of the clearance at most: the work barely moves over the life), the
+    two works differ by more than the k_D ratio (a swap would fail), the unsuffixed names
+    are the extremes and the progress hears each of the life's two runs."""
+    k = {"crank_pin": 1e-16, "piston_pin": 3e-16}
+    heard = []
+    r = run_cases("mechanism", [_two_worn(**k)], threads=1,
+                  case_progress=lambda *a: heard.append(a))[0]
+    assert r.ok, r.reason
+    m = r.metrics
+    work = {j: m[f"contact_sliding_work.{j}"] for j in k}
+    for joint, kd in k.items():
+        assert m[f"wear_volume.{joint}"] == pytest.approx(kd * work[joint] * 1e4, rel=0.01)
+        assert r.series[f"wear_depth.{joint}"].shape == (180,)
+    assert work["crank_pin"] / work["piston_pin"] > 2 * 3.0
+    for key in ("max_wear_depth", "wear_volume", "clearance_after_wear"):
+        assert m[key] == max(m[f"{key}.{j}"] for j in k)
+    assert heard == [(0, 1, 2), (0, 2, 2)]
+
+
+def test_worn_joints_of_one_case_share_the_life():
+    case = _two_worn(crank_pin=1e-16, piston_pin=1e-16)
+    case["joints.piston_pin.wear_cycles"] = 2e4
+    with pytest.raises(InputError, match="joints.piston_pin.wear_cycles"):
+        MechanismCase.from_mapping(case)
+
+
+def _dry_rotor(**wear):
+    """design.md 4.15's rotor fixture, dry: one driven rotor (3000 rpm) in a clearance
+    bearing on the ground, c = 5 um, R_B = 10 mm, L = 10 mm, a constant F = 100 N along -y
+    (ground frame), frictionless (the slip is the journal's surface speed whatever mu)."""
+    bearing = {"type": "revolute", "bodies": ["ground", "rotor"], "at": "O",
+               "clearance_mm": 0.005, "bearing_radius_mm": 10, "axial_length_mm": 10,
+               "friction": 0.0, "restitution": 0.3, **wear}
+    return {"name": "rotor in a worn bearing", "gravity": [0, 0], "points": {"O": [0, 0]},
+            "bodies": {"rotor": {"mass_kg": 1.0, "inertia_kgm2": 1e-3, "cm": "O"}},
+            "joints": {"bearing": bearing}, "driver": {"joint": "bearing", "speed_rpm": 3000},
+            "loads": {"w": {"type": "force", "body": "rotor", "force_n": [0, -F],
+                            "frame": "ground"}},
+            "measures": {"x": {"body": "rotor", "quantity": "position", "component": "x"}}}
+
+
+def test_a_rotor_under_a_fixed_load_wears_its_bearing_to_reyes_shape():
+    """Through the solver (design.md 4.15 "Wear life"): the rotor fixture worn over 2e5
+    revolutions (k_D = 1e-14; 4 steps, each a run of 2 revolutions) - the depth ~12 c, a conformal
+    joint - wears the bearing's loaded half towards h0 cos(theta + 90 deg), L2 below 10 % of
+    h0 = V/(2 R_B L), nothing on the unloaded half, and V = k_D F s with s the journal
+    surface's sliding, 2 pi R_J a revolution, to 1 %."""
+    from gapsweep.core.mechanism.case import simulate_mechanism
+
+    cycles, k_d, r_b, c, length = 2e5, 1e-14, 0.010, 0.005e-3, 0.010
+    wear = {"wear_coefficient_m2_per_n": k_d, "wear_cycles": cycles, "wear_steps": 4,
+            "wear_nodes": 90}
+    r = simulate_mechanism({"mechanism": _dry_rotor(**wear), "t_end": 0.04})
+    assert r.ok, r.reason
+    volume = k_d * F * 2.0 * math.pi * (r_b - c) * cycles
+    assert r.metrics["wear_volume"] == pytest.approx(volume, rel=0.01)
+    profile = np.asarray(r.series["wear_depth"])
+    distance, h0, unloaded = _reye_distance(SimpleNamespace(profile=profile), 1.5 * math.pi, r_b,
+                                             length)
+    assert h0 == pytest.approx(volume / (2.0 * r_b * length), rel=0.01)
+    assert h0 > 10 * c
+    assert distance < 0.1 * h0
+    assert np.all(unloaded < 1e-3 * h0)
+
+
+def test_a_failed_step_keeps_both_joints_lives_up_to_it():
+    """The third run of a two-joint life fails: the case fails with the cycle, and each
+    joint keeps its profile and record up to the last good run (the unsuffixed the deeper);
+    its wall time counts every run of the life."""
+    from gapsweep.core.mechanism.case import _plan, _worn_joints
+    from gapsweep.core.result import CaseResult
+    from gapsweep.core.wear_life import run_life
+
+    case = _two_worn(crank_pin=1e-16, piston_pin=3e-16)
+    for joint in ("crank_pin", "piston_pin"):
+        case[f"joints.{joint}.wear_steps"] = 3
+    plan = _plan(MechanismCase.from_mapping(case), dict(case))
+    calls, walls = [], []
+
+    def run(jobs):
+        calls.append(len(jobs))
+        if len(calls) == 3:
+            return [CaseResult("mechanism", {}, status="failed", reason="it diverged")]
+        out = run_jobs(list(jobs), threads=1)
+        walls.append(out[0].metrics["wall_time_s"])
+        return out
+
+    r = run_life(plan.jobs[0], _worn_joints(plan), run)
+    assert r.status == "failed" and "cycle 6666.67" in r.reason and "it diverged" in r.reason
+    assert list(r.series["wear_cycle"]) == pytest.approx([0.0, 1e4 / 3])
+    depths = {}
+    for joint in ("crank_pin", "piston_pin"):
+        record = r.series[f"wear_max_depth.{joint}"]
+        depths[joint] = r.metrics[f"max_wear_depth.{joint}"]
+        assert record[0] == 0.0 and record[-1] == depths[joint] > 0.0
+    assert r.metrics["max_wear_depth"] == max(depths.values())
+    assert r.metrics["wall_time_s"] >= sum(walls)  # the case's cost is its whole life's

@@ -46,7 +46,7 @@ def test_upgrade_from_empty_matches_the_models(database_url):
     assert current_revision(database_url) is None
     assert _tables(database_url) == set()
     upgrade(database_url)
-    assert current_revision(database_url) == head_revision() == "0006_stored_deviations"
+    assert current_revision(database_url) == head_revision() == "0007_case_progress"
     assert _tables(database_url) == TABLES
     assert _diff(database_url) == []
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections import Counter
 
 from gapsweep.db.models import Case
-from sqlalchemy import select
+from sqlalchemy import select, update
 
 STATUSES = ("queued", "running", "done", "failed", "cancelled")
 
@@ -28,7 +28,8 @@ def test_progress_follows_the_study_from_queued_to_cancelled(archive):
     assert r.status_code == 200
     assert r.get_json() == {"id": study_id, "status": "queued", "started": None,
                             "finished": None, "counts": {**dict.fromkeys(STATUSES, 0),
-                                                         "queued": 15, "total": 15}}
+                                                         "queued": 15, "total": 15},
+                            "running": []}
     cases = archive.case_ids(study_id, "case")
     archive.run(cases[:4], fail={cases[1]})
     archive.run(archive.case_ids(study_id, "twin"))
@@ -48,7 +49,37 @@ def test_progress_follows_the_study_from_queued_to_cancelled(archive):
     assert (end["status"], end["started"], end["finished"]) == (
         "cancelled", detail["started"], detail["finished"])
     assert end["finished"] is not None
-    assert set(end) == {"id", "status", "counts", "started", "finished"}
+    assert set(end) == {"id", "status", "counts", "started", "finished", "running"}
+
+
+def test_a_running_case_s_steps_are_in_the_progress_until_it_ends(archive):
+    """A long case (a wear life) says how far it has come: the step its holder reported is
+    in ``running`` while it runs, a stale holder writes nothing, a new claim starts over,
+    and a stored case leaves the list."""
+    from archive_fixtures import HOLDER
+    from gapsweep.db import leases
+
+    client = archive.client()
+    study_id = archive.create()
+    first, second = archive.case_ids(study_id, "case")[:2]
+    with archive.sessions.begin() as s:
+        leases.claim_cases(s, case_ids=[first, second], holder=HOLDER, lease_s=60)
+    path = f"/api/studies/{study_id}/progress"
+    assert client.get(path).get_json()["running"] == []
+    with archive.sessions.begin() as s:
+        assert leases.report_progress(s, case_id=second, holder=HOLDER, step=3, steps=21)
+        assert not leases.report_progress(s, case_id=first, holder="another", step=9, steps=9)
+    report = client.get(path).get_json()
+    assert report["running"] == [{"id": second, "step": 3, "steps": 21}]
+    assert report["counts"]["running"] == 2
+    with archive.sessions.begin() as s:  # the lease lost and the case claimed again
+        s.execute(update(Case).where(Case.id == second).values(status="queued"))
+        leases.claim_cases(s, case_ids=[second], holder=HOLDER, lease_s=60)
+    assert client.get(path).get_json()["running"] == []
+    with archive.sessions.begin() as s:
+        leases.report_progress(s, case_id=second, holder=HOLDER, step=1, steps=21)
+    archive.run([second])
+    assert client.get(path).get_json()["running"] == []
 
 
 def test_progress_of_an_unknown_or_deleted_study_is_a_404(archive):

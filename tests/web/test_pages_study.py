@@ -436,3 +436,30 @@ def test_a_cancelled_studys_bar_counts_its_cancelled_cases_as_cancelled():
     assert sv.eta_text(0.0, "cancelled") == "cancelled"
     assert sv.progress_bar({**progress, "done": 90_000, "cancelled": 0}) == (
         90.01, "90010 / 100000")
+
+
+def test_the_wear_peaks_figure_is_in_the_trends_tab_and_hidden_without_wear(study):
+    """The trends tab carries the worn cases' end-of-life vs new peak figure
+    (web/figures/wear.py), hidden while no case wore; another tab: nothing computed."""
+    from gapsweep.web.views.study_trends_tab import wear_peaks
+
+    module, archive, study_id = study
+    archive.run(archive.case_ids(study_id))
+    found = component_ids(module.layout(study_id=str(study_id)))
+    assert {ids.TRENDS_WEAR_GRAPH, ids.TRENDS_WEAR_BOX} <= found
+    assert wear_peaks("trends", None, "clearance_mm", study_id) == ({}, {"display": "none"})
+    assert wear_peaks("cases", None, "clearance_mm", study_id) == (module.no_update,) * 2
+
+
+def test_the_progress_card_counts_the_running_lives_steps(study):
+    """A running wear life's steps (``cases.progress``) are in the progress card's counts
+    while it runs."""
+    from archive_fixtures import HOLDER
+    from gapsweep.db import leases
+
+    module, archive, study_id = study
+    cases = archive.case_ids(study_id, "case")
+    with archive.sessions.begin() as s:
+        leases.claim_cases(s, case_ids=cases[:1], holder=HOLDER, lease_s=60)
+        leases.report_progress(s, case_id=cases[0], holder=HOLDER, step=4, steps=21)
+    assert module.poll(1, study_id, None)[4] == "14 queued · 1 running · 0 done · life steps 4/21"

@@ -36,3 +36,29 @@ def test_no_wear_figures_without_a_life():
     series = {k: v for k, v in _series().items() if not k.startswith("wear_")}
     figs = case_figures(series, params={"clearance_mm": 0.02})
     assert "wear_profile" not in figs and "wear_life" not in figs
+
+
+def test_a_study_over_k_draws_the_end_of_life_peak_against_the_new_joints():
+    """A study swept over k_D: one marker per done worn case on each line, in axis order,
+    the end-of-life line the cases' ``wear_peak_settled_end`` and the new joint's their
+    ``wear_peak_settled_new``; a case not done or not worn is left out, a study without
+    wear gets no figure."""
+    from gapsweep.web.figures.wear import wear_peaks_figure
+
+    def case(i, k, new, end, status="done"):
+        return {"id": i, "status": status, "params": {"wear_coefficient_m2_per_n": k},
+                "metrics": {"wear_peak_settled_new": new, "wear_peak_settled_end": end}}
+
+    cases = [case(3, 1e-15, 2.0e4, 3.1e4), case(1, 1e-17, 2.0e4, 2.01e4),
+             case(2, 1e-16, 2.0e4, 2.4e4), case(4, 1e-14, 2.0e4, 9e4, status="failed"),
+             {"id": 5, "status": "done", "params": {"wear_coefficient_m2_per_n": 0.0},
+              "metrics": {"peak_slider_accel_settled": 2.0e4}}]
+    fig = wear_peaks_figure(cases, "wear_coefficient_m2_per_n")
+    new, end = fig.data
+    assert (new.name, end.name) == ("new joint", "end of life")
+    assert list(new.x) == list(end.x) == [1e-17, 1e-16, 1e-15]
+    assert list(end.y) == [2.01e4, 2.4e4, 3.1e4] and list(new.y) == [2.0e4] * 3
+    assert list(end.customdata) == [1, 2, 3]
+    assert fig.layout.xaxis.type == "log"
+    assert wear_peaks_figure(cases[-1:], "wear_coefficient_m2_per_n") is None
+    assert wear_peaks_figure(cases, "no_such_axis") is None

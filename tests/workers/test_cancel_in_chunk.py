@@ -53,9 +53,9 @@ def test_cancel_between_two_cases_of_a_chunk(sessions, tmp_path, monkeypatch):
     calls: list[int] = []
     solve = case_runner.run_cases
 
-    def solve_then_cancel(model, params, *, threads):
+    def solve_then_cancel(model, params, *, threads, **more):
         calls.append(len(params))
-        out = solve(model, params, threads=threads)
+        out = solve(model, params, threads=threads, **more)
         if len(calls) == 2:  # the user cancels while the second case is being solved
             with sessions.begin() as s:
                 assert studies.cancel_study(s, study_id=study_id) == 0  # nothing queued
@@ -96,9 +96,9 @@ def test_a_live_study_runs_its_whole_chunk_in_pieces(sessions, tmp_path, monkeyp
         checks.append(list(study_ids))
         return check(session, study_ids=study_ids)
 
-    def one_by_one(model, params, *, threads):
+    def one_by_one(model, params, *, threads, **more):
         solved.append(len(params))
-        return solve(model, params, threads=threads)
+        return solve(model, params, threads=threads, **more)
 
     monkeypatch.setattr(leases, "stopped_studies", counting)
     monkeypatch.setattr(case_runner, "run_cases", one_by_one)
@@ -118,10 +118,10 @@ def test_pieces_are_sized_on_cpu_not_on_a_loaded_machines_wall_time(sessions, tm
     solved: list[int] = []
     solve = case_runner.run_cases
 
-    def waiting(model, params, *, threads):
+    def waiting(model, params, *, threads, **more):
         solved.append(len(params))
         time.sleep(0.3 * len(params))  # off the CPU, as behind other processes
-        return solve(model, params, threads=threads)
+        return solve(model, params, threads=threads, **more)
 
     monkeypatch.setattr(case_runner, "run_cases", waiting)
     report = case_runner.run_chunk(ids, sessions=sessions, holder="w1", settings=settings)

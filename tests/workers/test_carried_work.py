@@ -64,7 +64,7 @@ def test_a_chunk_refreshes_its_study_status_once(sessions, monkeypatch):
     with factory() as s:
         ids = leases.queued_case_ids(s, study_id=study_id)
 
-    def solved(model, params, *, threads):
+    def solved(model, params, *, threads, **more):
         return [CaseResult(model, dict(p), metrics={"peak_slider_accel": 1.0 + i})
                 for i, p in enumerate(params)]
 

@@ -30,10 +30,10 @@ def test_only_the_case_whose_call_raised_is_retried(tmp_path, monkeypatch):
             ids = leases.queued_case_ids(s, study_id=study_id)
         solve = case_runner.run_cases
 
-        def crash_on_0_1(model, params, *, threads):
+        def crash_on_0_1(model, params, *, threads, **more):
             if [p["clearance_mm"] for p in params] == [0.1]:
                 raise MemoryError("out of memory")
-            return solve(model, params, threads=threads)
+            return solve(model, params, threads=threads, **more)
 
         monkeypatch.setattr(case_runner, "run_cases", crash_on_0_1)
         dispatcher = Recorder()
@@ -48,5 +48,45 @@ def test_only_the_case_whose_call_raised_is_retried(tmp_path, monkeypatch):
         assert got[ids[2]]["attempts"] == 1
         assert got[ids[2]]["reason"] == "worker error: MemoryError: out of memory"
         assert detail["status"] == "running"
+    finally:
+        sessions.kw["bind"].dispose()
+
+
+WEAR = {"name": "wear lives", "ideal_twin": False, "series": "none",
+        "base": {"clearance_mm": 0.02, "wear_cycles": 1e5, "wear_steps": 2, "wear_nodes": 90,
+                 "max_revolutions": 30},
+        "axes": {"wear_coefficient_m2_per_n": {"values": [1e-16, 2e-16]}}}
+
+
+def test_a_wear_life_reports_each_step_while_it_runs(tmp_path, monkeypatch):
+    """A study of wear-life cases (``wear_steps`` + 1 settled runs each): as each run of a
+    life ends, its case's row says so, and the study's progress report - what ``wait`` and
+    the progress route read - lists the running case at that step, k of ``wear_steps`` + 1;
+    a stored case leaves the list."""
+    url = f"sqlite:///{tmp_path / 'gapsweep.db'}"
+    settings = get_settings({"GAPSWEEP_DATA": str(tmp_path), "GAPSWEEP_DATABASE_URL": url})
+    sessions = open_database(url)
+    try:
+        study_id = create_study_rows(parse_spec(WEAR), sessions=sessions)
+        with sessions() as s:
+            ids = leases.queued_case_ids(s, study_id=study_id)
+        write, seen = leases.report_progress, []
+
+        def observed(session, **kw):
+            ok = write(session, **kw)
+            session.flush()
+            seen.append((kw["case_id"], studies.running_steps(session, study_id)))
+            return ok
+
+        monkeypatch.setattr(leases, "report_progress", observed)
+        report = case_runner.run_chunk(ids, sessions=sessions, holder="w1", settings=settings)
+        assert (report.claimed, report.done, report.failed) == (2, 2, 0)
+        first = [{"id": ids[0], "step": 3, "steps": 3}]  # its life over, stored with the chunk
+        assert seen == ([(ids[0], [{"id": ids[0], "step": k, "steps": 3}]) for k in (1, 2, 3)]
+                        + [(ids[1], first + [{"id": ids[1], "step": k, "steps": 3}])
+                           for k in (1, 2, 3)])
+        with sessions() as s:
+            after = studies.study_progress_report(s, study_id)
+        assert after["running"] == [] and after["counts"]["done"] == 2
     finally:
         sessions.kw["bind"].dispose()

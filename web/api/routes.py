@@ -6,7 +6,8 @@
     GET  /api/studies/<id>                   as ``gapsweep show --json``, at most 1,000 cases:
                                              "cases_total", "next" (design.md 4.16)
     GET  /api/studies/<id>/cases?limit=&cursor=&sort=&status=&kind=   {"total", "items", "next"}
-    GET  /api/studies/<id>/progress          {"id", "status", "counts", "started", "finished"}
+    GET  /api/studies/<id>/progress          {"id", "status", "counts", "started", "finished",
+                                             "running": [{"id", "step", "steps"}]}
                                              (+ "generation", "generations", "search": adaptive)
     GET  /api/studies/<id>/cases.csv         one row per case (export columns, design.md 4.5)
     GET  /api/studies/<id>/cases.units.csv   the unit of each of those columns

@@ -6,7 +6,7 @@ the orbit ``eccentricity_x``/``_y`` [m] (global frame)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -55,4 +55,37 @@ def wear_life_figure(series: Mapping[str, Any], clearance_m: float) -> go.Figure
             x=cycle, y=np.asarray(series["wear_peak_settled"], float), yaxis="y2",
             mode="lines+markers", name="settled peak", line={"color": color(1)}))
         fig.update_layout(yaxis2={"title": "settled peak", "overlaying": "y", "side": "right"})
+    return fig
+
+
+#: the metrics of a worn case the study's figure reads (core/wear_life.py)
+PEAK_NEW, PEAK_END = "wear_peak_settled_new", "wear_peak_settled_end"
+
+
+def worn_cases(cases: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The done cases of a study that carry both life peaks."""
+    return [c for c in cases if c.get("status") == "done"
+            and PEAK_NEW in (c.get("metrics") or {}) and PEAK_END in (c.get("metrics") or {})]
+
+
+def wear_peaks_figure(cases: Sequence[Mapping[str, Any]], x_axis: str) -> go.Figure | None:
+    """The settled headline peak at the end of life against the new joint's, over the
+    study's axis ``x_axis`` (k_D, a fit's clearance, ...; design.md 4.8, 4.12): one marker
+    per worn case on each line, sorted by x; None when no done case wore or ``x_axis`` is
+    not numeric in them."""
+    worn = [c for c in worn_cases(cases)
+            if isinstance((c.get("params") or {}).get(x_axis), (int, float))]
+    if not worn:
+        return None
+    worn.sort(key=lambda c: float(c["params"][x_axis]))
+    x = [float(c["params"][x_axis]) for c in worn]
+    fig = new_figure("Settled peak: new joint and end of life", x_axis, "settled peak",
+                     subtitle="each case's headline peak on the new profile and on the "
+                              "profile worn over its wear_cycles")
+    for k, (key, name) in enumerate(((PEAK_NEW, "new joint"), (PEAK_END, "end of life"))):
+        fig.add_trace(go.Scatter(
+            x=x, y=[float(c["metrics"][key]) for c in worn], mode="lines+markers", name=name,
+            customdata=[c.get("id") for c in worn], line={"color": color(k)}))
+    if x_axis.endswith("wear_coefficient_m2_per_n") and min(x) > 0.0:
+        fig.update_xaxes(type="log")
     return fig

@@ -28,12 +28,21 @@ def progress_state(state: dict[str, Any]) -> dict[str, Any]:
     finished = status in view.FINISHED
     return {
         "status": status, "percent": percent, "label": label, "animated": not finished,
-        "counts": view.counts_text(progress),
+        "counts": view.counts_text(progress) + steps_text(state.get("running")),
         "eta": view.eta_text(view.eta_seconds(progress, state.get("started")), status),
         # Retry: off unless something failed that a retry queues again (a failed twin too)
         "finished": finished,
         "no_retry": not retryable(state),
     }
+
+
+def steps_text(running: list[dict[str, int]] | None) -> str:
+    """`` · life steps k/N`` summed over the running cases that report their steps (a wear
+    life's settled runs, design.md 4.12); '' when none does."""
+    if not running:
+        return ""
+    done, total = sum(r["step"] for r in running), sum(r["steps"] for r in running)
+    return f" · life steps {done}/{total}"
 
 
 def retryable(state: dict[str, Any]) -> int:

@@ -51,12 +51,37 @@ def trends_tab(detail: dict[str, Any]) -> html.Div:
         html.Div("Click a point to open its case.", className="text-muted small"),
         dcc.Graph(id=ids.TRENDS_GRAPH, config=study_results.GRAPH_CONFIG),
         figure_downloads.tools(ids.TRENDS_GRAPH, "trends"),
+        # a study whose cases wear: the settled peak at end of life against the new joint's
+        html.Div(dcc.Graph(id=ids.TRENDS_WEAR_GRAPH, config=study_results.GRAPH_CONFIG),
+                 id=ids.TRENDS_WEAR_BOX, style={"display": "none"}),
         dcc.Location(id=ids.TRENDS_OPEN_CASE, refresh=True),
     ])
 
 
 callbacks = PageCallbacks()  # wired by the page: register_callbacks()
 register_callbacks = callbacks.register
+
+
+@callbacks(
+    Output(ids.TRENDS_WEAR_GRAPH, "figure"),
+    Output(ids.TRENDS_WEAR_BOX, "style"),
+    Input(ids.STUDY_TABS, "active_tab"),
+    Input(ids.STUDY_VERSION, "data"),
+    Input(ids.TRENDS_X, "value"),
+    State(ids.STUDY_ID_STORE, "data"),
+)
+def wear_peaks(tab, _version, x_axis, study_id):
+    """The worn cases' settled peak at end of life and new (design.md 4.12), over the x
+    axis of the trends; hidden for a study whose cases do not wear."""
+    from gapsweep.web.figures.wear import PEAK_END, PEAK_NEW, wear_peaks_figure
+
+    if tab != TAB_TRENDS or not isinstance(x_axis, str) or _large(study_id):
+        return no_update, no_update
+    detail = load_detail(study_id, (PEAK_NEW, PEAK_END))
+    fig = None if detail is None else wear_peaks_figure(detail.get("cases") or [], x_axis)
+    if fig is None:
+        return {}, {"display": "none"}
+    return fig, {}
 
 
 @callbacks(
