@@ -73,8 +73,9 @@ def wear_traces(job: Job, joint: int = 0) -> tuple[VectorProbe, ...]:
         if body == cj.bearing_body:
             out.append(VectorProbe(_trace(_ANGLE, cj), coord, (0.0, 0.0), "angle", "position"))
         out.append(VectorProbe(_trace(w, cj), coord, (0.0, 0.0), "angle", "velocity"))
-        out.append(VectorProbe(_trace(vx, cj), coord, (float(point[0]), float(point[1])), "x", "velocity"))
-        out.append(VectorProbe(_trace(vy, cj), coord, (float(point[0]), float(point[1])), "y", "velocity"))
+        at = (float(point[0]), float(point[1]))
+        out.append(VectorProbe(_trace(vx, cj), coord, at, "x", "velocity"))
+        out.append(VectorProbe(_trace(vy, cj), coord, at, "y", "velocity"))
     return tuple(out)
 
 
