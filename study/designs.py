@@ -23,6 +23,7 @@ from .design_registry import ADAPTIVE_DESIGNS, get_design
 from .design_registry import REGISTRY as DESIGN_REGISTRY
 from .design_rules import count_cases, max_cases
 from .errors import FieldError, SpecError
+from .mechanism import parsed
 from .spec import StudySpec, typed
 from .twins import twin_key, twin_params
 
@@ -194,8 +195,6 @@ def estimate_seconds(spec: StudySpec, n_cases: int) -> float:
     """Rough solver time [s] of ``n_cases`` cases of ``spec`` (twins included if counted)."""
     per_case, t_ref = CASE_SECONDS.get(spec.model, (1.0, 1.0))
     if spec.mechanism is not None:  # in driver revolutions: two by default
-        from .mechanism import parsed
-
         # the spec's check parsed the table; a refused one is reported there, and one
         # without a driver has no period (it moves for its t_end)
         with contextlib.suppress(Exception):

@@ -5,7 +5,10 @@ them here (a study file is the spec's business, not a command's or a page's)."""
 from __future__ import annotations
 
 import importlib.resources
+import json
 from pathlib import Path
+
+from .spec import tomllib  # the Python 3.10 shim
 
 SUFFIXES = (".toml", ".json")
 
@@ -31,10 +34,6 @@ def example_file(name: str) -> Path:
 def example_spec(name: str) -> dict:
     """The shipped study file ``name`` as the mapping it holds (TOML or JSON), unvalidated:
     a submit parses and plans it once (:func:`example_file` for the KeyError)."""
-    import json
-
-    from .spec import tomllib  # the Python 3.10 shim
-
     path = example_file(name)
     text = path.read_text(encoding="utf-8")
     return json.loads(text) if path.suffix == ".json" else tomllib.loads(text)
