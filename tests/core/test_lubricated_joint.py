@@ -161,7 +161,7 @@ def test_each_lubricated_joints_film_energy_is_its_own():
     each joint's ``film_dissipated_energy.<joint>`` is its own quadrature, both dissipate, the
     unsuffixed name is the larger (design.md 4.15's per-joint rule), and the two sum to the
     energy balance's film term (the state's total E_film, which closes the balance)."""
-    from mechanism_tables import table
+    from support.mechanism_tables import table
 
     mech = table("two_clearance_slider_crank")
     for name in ("crank_pin", "piston_pin"):

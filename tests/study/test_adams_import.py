@@ -236,6 +236,7 @@ def test_slider_crank_dataset_equals_the_built_in_model(tmp_path):
     from gapsweep.core import metrics as metric_registry
     from gapsweep.core.api import run_cases
     from gapsweep.study.adams.study_file import study_toml
+    from gapsweep.study.case_inputs import case_inputs
     from gapsweep.study.designs import plan_study
     from gapsweep.study.spec import loads_spec
 
@@ -248,6 +249,8 @@ def test_slider_crank_dataset_equals_the_built_in_model(tmp_path):
     plan = plan_study(spec)
     assert [c["joints.piston_pin.clearance_mm"] for c in plan.cases] == [0.05, 0.1, 0.2]
     case = next(c for c in plan.cases if c["joints.piston_pin.clearance_mm"] == 0.1)
+    # a planned case holds what varies; the study's table joins it as a worker's claim does
+    case = case_inputs(case, {"mechanism": spec.mechanism})
     mech = run_cases("mechanism", [case], threads=1)[0]
     built_in = run_cases("slider-crank", [{"clearance_mm": 0.1, "t_end": 0.024}], threads=1)[0]
     assert mech.ok and built_in.ok

@@ -84,9 +84,12 @@ def test_a_mechanism_study_through_every_tab(server, page):
     # Convergence: the certificates, read on the study's one judged metric (the measure's
     # settled peak where every refined run settles to its source's motion, else its whole-run
     # peak: issue 35), the API's values, and the tab says which
+    from gapsweep.study.case_inputs import case_inputs
     from gapsweep.study.certificates import certificate_report
 
-    judged = certificate_report("mechanism", cases, detail["certificates"])["metric"]
+    # the cases as they ran: a case stores what varies, the study holds the table (issue 34.4)
+    ran = [{**c, "params": case_inputs(c["params"], detail["spec"])} for c in cases]
+    judged = certificate_report("mechanism", ran, detail["certificates"])["metric"]
     assert judged in (settled, f"peak_{first}")
     page.get_by_role("tab", name="Convergence").click()
     certs = plot(page, "#certificate-graph")
