@@ -52,7 +52,8 @@ def trends_tab(detail: dict[str, Any]) -> html.Div:
         dcc.Graph(id=ids.TRENDS_GRAPH, config=study_results.GRAPH_CONFIG),
         figure_downloads.tools(ids.TRENDS_GRAPH, "trends"),
         # a study whose cases wear: the settled peak at end of life against the new joint's
-        html.Div(dcc.Graph(id=ids.TRENDS_WEAR_GRAPH, config=study_results.GRAPH_CONFIG),
+        html.Div([dcc.Graph(id=ids.TRENDS_WEAR_GRAPH, config=study_results.GRAPH_CONFIG),
+                  figure_downloads.tools(ids.TRENDS_WEAR_GRAPH, "wear-life-peaks")],
                  id=ids.TRENDS_WEAR_BOX, style={"display": "none"}),
         dcc.Location(id=ids.TRENDS_OPEN_CASE, refresh=True),
     ])
