@@ -232,7 +232,9 @@ def erk_step(t, y, f0, h, tableau, ctx, k, ystage, y1, err, r5):
 
 
 @kernel(runtime=False)
-def _lu_factor(a, piv):
+def lu_factor(a, piv):
+    """In-place LU of ``a`` with partial pivoting (real or complex: numba compiles one per
+    dtype), the row swaps in ``piv``; False if singular."""
     n = a.shape[0]
     for j in range(n):
         p = j
@@ -253,7 +255,9 @@ def _lu_factor(a, piv):
 
 
 @kernel(runtime=False)
-def _lu_solve(a, piv, b):
+def lu_solve(a, piv, b):
+    """Solve ``a x = b`` in place over ``b``'s first ``a.shape[0]`` entries, ``a`` and ``piv``
+    from :func:`lu_factor`."""
     n = a.shape[0]
     for j in range(n):
         p = piv[j]
@@ -300,7 +304,7 @@ def rosenbrock23_step(t, y, f0, h, n_dynamic, ctx, k, ystage, y1, err, w, piv):
     dt = k[6]
     for i in range(ny):
         dt[i] = h * d * (fd[i] - f0[i]) / tstep
-    if not _lu_factor(w, piv):
+    if not lu_factor(w, piv):
         return False
     k1 = k[0]
     k2 = k[1]
@@ -308,14 +312,14 @@ def rosenbrock23_step(t, y, f0, h, n_dynamic, ctx, k, ystage, y1, err, w, piv):
     f1 = k[4]
     for i in range(ny):
         k1[i] = f0[i] + dt[i]
-    _lu_solve(w, piv, k1)
+    lu_solve(w, piv, k1)
     for i in range(ny):
         ystage[i] = y[i] + 0.5 * h * k1[i]
     if not evaluate(t + 0.5 * h, ystage, ctx, f1):
         return False
     for i in range(ny):
         k2[i] = f1[i] - k1[i]
-    _lu_solve(w, piv, k2)
+    lu_solve(w, piv, k2)
     for i in range(ny):
         k2[i] += k1[i]
         y1[i] = y[i] + h * k2[i]
@@ -324,7 +328,7 @@ def rosenbrock23_step(t, y, f0, h, n_dynamic, ctx, k, ystage, y1, err, w, piv):
     k3 = k[5]
     for i in range(ny):
         k3[i] = f2[i] - e32 * (k2[i] - f1[i]) - 2.0 * (k1[i] - f0[i]) + dt[i]
-    _lu_solve(w, piv, k3)
+    lu_solve(w, piv, k3)
     for i in range(ny):
         err[i] = h / 6.0 * (k1[i] - 2.0 * k2[i] + k3[i])
     return True

@@ -34,7 +34,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .integrators import KIND_AUTO, KIND_EXPLICIT, KIND_RADAU, evaluate
+from .integrators import KIND_AUTO, KIND_EXPLICIT, KIND_RADAU, evaluate, lu_factor, lu_solve
 from .jit import kernel
 from .step_budget import P_CONTACT, P_FILM, budget_phase
 
@@ -102,44 +102,12 @@ def make_radau_work(ny: int, m: int, atol: np.ndarray, rtol: float, used: bool) 
 
 
 @kernel(runtime=False)
-def _lu(a, piv):
-    """In-place LU with partial pivoting (real or complex); False if singular."""
-    n = a.shape[0]
-    for j in range(n):
-        p = j
-        for i in range(j + 1, n):
-            if abs(a[i, j]) > abs(a[p, j]):
-                p = i
-        piv[j] = p
-        if a[p, j] == 0.0:
-            return False
-        if p != j:
-            for c in range(n):
-                a[j, c], a[p, c] = a[p, c], a[j, c]
-        for i in range(j + 1, n):
-            a[i, j] /= a[j, j]
-            for c in range(j + 1, n):
-                a[i, c] -= a[i, j] * a[j, c]
-    return True
-
-
-@kernel(runtime=False)
 def _block_solve(lu, piv, jac, gamma, x):
     """Solve ``(gamma I - J) x = b`` in place (``x`` holds ``b``), ``J = [[J_dd, 0],
     [J_ad, 0]]``: the dynamic block by its LU, the quadratures' rows by substitution
     ``x_a = (b_a + J_ad x_d) / gamma``."""
     m = lu.shape[0]
-    for j in range(m):
-        p = piv[j]
-        if p != j:
-            x[j], x[p] = x[p], x[j]
-    for i in range(m):
-        for c in range(i):
-            x[i] -= lu[i, c] * x[c]
-    for i in range(m - 1, -1, -1):
-        for c in range(i + 1, m):
-            x[i] -= lu[i, c] * x[c]
-        x[i] /= lu[i, i]
+    lu_solve(lu, piv, x)
     for i in range(m, x.shape[0]):
         s = x[i]
         for c in range(m):
@@ -178,7 +146,7 @@ def _factor(h, work):
             lu_c[i, c] = -jac[i, c]
         lu_r[i, i] += gr
         lu_c[i, i] += gc
-    return _lu(lu_r, work.piv_r) and _lu(lu_c, work.piv_c)
+    return lu_factor(lu_r, work.piv_r) and lu_factor(lu_c, work.piv_c)
 
 
 @kernel(inline="always")
