@@ -505,7 +505,7 @@ def _finish(plan: _Plan, results: list[CaseResult]) -> CaseResult:
                 metrics[per_joint(key, j.name)] = 0
             for key in _JOINT_SERIES:
                 series[per_joint(key, j.name)] = np.zeros(len(series["t"]))
-    metrics.update(_film_metrics(spec, series, metrics))
+    metrics.update(_film_metrics(spec, series))
     if main.ok:
         main.metrics.update(_spectral(plan.jobs[0], main))
     if plan.starts and main.ok:
@@ -516,8 +516,7 @@ def _finish(plan: _Plan, results: list[CaseResult]) -> CaseResult:
     return main
 
 
-def _film_metrics(spec: MechanismSpec, series: Mapping[str, Any],
-                  main: Mapping[str, Any]) -> dict[str, Any]:
+def _film_metrics(spec: MechanismSpec, series: Mapping[str, Any]) -> dict[str, Any]:
     """Each lubricated joint's ``max_eccentricity_ratio`` and ``min_film_thickness`` from its
     eccentricity on the output grid, named per joint, the unsuffixed ones the extremes over
     the joints (design.md 4.15). The film's dissipated energy per joint comes from the solver
