@@ -35,6 +35,18 @@ callbacks = PageCallbacks()  # wired by the page: register_callbacks()
 register_callbacks = callbacks.register
 
 
+def _paged_or_whole(tab, wanted, study_id, paged, whole, metrics: tuple[str, ...] = ()):
+    """Tab ``wanted`` while open: past the paging limit ``paged(summary)`` reads only what it
+    draws (None: it cannot here, and the whole detail is read after all, issue 41), else
+    ``whole(detail)`` as :func:`_when_open`."""
+    if tab == wanted and _large(study_id):
+        summary = data.study_summary(parse_id(study_id))
+        content = None if summary is None else paged(summary)
+        if content is not None:
+            return content
+    return _when_open(tab, wanted, study_id, whole, metrics)
+
+
 @callbacks(
     Output(ids.SENSITIVITY_CONTENT, "children"),
     Input(ids.STUDY_TABS, "active_tab"),
@@ -43,13 +55,9 @@ register_callbacks = callbacks.register
     State(ids.STUDY_ID_STORE, "data"),
 )
 def sensitivity(tab, _version, metric, study_id):
-    if tab == TAB_SENSITIVITY and _large(study_id):  # a grid's ANOVA from its columns
-        summary = data.study_summary(parse_id(study_id))
-        content = None if summary is None else study_results.large_sensitivity(summary, metric)
-        if content is not None:
-            return content
-    return _when_open(tab, TAB_SENSITIVITY, study_id,
-                      lambda d: study_results.sensitivity(d, metric), (metric,))
+    return _paged_or_whole(tab, TAB_SENSITIVITY, study_id,  # a grid's ANOVA from columns
+                           lambda s: study_results.large_sensitivity(s, metric),
+                           lambda d: study_results.sensitivity(d, metric), (metric,))
 
 
 @callbacks(
@@ -65,17 +73,10 @@ def sensitivity(tab, _version, metric, study_id):
 )
 def spectra(tab, _version, signal, kind, log_x, log_y, chosen, study_id):
     picked = [i for i in chosen or [] if isinstance(i, int) and not isinstance(i, bool)]
-    if tab == TAB_SPECTRA and _large(study_id):  # the drawn cases only (issue 41)
-        summary = data.study_summary(parse_id(study_id))
-        content = None if summary is None else study_large_tabs.spectra(
-            summary, signal, kind, isinstance(log_x, list) and "log" in log_x,
-            isinstance(log_y, list) and "log" in log_y, picked)
-        if content is not None:
-            return content
-    return _when_open(tab, TAB_SPECTRA, study_id,
-                      lambda d: study_results.spectra(
-                          d, signal, kind, isinstance(log_x, list) and "log" in log_x,
-                          isinstance(log_y, list) and "log" in log_y, picked))
+    logs = (isinstance(log_x, list) and "log" in log_x, isinstance(log_y, list) and "log" in log_y)
+    return _paged_or_whole(tab, TAB_SPECTRA, study_id,  # the drawn cases only (issue 41)
+                           lambda s: study_large_tabs.spectra(s, signal, kind, *logs, picked),
+                           lambda d: study_results.spectra(d, signal, kind, *logs, picked))
 
 
 @callbacks(
@@ -85,12 +86,8 @@ def spectra(tab, _version, signal, kind, log_x, log_y, chosen, study_id):
     State(ids.STUDY_ID_STORE, "data"),
 )
 def spectra_choices(tab, _version, study_id):
-    if tab == TAB_SPECTRA and _large(study_id):
-        summary = data.study_summary(parse_id(study_id))
-        options = None if summary is None else study_large_tabs.spectra_choices(summary)
-        if options is not None:
-            return options
-    return _when_open(tab, TAB_SPECTRA, study_id, study_results.spectra_choices)
+    return _paged_or_whole(tab, TAB_SPECTRA, study_id, study_large_tabs.spectra_choices,
+                           study_results.spectra_choices)
 
 
 @callbacks(
@@ -100,12 +97,8 @@ def spectra_choices(tab, _version, study_id):
     State(ids.STUDY_ID_STORE, "data"),
 )
 def convergence(tab, _version, study_id):
-    if tab == TAB_CONVERGENCE and _large(study_id):  # the certificates and their sources
-        summary = data.study_summary(parse_id(study_id))
-        content = None if summary is None else study_large_tabs.convergence(summary)
-        if content is not None:
-            return content
-    return _when_open(tab, TAB_CONVERGENCE, study_id, study_results.convergence)
+    return _paged_or_whole(tab, TAB_CONVERGENCE, study_id,  # certificates and their sources
+                           study_large_tabs.convergence, study_results.convergence)
 
 
 @callbacks(
