@@ -161,6 +161,27 @@ def _hwm_mb(pid: int) -> float:
     return float("nan")
 
 
+def page_values(study_id: int) -> dict:
+    """The inputs the study page's callbacks are posted with (its id, the Trends and
+    Sensitivity choices, the case grid's first rows) for a grid over clearance x stiffness."""
+    return {
+        ("_pages_location", "pathname"): f"/studies/{study_id}",
+        ("_pages_location", "search"): "",
+        ("study-id", "data"): study_id, ("study-version", "data"): None,
+        ("trends-metric", "value"): "peak_slider_accel",
+        ("trends-x", "value"): "clearance_mm",
+        ("trends-group", "value"): "stiffness_scale",
+        ("trends-window", "value"): "whole", ("trends-log-y", "value"): [],
+        ("trends-axes", "data"): {"axes": ["clearance_mm", "stiffness_scale"],
+                                  "design": "grid"},
+        ("sensitivity-metric", "value"): "peak_slider_accel",
+        ("study-case-grid", "getRowsRequest"): {"startRow": 0, "endRow": 100,
+                                                "sortModel": [], "filterModel": {}},
+        ("study-case-grid-kinds", "data"): {"clearance_mm": "number",
+                                            "stiffness_scale": "number"},
+    }
+
+
 def _callbacks(base: str) -> list[dict[str, Any]]:
     with urllib.request.urlopen(base + "/_dash-dependencies", timeout=60) as resp:
         return json.loads(resp.read())
@@ -216,22 +237,7 @@ def measure_one(n_cases: int, python: str) -> dict[str, Any]:
             out["detail_s"], out["detail_bytes"], head = _get(f"{base}/api/studies/{study_id}")
             out["csv_s"], out["csv_bytes"], _ = _get(f"{base}/api/studies/{study_id}/cases.csv")
             deps = _callbacks(base)
-            values = {
-                ("_pages_location", "pathname"): f"/studies/{study_id}",
-                ("_pages_location", "search"): "",
-                ("study-id", "data"): study_id, ("study-version", "data"): None,
-                ("trends-metric", "value"): "peak_slider_accel",
-                ("trends-x", "value"): "clearance_mm",
-                ("trends-group", "value"): "stiffness_scale",
-                ("trends-window", "value"): "whole", ("trends-log-y", "value"): [],
-                ("trends-axes", "data"): {"axes": ["clearance_mm", "stiffness_scale"],
-                                          "design": "grid"},
-                ("sensitivity-metric", "value"): "peak_slider_accel",
-                ("study-case-grid", "getRowsRequest"): {"startRow": 0, "endRow": 100,
-                                                        "sortModel": [], "filterModel": {}},
-                ("study-case-grid-kinds", "data"): {"clearance_mm": "number",
-                                                    "stiffness_scale": "number"},
-            }
+            values = page_values(study_id)
             out["frame_s"], _ = _tab(base, deps, "_pages_content.children", values)
             out["cases_tab_s"], _ = _tab(base, deps, "study-case-grid.getRowsResponse", values)
             values[("study-tabs", "active_tab")] = "trends"

@@ -88,22 +88,7 @@ def main() -> None:
                     time.sleep(0.2)
             print(f"worker RSS after start: {_status_mb(worker, 'VmRSS'):.0f} MB", flush=True)
             deps = big._callbacks(base)
-            values = {
-                ("_pages_location", "pathname"): f"/studies/{study_id}",
-                ("_pages_location", "search"): "",
-                ("study-id", "data"): study_id, ("study-version", "data"): None,
-                ("trends-metric", "value"): "peak_slider_accel",
-                ("trends-x", "value"): "clearance_mm",
-                ("trends-group", "value"): "stiffness_scale",
-                ("trends-window", "value"): "whole", ("trends-log-y", "value"): [],
-                ("trends-axes", "data"): {"axes": ["clearance_mm", "stiffness_scale"],
-                                          "design": "grid"},
-                ("sensitivity-metric", "value"): "peak_slider_accel",
-                ("study-case-grid", "getRowsRequest"): {"startRow": 0, "endRow": 100,
-                                                        "sortModel": [], "filterModel": {}},
-                ("study-case-grid-kinds", "data"): {"clearance_mm": "number",
-                                                    "stiffness_scale": "number"},
-            }
+            values = big.page_values(study_id)
             steps = [("page frame", "_pages_content.children", None),
                      ("Cases tab", "study-case-grid.getRowsResponse", None),
                      ("Trends tab", "trends-graph.figure", "trends"),
