@@ -97,9 +97,18 @@ def refresh_study_status(session: Session, study_id: int, *, now: datetime | Non
 
 
 def lock_study(session: Session, study_id: int) -> str | None:
-    """Hold the study's row until the transaction ends (PostgreSQL: ``FOR UPDATE``; SQLite's
-    transactions take the database write lock as they begin): one search step or one cancel
-    at a time. Returns the study's status as of the lock (None: no live study)."""
+    """Hold the study's row until the transaction ends: one search step or one cancel at a
+    time. Returns the study's status as of the lock (None: no live study).
+
+    PostgreSQL: ``FOR UPDATE``. SQLite: a write that changes nothing. pysqlite runs a SELECT
+    outside any transaction and begins one only before a write, so a ``FOR UPDATE`` there
+    (dropped by SQLite) held nothing: a search step read the cases, another process stored
+    the last one and finished the search, and the first then wrote its stale "waiting"
+    summary over it (CI: a done study at generation 5 of 6). The write takes the database
+    lock, and every read after it in the transaction sees all that was committed before."""
+    if session.get_bind().dialect.name == "sqlite":
+        session.execute(update(Study).where(Study.id == study_id)
+                        .values(status=Study.status))
     return session.scalar(select(Study.status)
                           .where(Study.id == study_id, Study.deleted_at.is_(None))
                           .with_for_update())

@@ -8,6 +8,7 @@ from gapsweep.db.leases import claim_cases, complete_case, fail_case
 from gapsweep.db.lifecycle import (
     StudyNotFoundError,
     cancel_study,
+    lock_study,
     purge_deleted,
     refresh_study_status,
     retry_failed,
@@ -16,7 +17,7 @@ from gapsweep.db.lifecycle import (
 )
 from gapsweep.db.models import Case, Study
 from gapsweep.db.studies import list_studies, queued_case_ids, study_detail, study_progress
-from sqlalchemy import select
+from sqlalchemy import select, update
 
 
 @pytest.fixture
@@ -158,3 +159,29 @@ def test_a_cancel_between_a_refreshs_read_and_its_update_stays_cancelled(tmp_pat
     assert cancelled == [1]  # the race happened: the last queued case was cancelled
     with sessions() as s:
         assert s.get(Study, sid).status == "cancelled"
+
+
+def test_a_locked_study_holds_a_second_lock_until_the_first_commits(session_factory, study):
+    """``lock_study`` serialises search steps and cancels on both databases. On SQLite a
+    ``FOR UPDATE`` is dropped and pysqlite runs a SELECT outside any transaction, so a lock
+    that only read held nothing (CI: a search step's stale summary written over a finished
+    one). The second locker waits, and then reads what the first committed."""
+    import threading
+
+    sid, _ = study
+    acquired, seen = threading.Event(), []
+
+    def second() -> None:
+        with session_factory.begin() as s:
+            lock_study(s, sid)
+            acquired.set()
+            seen.append(s.scalar(select(Study.name).where(Study.id == sid)))
+
+    with session_factory.begin() as s:
+        assert lock_study(s, sid) == "queued"
+        other = threading.Thread(target=second)
+        other.start()
+        assert not acquired.wait(0.5)  # held while this transaction is open
+        s.execute(update(Study).where(Study.id == sid).values(name="renamed under the lock"))
+    other.join(timeout=30)
+    assert acquired.is_set() and seen == ["renamed under the lock"]
