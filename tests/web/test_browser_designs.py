@@ -98,6 +98,17 @@ def submit_and_wait(page, base: str) -> dict:
     return detail
 
 
+def _analysis(base: str, study_id: int) -> dict:
+    """The study's stored analysis. The worker that stores the last case writes it just
+    after the study turns done, in a transaction of its own (workers/study_finish.py), so a
+    page that has seen "done" may read the detail before it is there (seen in CI at load 6)."""
+    deadline = time.monotonic() + 30.0
+    while (analysis := _get(f"{base}/api/studies/{study_id}").get("analysis")) is None:
+        assert time.monotonic() < deadline, "no analysis stored 30 s after the study was done"
+        time.sleep(0.2)
+    return analysis
+
+
 # --- reading a figure in the page -------------------------------------------------------------
 
 READ_FIGURE = """id => {
@@ -261,7 +272,7 @@ def test_latin_hypercube_from_the_form_scatter_spearman_and_spectra(server, page
     (bars,) = fig["data"]
     # the study's stored analysis (written as the study finished), on the headline metric the
     # tab opens on: the settled peak (issue 23)
-    analysed = _get(f"{base}/api/studies/{detail['id']}")["analysis"]
+    analysed = _analysis(base, detail["id"])
     rho = analysed["correlations"]["peak_slider_accel_settled"]
     assert sorted(bars["y"]) == sorted(rho)
     for axis, x, (r, p) in zip(bars["y"], bars["x"], bars["customdata"], strict=True):

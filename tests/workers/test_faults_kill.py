@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import signal
 import time
+from datetime import datetime, timezone
 
 import pytest
 from support.processes import (
@@ -43,7 +44,7 @@ def test_sigkill_mid_case_then_another_worker(backend, procs, tmp_path, target):
         os.kill(first.pid, signal.SIGKILL)
     else:
         os.kill(child, signal.SIGKILL)
-    killed_at = time.monotonic()
+    killed_at, killed_wall = time.monotonic(), datetime.now(timezone.utc)
     # the cases the killed processes held (their chunks, claimed together), read before
     # their leases (3 s) can expire and be taken over
     held = {r.id for r in case_rows(backend.sessions, study_id)
@@ -71,8 +72,18 @@ def test_sigkill_mid_case_then_another_worker(backend, procs, tmp_path, target):
     # every case a dead process held was claimed again (an orphaned pool child, left by a
     # kill of the main process alone, may still finish its chunk); nothing else but what was
     # in flight: two processes x one chunk of 2, plus as much for a claim racing the kill
+    # A case whose chunk the killed process was storing as the kill came (its COMMIT sent,
+    # not yet applied when ``held`` was read: seen once in CI at load 6) is done by that
+    # process, once - its solve ended before the kill - and is not claimed again.
+    stored_by_killed = {r.id for r in rows if r.id in held and r.attempts == 1
+                        and _utc(r.finished_at) <= killed_wall}
     if target != "main-only":
-        assert held <= set(retried), (held, retried)
+        assert held - stored_by_killed <= set(retried), (held, stored_by_killed, retried)
     assert len(retried) <= 8, retried
     assert all(r.attempts <= 2 for r in rows)
     assert study_status(backend.sessions, study_id) == "done"
+
+
+def _utc(t: datetime) -> datetime:
+    """A stored timestamp as aware UTC (SQLite returns it naive)."""
+    return t if t.tzinfo is not None else t.replace(tzinfo=timezone.utc)
