@@ -38,6 +38,28 @@ The force on the journal is ``F = F_r n + F_t t``:
   squeeze force
   ``12 pi mu R^3 L de/dt / (c^3 (1 - eps^2)^(3/2))``, Hamrock's).
 
+* **the half that converges.** The laws above are the film on the half that converges for
+  ``z > 0`` (Flores et al.'s fixed half). Where ``z < 0`` (a whirl faster than half the
+  surface speed, as under a load turning with the journal, omega_bar = -omega) that half
+  holds suction and the film is on the other one. Mirroring the problem in the line of
+  centres (t -> -t) leaves ``u_r`` and turns ``z`` into ``-z``, so the film there is the
+  mirror image: ``F_r(z) = F_r(|z|)``, ``F_t(z) = -F_t(|z|)``, i.e. the laws with ``|z|``
+  in the radial wedge term and ``sign(z)`` on the tangential squeeze term (the tangential
+  wedge term ``~ z`` mirrors by itself). The load capacity follows ``|omega_bar|`` as in
+  Hamrock's dynamically loaded bearing, and a load turning with the journal is carried like
+  a steady one. ``sign(z)`` jumps at ``z = 0``; the force uses ``sigma = z / sqrt(z^2 + 4
+  u_r^2)`` in its place, i.e. the mix ``(1 + sigma)/2`` of one half's film and ``(1 -
+  sigma)/2`` of the other's (each a Reynolds solution). The band where the mix differs
+  from the sharp flip, ``|z| < ~2 |u_r|``, is where the positive-pressure half of the
+  short-bearing film (where ``z/2 sin a - u_r cos a`` has the pressure's sign) is turned by
+  more than ~45 degrees from either fixed half, so neither fixed half is right there; it
+  is empty wherever the journal does not move radially (steady states, ``gapsweep bearing``,
+  equilibria: unchanged); the force stays Lipschitz in the velocity (homogeneous of degree
+  one, no stiffness added as the band narrows) and ``|sigma z| <= |z|`` keeps the film
+  dissipative (below). In pure squeeze (``z = 0``) the film is the mean of the two halves:
+  the radial force of either, no tangential force (the mirror symmetry demands
+  ``F_t(0, u_r) = 0``).
+
 * **finite** (this project's choice): the harmonic combination of the two solutions, after
   Reason & Narang (*Rapid design and performance evaluation of steady-state journal
   bearings*, ASME J. Lubr. Technol. 104 (1982) 36-47; applied to dynamic loads by Hirani,
@@ -63,8 +85,11 @@ alone carries the journal up to ``eps = FILM_LIMIT = 0.98``; between 0.98 and 1 
 coefficients stay at their value at 0.98 and the force fades out with a cubic step (C1) to
 zero at ``|e| = c``, where the dry contact law (zero force at zero penetration) takes over
 alone. Seen from the frame turning at the mean surface speed ``(omega_J + omega_B)/2``, where
-the walls only shear the film, the film's power on the journal's motion is a negative
-semi-definite quadratic form in ``(u_r, z)`` for all three choices (the film dissipates);
+the walls only shear the film, the film's power on the journal's motion is
+``c (F_r u_r - F_t z / 2) = -c K (A u_r^2 + B u_r sigma z + C z^2)`` with ``B^2 <= 4 A C``
+(the fixed-half laws' negative semi-definite form in ``(u_r, z)``) and ``|sigma z| <= |z|``,
+so it is <= 0 for all three choices on either half and across the band (the film
+dissipates);
 in the ground frame the wedge term also passes power ``(omega_J + omega_B)/2 * (e x F)``
 from the turning surfaces into the journal's orbit (oil whirl), the power the left-out
 torque would draw.
@@ -112,6 +137,12 @@ def film_force(kind, viscosity, radius, length, clearance, ex, ey, vx, vy, surfa
     u_r = (vx * nx + vy * ny) / clearance
     u_t = (-vx * ny + vy * nx) / clearance
     z = eps * surface_speed - 2.0 * u_t
+    # the film on the half that converges for the sign of z (module docstring: the laws
+    # below are written for z >= 0 and mirror for z < 0), mixed across z = 0 over the band
+    # |z| < ~2 |u_r| with the weight sigma = z / sqrt(z^2 + 4 u_r^2), |sigma| <= 1
+    zz = z * z + 4.0 * u_r * u_r
+    sigma = z / math.sqrt(zz) if zz > 0.0 else 0.0
+    z_abs = sigma * z  # |z| outside the band
     weight = 1.0
     e = eps
     if eps > FILM_LIMIT:
@@ -123,14 +154,15 @@ def film_force(kind, viscosity, radius, length, clearance, ex, ey, vx, vy, surfa
     fr_s = ft_s = fr_l = ft_l = 0.0
     if kind != LONG:
         k_s = viscosity * radius * length**3 / (2.0 * clearance * clearance)
-        fr_s = -k_s * (2.0 * e * z / (s * s) + math.pi * (1.0 + 2.0 * e * e) * u_r / (s * s * rs))
-        ft_s = k_s * (math.pi * z / (2.0 * s * rs) + 4.0 * e * u_r / (s * s))
+        fr_s = -k_s * (2.0 * e * z_abs / (s * s)
+                       + math.pi * (1.0 + 2.0 * e * e) * u_r / (s * s * rs))
+        ft_s = k_s * (math.pi * z / (2.0 * s * rs) + 4.0 * e * sigma * u_r / (s * s))
     if kind != SHORT:
         k_l = 12.0 * viscosity * radius**3 * length / (clearance * clearance)
         g = 2.0 + e * e
         squeeze = (0.5 * math.pi - 8.0 / (math.pi * g)) / (s * rs)
-        fr_l = -k_l * (e * z / (g * s) + squeeze * u_r)
-        ft_l = k_l * (math.pi * z / (2.0 * g * rs) + 2.0 * e * u_r / (g * s))
+        fr_l = -k_l * (e * z_abs / (g * s) + squeeze * u_r)
+        ft_l = k_l * (math.pi * z / (2.0 * g * rs) + 2.0 * e * sigma * u_r / (g * s))
     if kind == SHORT:
         fr, ft = fr_s, ft_s
     elif kind == LONG:
@@ -239,7 +271,8 @@ def linearise(bearing: Bearing, e) -> tuple[np.ndarray, np.ndarray]:
     """``(K, C)``, each [[xx, xy], [yx, yy]]: ``k_ij = -dF_i/de_j`` [N/m] and
     ``c_ij = -dF_i/d(de_j/dt)`` [N s/m] of the film force at rest at ``e`` [m], by central
     differences (steps 1e-6 c and 1e-6 c omega: the force is smooth there, and linear in the
-    velocity for the short and long bearings)."""
+    velocity for the short and long bearings: at rest with ``omega != 0`` the step stays far
+    outside the band where the film's half changes, ``sigma = 1 - O(1e-12)``)."""
     e = np.asarray(e, dtype=float)
     h = 1e-6 * bearing.clearance
     hv = h * max(abs(bearing.speed), 1.0)

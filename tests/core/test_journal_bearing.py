@@ -148,6 +148,60 @@ def test_the_film_never_makes_energy(kind):
     assert worst <= 0.0
 
 
+def mirrored(x: float, y: float) -> tuple[float, float]:
+    return x, -y
+
+
+@pytest.mark.parametrize("kind", [SHORT, LONG, FINITE])
+def test_the_film_is_the_mirror_image_of_itself(kind):
+    """Reflect the bearing in the x axis: the gap h(a) -> h(-a), the journal's eccentricity
+    and velocity reflect, and both surfaces turn the other way (a rotation's sense flips in a
+    mirror). The Reynolds equation d/da (h^3 dp/da) = 6 mu R^2 omega_bar dh/da + 12 mu R^2
+    dh/dt is unchanged by a -> -a with omega_bar -> -omega_bar, so p(a) -> p(-a) and the film
+    force reflects: F(mirror state) = mirror F(state). Along the line of centres this is
+    F_r(-z) = F_r(z), F_t(-z) = -F_t(z) with u_r kept: the film under z < 0 is the image of
+    the one under z > 0 (Flores et al.'s fixed half would give F(-z) = -F(z) in the wedge,
+    the journal pushed outwards). Random states, both surfaces turning, the band around
+    z = 0 included (slow surfaces, fast radial motion)."""
+    rng = np.random.default_rng(11)
+    for i in range(3000):
+        eps = rng.uniform(0.0, 0.999)
+        angle = rng.uniform(0, 2 * PI)
+        ex, ey = eps * C * math.cos(angle), eps * C * math.sin(angle)
+        vx, vy = rng.normal(size=2) * C * 10.0 ** rng.uniform(-1, 3)
+        speed = rng.normal() * (300.0 if i % 2 else 1.0)
+        f = film_force(kind, MU, R, L, C, ex, ey, vx, vy, speed)
+        g = film_force(kind, MU, R, L, C, *mirrored(ex, ey), *mirrored(vx, vy), -speed)
+        scale = math.hypot(*f)
+        assert g == pytest.approx(mirrored(*f), abs=1e-12 * scale)
+    # and the image of the steady film is a film under z < 0 that carries the journal
+    steady = film_force(kind, MU, R, L, C, 0.5 * C, 0.0, 0.0, 0.0, OMEGA)
+    image = film_force(kind, MU, R, L, C, 0.5 * C, 0.0, 0.0, 0.0, -OMEGA)
+    assert image == pytest.approx(mirrored(*steady), rel=1e-12)
+    assert image[0] < 0.0  # towards the centre
+
+
+@pytest.mark.parametrize("kind", [SHORT, LONG, FINITE])
+def test_a_whirling_load_is_carried_as_hamrock_says(kind):
+    """A load turning at omega_L, the journal at rest in the load's frame (whirling at
+    omega_L at eps, no radial motion), the surfaces at omega_J + omega_B = OMEGA: the film
+    sees omega_bar = OMEGA - 2 omega_L and carries what a steady film at |omega_bar| carries
+    (Hamrock, Fundamentals of Fluid Film Lubrication, the dynamically loaded journal bearing:
+    the capacity follows |omega_J + omega_B - 2 omega_L|). A load turning with the journal
+    (omega_L = OMEGA) is carried as a steady one; at half-speed whirl nothing carries it."""
+    for eps in (0.2, 0.5, 0.8):
+        angle = 0.7
+        ex, ey = eps * C * math.cos(angle), eps * C * math.sin(angle)
+        for omega_load in (-0.5 * OMEGA, 0.25 * OMEGA, 0.5 * OMEGA, OMEGA, 1.7 * OMEGA):
+            f = film_force(kind, MU, R, L, C, ex, ey, -omega_load * ey, omega_load * ex, OMEGA)
+            omega_bar = abs(OMEGA - 2 * omega_load)
+            steady = Bearing(kind, R, L, C, MU, omega_bar).steady_polar(eps) if omega_bar else 0
+            carried = math.hypot(*steady) if omega_bar else 0.0
+            assert math.hypot(*f) == pytest.approx(carried, rel=1e-12, abs=1e-9)
+            if omega_bar:
+                assert f[0] * ex + f[1] * ey < 0.0  # towards the bearing's centre
+
+
 def test_the_film_hands_over_smoothly_and_vanishes_at_the_wall():
     b = Bearing(SHORT, R, L, C, MU, OMEGA)
     at_limit = np.hypot(*b.steady_polar(FILM_LIMIT))

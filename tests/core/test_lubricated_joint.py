@@ -12,10 +12,11 @@ from gapsweep.core.assembly import assemble, case_model
 from gapsweep.core.cases import SliderCrankCase
 from gapsweep.core.dynamics import AUX_FILM, N_AUX, derivative, inverse_mass, make_workspace
 from gapsweep.core.errors import InputError
-from gapsweep.core.journal_bearing import SHORT, Bearing, bearing_state
+from gapsweep.core.journal_bearing import SHORT, Bearing, bearing_state, film_force
 from gapsweep.core.mechanism.case import simulate_mechanism
 from gapsweep.core.simulation import build_mechanism, initial_state, simulate
 from scipy.integrate import solve_ivp
+from scipy.optimize import fsolve
 
 # the rotor fixture: c = 0.05 mm, R_B = 10 mm (the film's R = R_J = 9.95 mm), L = 10 mm (the
 # default axial length), mu = 0.05 Pa s, 3000 rpm, 47 N along -y: eps = 0.50 at equilibrium
@@ -60,6 +61,50 @@ def test_rotor_settles_at_the_bearings_static_equilibrium():
     assert m["energy_balance_error"] < 1e-6
     for name in ("max_eccentricity_ratio", "min_film_thickness", "film_dissipated_energy"):
         assert m[f"{name}.bearing"] == m[name]  # per joint (design.md 4.15); one joint here
+
+
+def test_a_load_turning_with_the_rotor_is_carried_like_a_fixed_one():
+    """The fixture's 47 N load in the rotor's frame turns with the journal: the film sees
+    omega_bar = omega - 2 omega = -omega and, on the half that converges for it, carries the
+    load as the steady film does (Hamrock's dynamically loaded bearing: the capacity follows
+    |omega_J + omega_B - 2 omega_load|), not pushed out to the wall (Flores et al.'s fixed
+    half: eps 0.93-0.94). In the rotor's frame the journal comes to rest where the film at
+    whirl omega, the load and the journal's centrifugal force m omega^2 e (1 kg, 2.5 N at
+    eps 0.5) balance (solved here from the film law; the film law itself is held against
+    its mirror image and Hamrock in test_journal_bearing.py), on the other side of the load
+    from the fixed load's attitude. Statistics of the settled motion: over the last quarter
+    eps stays within 1e-3 of its mean, the mean within 1 % of that balance and within 0.05
+    of the ground-fixed load's eps, the attitude to the load within 1 degree."""
+    omega = SPEED_RPM * 2 * math.pi / 60
+    mech = rotor({"type": "force", "body": "rotor", "force_n": [0, -LOAD], "frame": "body"})
+    mech["measures"]["angle"] = {"body": "rotor", "quantity": "position", "component": "angle"}
+    result = simulate_mechanism({"mechanism": mech, "t_end": 0.2, "n_output": 401})
+    assert result.ok, result.reason
+    assert result.metrics["impacts"] == 0 and result.metrics["max_eccentricity_ratio"] < 0.98
+    assert result.metrics["energy_balance_error"] < 1e-6
+    ex = np.asarray(result.series["eccentricity_x.bearing"])[300:]
+    ey = np.asarray(result.series["eccentricity_y.bearing"])[300:]
+    angle = np.asarray(result.series["angle"])[300:]
+    eps = np.hypot(ex, ey) / C
+    # the attitude: the angle from the load's direction, R(angle) (0, -1), to e
+    attitude = np.degrees(np.angle((ex + 1j * ey) / (np.sin(angle) - 1j * np.cos(angle))))
+
+    def balance(e):
+        """Film + load + centrifugal force [N / LOAD] in the rotor's frame at angle 0."""
+        fx, fy = film_force(SHORT, MU, RB - C, 10e-3, C, e[0] * C, e[1] * C,
+                            -omega * e[1] * C, omega * e[0] * C, omega)
+        return np.array([fx + omega**2 * e[0] * C, fy - LOAD + omega**2 * e[1] * C]) / LOAD
+
+    fixed = bearing_state(Bearing(SHORT, RB - C, 10e-3, C, MU, omega), load=LOAD)
+    e_ref = fsolve(balance, [-fixed["eccentricity_x_m"] / C, fixed["eccentricity_y_m"] / C],
+                   xtol=1e-12)
+    assert np.max(np.abs(balance(e_ref))) < 1e-9
+    assert np.ptp(eps) < 1e-3
+    assert eps.mean() == pytest.approx(math.hypot(*e_ref), rel=0.01)
+    assert abs(eps.mean() - fixed["eccentricity_ratio"]) < 0.05
+    ref_attitude = math.degrees(math.atan2(e_ref[0], -e_ref[1]))
+    assert ref_attitude < 0.0 < fixed["attitude_deg"]  # the mirror side of the load
+    assert np.max(np.abs(attitude - ref_attitude)) < 1.0
 
 
 LUBRICATED = {"clearance_mm": 0.5, "lubrication": "short-bearing", "viscosity_pa_s": 0.4,
