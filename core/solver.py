@@ -741,7 +741,7 @@ def _integrate(
             future.result()
 
 
-RADAU_COMPILE_TIME = "40 s"  # measured: docs/solver.md, Cold compile
+RADAU_COMPILE_TIME = "45 s"  # measured: docs/solver.md, Cold compile (44 s of CPU)
 _IMPLICIT_READY = False  # this process has run (so compiled or loaded) Radau's loop
 
 
