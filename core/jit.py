@@ -197,6 +197,19 @@ def kernels_cached() -> bool:
     return False
 
 
+def cached_signatures(k: Any) -> list[tuple]:
+    """The argument types of the signatures whose machine code numba has cached for kernel
+    ``k`` (read from numba's cache index, without compiling); [] if none or unreadable."""
+    if JIT_DISABLED:
+        return []
+    try:
+        # numba's index file maps (signature, target, source stamp) to the data file
+        index = k.dispatcher()._cache._cache_file._load_index()
+    except Exception:  # noqa: BLE001 - no cache, or numba changed its private layout
+        return []
+    return [tuple(key[0]) for key in index]
+
+
 def is_compile_failure(exc: BaseException) -> bool:
     """True if ``exc`` is numba failing to type or compile a kernel (not a runtime error)."""
     return _NUMBA is not None and isinstance(exc, _NUMBA.core.errors.NumbaError)

@@ -67,8 +67,8 @@ ST_JAC, ST_H, ST_ITER, ST_RATE, ST_CONTACT, ST_RTOL = range(6)
 
 
 class RadauWork(NamedTuple):
-    """One case's Radau buffers (``ny`` states, ``m`` of them dynamic); zero-sized for the
-    explicit methods."""
+    """One case's Radau buffers (``ny`` states, ``m`` of them dynamic); an explicit run has
+    None in their place (:func:`make_radau_work`)."""
 
     jac: np.ndarray  # [ny, m] d f / d y over the dynamic states
     lu_r: np.ndarray  # [m, m] LU of MU_REAL / h - J_dd
@@ -87,15 +87,24 @@ class RadauWork(NamedTuple):
     # contact pattern J was taken in, rtol
 
 
-@kernel(inline="always")
-def make_radau_work(ny: int, m: int, atol: np.ndarray, rtol: float, used: bool) -> RadauWork:
-    """The buffers (sized 0 when ``used`` is False: explicit runs allocate nothing)."""
-    a, b = (ny, m) if used else (0, 0)
+@kernel
+def make_radau_work(
+    ny: int, m: int, atol: np.ndarray, rtol: float, used: object
+) -> RadauWork | None:
+    """The buffers of a Radau run (``used`` not None), else None.
+
+    ``used`` is None for every explicit method, and numba prunes the branch on it while
+    compiling (a None-typed argument): the stepping loop of those methods is a
+    specialisation without the Radau type or kernels, which compile on the first Radau run
+    instead of at the warm-up (a call, not inlined: the pruning reads its own arguments).
+    """
+    if used is None:
+        return None
     work = RadauWork(
-        np.zeros((a, b)), np.zeros((b, b)), np.zeros(b, dtype=np.int64),
-        np.zeros((b, b), dtype=np.complex128), np.zeros(b, dtype=np.int64),
-        np.zeros((3, a)), np.zeros((3, a)), np.zeros((3, a)), np.zeros(a), np.zeros(a),
-        np.zeros(a), np.zeros(a, dtype=np.complex128), atol.copy(), np.zeros(6),
+        np.zeros((ny, m)), np.zeros((m, m)), np.zeros(m, dtype=np.int64),
+        np.zeros((m, m), dtype=np.complex128), np.zeros(m, dtype=np.int64),
+        np.zeros((3, ny)), np.zeros((3, ny)), np.zeros((3, ny)), np.zeros(ny), np.zeros(ny),
+        np.zeros(ny), np.zeros(ny, dtype=np.complex128), atol.copy(), np.zeros(6),
     )  # fmt: skip
     work.state[ST_RTOL] = rtol
     return work
@@ -300,6 +309,5 @@ def auto_kind(method_kind, t, in_contact, onset_t, impact_time, clear_par):
 @kernel(inline="always")
 def radau_enter(work):
     """A switch from the explicit method: the kept Jacobian is of another state, drop it."""
-    if work.state.shape[0] > 0:
-        work.state[ST_JAC] = 0.0
+    work.state[ST_JAC] = 0.0
 

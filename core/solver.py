@@ -9,6 +9,7 @@ share a topology and integrator are integrated together by
 from __future__ import annotations
 
 import itertools
+import logging
 import math
 import os
 import time
@@ -23,8 +24,8 @@ from . import step_budget
 from .assembly import CP_CLR, CP_LUB, CP_RB, CP_RJ, DRIVER, ROWS, CaseArrays, Topology, assemble
 from .dynamics import AUX_ACCEL2, N_AUX, film_columns
 from .errors import CompileError, InputError, require_finite
-from .integrators import get_integrator
-from .jit import is_compile_failure
+from .integrators import KIND_RADAU, get_integrator
+from .jit import cached_signatures, is_compile_failure
 from .journal_bearing import film_grid_metrics
 from .metrics import per_joint
 from .model import Mechanism
@@ -131,6 +132,8 @@ from .stepping import (
     STATUS_TEXT,
     integrate_batch,
 )
+
+_log = logging.getLogger(__name__)
 
 SERIES_NAMES = SOLVER_SERIES  # the series registry's, in the output grid's column order
 assert len(SERIES_NAMES) == N_SER
@@ -697,6 +700,11 @@ def _integrate(
     """All cases of one group through :func:`stepping.integrate_batch`: in one call on one
     thread, else case by case from ``threads`` threads taking the next case as they finish
     (the compiled loop releases the GIL; a call costs ~20 us against ~4 ms a case)."""
+    # Radau's loop is a specialisation of its own (stepping.integrate_batch's ``implicit``),
+    # left out of the warm-up: its first use compiles it
+    implicit = True if method.kind >= KIND_RADAU else None
+    if implicit:
+        _note_implicit_compile(method.name)
     args = (
         y0,
         (topo.joint_int, topo.load_int, topo.clear_int, topo.prescribed),
@@ -708,6 +716,7 @@ def _integrate(
         arrays.gravity,
         opts,
         method.kind,
+        implicit,
         (method.a, method.b, method.e, method.c, method.dense),
         method.order,
         metrics,
@@ -730,6 +739,28 @@ def _integrate(
     with ThreadPoolExecutor(threads) as pool:
         for future in [pool.submit(work) for _ in range(threads)]:
             future.result()
+
+
+RADAU_COMPILE_TIME = "45 s"  # measured: docs/solver.md, Cold compile (44 s of CPU)
+_IMPLICIT_READY = False  # this process has run (so compiled or loaded) Radau's loop
+
+
+def _note_implicit_compile(name: str) -> None:
+    """Log once when Radau's stepping loop is about to compile: ``gapsweep warmup`` compiles
+    the explicit methods' loop only (issue 34: warm-up under a minute), so the first radau5
+    or dopri5-radau5 run on a machine waits for its own compile."""
+    global _IMPLICIT_READY
+    if _IMPLICIT_READY:
+        return
+    _IMPLICIT_READY = True
+    # argument 10 of integrate_batch is ``implicit``: None in the explicit loop's signature
+    if any(len(sig) > 10 and str(sig[10]) != "none" for sig in cached_signatures(integrate_batch)):
+        return
+    _log.warning(
+        "%s: compiling the Radau IIA stepping loop on its first use (not part of "
+        "`gapsweep warmup`; about %s on 2 cores, once per machine, then cached)",
+        name, RADAU_COMPILE_TIME,
+    )  # fmt: skip
 
 
 def named_metrics(options: SolverOptions, m: np.ndarray, y_end: np.ndarray, n: int) -> dict:

@@ -64,7 +64,6 @@ from .peak_refinement import (
 from .projection import drift, project
 from .radau import (
     RADAU_ORDER,
-    RadauWork,
     auto_kind,
     hold_step,
     make_radau_work,
@@ -240,11 +239,13 @@ def _copy(dst, src):
 @kernel(runtime=False)
 def _step(kind, t, y, f0, h, tableau, ctx, n, k, ystage, y1, err, r5, f1, wmat, piv, rw):
     """One step of the chosen method; fills ``y1``, ``err``, ``r5`` and ``f1 = f(t+h, y1)``
-    (``rw``: the Radau buffers).
+    (``rw``: the Radau buffers, None for the explicit methods).
 
     Returns (success, RHS evaluations).
     """
-    if kind == KIND_RADAU:
+    # numba prunes this branch where rw is None (make_radau_work): the explicit methods'
+    # loop neither contains nor compiles the Radau step
+    if rw is not None and kind == KIND_RADAU:
         good, ev = radau5_step(t, y, f0, h, ctx, rw, y1, err, f1, N_UNCONTROLLED)
         for i in range(r5.shape[0]):
             r5[i] = 0.0  # cubic Hermite dense output
@@ -553,8 +554,12 @@ def _event_step(
     if bisect:
         # seed 003: halve the step until delta(t + h) of every joint crossing in it lands in
         # the band past its target, never below the minimum event step
+        # np.int64(-1) and not bisect (False here), not the literals -1 and False: numba
+        # compiles a kernel once per literal argument, and find_event's three copies (one
+        # per call site) cost ~5 s of the warm-up; now the one the warm-up's helper compiles
         j2, k2, lo2, hi2 = find_event(t, y, f0, t + h, y1, f1, r5, n, model, in_contact, eps_on,
-                                      rot, ystage, -1, eps_ev, eps_ev, False)  # fmt: skip
+                                      rot, ystage, np.int64(-1), eps_ev, eps_ev,
+                                      not bisect)  # fmt: skip
         if k2 != NONE and h > 1e-7:
             if h_resume == 0.0:
                 h_resume = h
@@ -601,10 +606,11 @@ def _event_step(
                 nfev += ev
             if attempt == MAX_RELOCATE - 1:
                 break
-            # another joint's crossing inside the cut step comes first: cut there
+            # another joint's crossing inside the cut step comes first: cut there (not
+            # bisect: True here, as a bool, see above)
             j2, k2, lo2, hi2 = find_event(t, y, f0, t + h, y1, f1, r5, n, model, in_contact,
                                           eps_on, rot, ystage, joint, slack_on, slack_ex,
-                                          True)  # fmt: skip
+                                          not bisect)  # fmt: skip
             if k2 == NONE:
                 break
             joint, kind, lo, hi = j2, k2, lo2, hi2
@@ -982,11 +988,12 @@ class StepBuffers(NamedTuple):
     vpeaks: np.ndarray  # [3, n_observed] the vector probes' values at the last three step ends
     vlast: np.ndarray  # [1 + n_probes] the last point of the squares' integral: t, |values|
     was: np.ndarray  # int64 [n_clearance]: the contact state at the step's start
-    radau: RadauWork  # the implicit method's buffers (zero-sized for an explicit run)
 
 
 @kernel(inline="always")  # one site: compiled apart it re-optimised the whole loop (4 s)
-def integrate_case(y0, model, opts, method_kind, tableau, order, metrics, series, revs, y_end):
+def integrate_case(
+    y0, model, opts, method_kind, implicit, tableau, order, metrics, series, revs, y_end
+):
     """Integrate one case; fill ``metrics``, ``series`` ``[n_out, N_SER]``, ``revs``
     ``[n_rev + 1, N_REV + 2 n_clear]`` (with ``OPT_PERIOD > 0``) and ``y_end``.
 
@@ -1022,8 +1029,9 @@ def integrate_case(y0, model, opts, method_kind, tableau, order, metrics, series
         np.zeros((3, int(opts[OPT_N_PROBES]) + 2 * int(opts[OPT_N_JOINTS]))),
         np.zeros(1 + int(opts[OPT_N_PROBES])),  # the last point of the squares' integral
         np.zeros(n_clear, dtype=np.int64),  # the contact state at the step's start
-        make_radau_work(ny, 2 * n, atol, opts[OPT_RTOL], method_kind >= KIND_RADAU),
     )
+    # the Radau buffers, or None: the explicit methods' loop is compiled without them
+    rw = make_radau_work(ny, 2 * n, atol, opts[OPT_RTOL], implicit)
     # copies: the topology and tableau are shared by the batch, and cases running on other
     # cores would otherwise share their cache lines
     model = CaseModel(
@@ -1034,18 +1042,21 @@ def integrate_case(y0, model, opts, method_kind, tableau, order, metrics, series
     tableau = (tableau[0].copy(), tableau[1].copy(), tableau[2].copy(), tableau[3].copy(),
                tableau[4].copy())  # fmt: skip
     return _march(
-        y0, model, opts, method_kind, tableau, order, metrics, series, revs, y_end, buffers
+        y0, model, opts, method_kind, tableau, order, metrics, series, revs, y_end, buffers, rw
     )
 
 
 @kernel(runtime=False)
-def _march(y0, model, opts, method_kind, tableau, order, metrics, series, revs, y_end, buffers):
-    """The stepping loop of :func:`integrate_case`, on the buffers it allocated."""
+def _march(
+    y0, model, opts, method_kind, tableau, order, metrics, series, revs, y_end, buffers, rw
+):
+    """The stepping loop of :func:`integrate_case`, on the buffers it allocated; ``rw`` the
+    Radau buffers, None for an explicit method (the branches on it are pruned at compile
+    time, so this loop is two specialisations: :func:`radau.make_radau_work`)."""
     atol, inv_mass, ws, in_contact = buffers.atol, buffers.inv_mass, buffers.ws, buffers.in_contact
     approach, k, vec, peaks = buffers.approach, buffers.k, buffers.vec, buffers.peaks
     wmat, piv, onset_t = buffers.wmat, buffers.piv, buffers.onset_t
     vpeaks, was, vlast = buffers.vpeaks, buffers.was, buffers.vlast
-    rw = buffers.radau
     n = inv_mass.shape[0]
     ny = y0.shape[0]
     n_clear = in_contact.shape[0]
@@ -1142,10 +1153,12 @@ def _march(y0, model, opts, method_kind, tableau, order, metrics, series, revs, 
             budget_rhs(budget, phase, nfev - nfev_mark)
             nfev_mark = nfev
             phase = budget_phase(t, in_contact, onset_t, impact_time, model.clear_par)
-        kind_now = auto_kind(method_kind, t, in_contact, onset_t, impact_time, model.clear_par)
-        if kind_now == KIND_RADAU and step_kind != KIND_RADAU:
-            radau_enter(rw)
-        step_kind = kind_now
+        if rw is not None:  # an explicit method's step_kind stays method_kind
+            kind_now = auto_kind(method_kind, t, in_contact, onset_t, impact_time,
+                                 model.clear_par)  # fmt: skip
+            if kind_now == KIND_RADAU and step_kind != KIND_RADAU:
+                radau_enter(rw)
+            step_kind = kind_now
         step_order = RADAU_ORDER if step_kind == KIND_RADAU else order
         if steps >= max_steps:
             status = FAIL_MAX_STEPS
@@ -1179,8 +1192,8 @@ def _march(y0, model, opts, method_kind, tableau, order, metrics, series, revs, 
 
         t1 = t + h
         joint, kind, lo, hi = find_event(
-            t, y, f0, t1, y1, f1, r5, n, model, in_contact, eps_on, rot, ystage, -1, 0.0, 0.0,
-            not bisect,
+            t, y, f0, t1, y1, f1, r5, n, model, in_contact, eps_on, rot, ystage, np.int64(-1),
+            0.0, 0.0, not bisect,
         )  # fmt: skip
         if kind != NONE:
             retry, h, h_resume, ev, joint, kind = _event_step(
@@ -1289,7 +1302,9 @@ def _march(y0, model, opts, method_kind, tableau, order, metrics, series, revs, 
         else:
             h_new = _next_step(h, enorm, step_order, True, True)
             # Radau keeps its step (and LUs) unless it would grow by 1.2 (radau.hold_step)
-            h = hold_step(h, h_new) if step_kind == KIND_RADAU else h_new
+            if rw is not None and step_kind == KIND_RADAU:
+                h_new = hold_step(h, h_new)
+            h = h_new
 
     if budget_on:
         budget_rhs(budget, phase, nfev - nfev_mark)
@@ -1304,15 +1319,17 @@ def _march(y0, model, opts, method_kind, tableau, order, metrics, series, revs, 
 @kernel
 def integrate_batch(
     y0, topo, joint_par, load_par, clear_par, mass, inertia, gravity, opts, method_kind,
-    tableau, order, metrics, series, revs, y_end, status, lo, hi,
+    implicit, tableau, order, metrics, series, revs, y_end, status, lo, hi,
 ):  # fmt: skip
     """Integrate cases ``lo`` to ``hi - 1`` (leading axis of every per-case array).
 
     ``topo = (joint_int, load_int, clear_int, prescribed)`` is shared,
-    ``tableau = (a, b, e, c, dense)`` the method's coefficients. Each case writes only its
-    own rows of ``metrics``, ``series``, ``revs``, ``y_end`` and ``status``, so threads may run
-    disjoint ranges at once. (A ``prange`` over the cases did the same, but numba's
-    parallel transform of it was 11 % of the cold compile.)
+    ``tableau = (a, b, e, c, dense)`` the method's coefficients. ``implicit`` is None for the
+    explicit methods and True for Radau's (``method_kind >= KIND_RADAU``): numba compiles the
+    two as separate specialisations, the explicit one without the Radau kernels. Each case
+    writes only its own rows of ``metrics``, ``series``, ``revs``, ``y_end`` and ``status``,
+    so threads may run disjoint ranges at once. (A ``prange`` over the cases did the same,
+    but numba's parallel transform of it was 11 % of the cold compile.)
     """
     joint_int, load_int, clear_int, prescribed = topo
     for i in range(lo, hi):
@@ -1333,6 +1350,7 @@ def integrate_batch(
             model,
             opts[i],
             method_kind,
+            implicit,
             tableau,
             order,
             metrics[i],
