@@ -209,13 +209,19 @@ def large_sensitivity(summary: Mapping[str, Any], metric: str) -> Any:
     if view.design_of(summary) != "grid" or not axes or not isinstance(metric, str):
         return None
     cols = data.trend_columns(summary["id"], axes, metric)
-    keep = [i for i, v in enumerate(cols.get(metric, []))
-            if isinstance(v, (int, float)) and not isinstance(v, bool)]
-    if len(keep) < 2:
+    values = cols.get(metric, [])
+    if set(map(type, values)) <= {int, float}:
+        # every done case has the number (the usual study): the columns as read, no index
+        # list picked through per axis (100,000 cases, issue 41)
+        levels = {a: cols[a] for a in axes}
+    else:
+        keep = [i for i, v in enumerate(values)
+                if isinstance(v, (int, float)) and not isinstance(v, bool)]
+        levels = {a: [cols[a][i] for i in keep] for a in axes}
+        values = [values[i] for i in keep]
+    if len(values) < 2:
         return None
-    anova = grid_anova({a: [cols[a][i] for i in keep] for a in axes},
-                       [cols[metric][i] for i in keep])
-    return graph(sensitivity_figs.main_effects_figure(anova, metric))
+    return graph(sensitivity_figs.main_effects_figure(grid_anova(levels, values), metric))
 
 
 def grid_anova_of(detail: Mapping[str, Any], metric: str) -> dict[str, Any] | None:
