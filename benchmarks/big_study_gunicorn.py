@@ -10,7 +10,9 @@ A fresh PostgreSQL database is made, filled as ``benchmarks/big_study.py`` fills
 (rows inserted directly), served by one gunicorn gthread worker (the app of
 ``gapsweep.web.app.create_app``, accounts off: ``gapsweep.web.wsgi`` requires sign-in and
 the reads are the same), and dropped afterwards. Printed: the worker's RSS (VmRSS) after
-start, after each request, and its peak (VmHWM), in MB.
+start, after each request, and its peak (VmHWM), in MB; each request's wall time and the CPU
+time the worker and the database's backends spent on it (read from ``/proc``: this machine's
+server), which a shared machine's load stretches less than the wall time.
 
 With ``--baseline`` the same database is served first by the other checkout's gunicorn (its
 own ``.venv``, so its own reads), then by this one's, a fresh worker each, ``--repeat``
@@ -27,6 +29,7 @@ import tempfile
 import time
 import uuid
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve()
 ROOT = HERE.parents[1]
@@ -44,6 +47,26 @@ def _status_mb(pid: int, key: str) -> float:
     return float("nan")
 
 
+def _cpu_s(pid: int) -> float:
+    """A process's CPU time so far (user + system, every thread) [s]; 0 once it is gone."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _backends_cpu_s(admin: Any, database: str) -> dict[int, float]:
+    """The CPU time so far of each PostgreSQL backend serving ``database`` (pid -> s): the
+    server's side of a request, apart from the worker's (on this machine: same host)."""
+    from sqlalchemy import text
+
+    with admin.connect() as conn:
+        pids = conn.execute(text("SELECT pid FROM pg_stat_activity WHERE datname = :d"),
+                            {"d": database}).scalars().all()
+    return {pid: _cpu_s(pid) for pid in pids}
+
+
 def _worker_pid(master: int) -> int:
     for _ in range(600):
         children = Path(f"/proc/{master}/task/{master}/children").read_text().split()
@@ -53,10 +76,15 @@ def _worker_pid(master: int) -> int:
     raise RuntimeError("gunicorn started no worker")
 
 
-def measure(checkout: Path, url: str, study_id: int, csv: bool = True
+def measure(checkout: Path, url: str, study_id: int, admin: Any, csv: bool = True
             ) -> dict[str, float]:
     """Serve the database at ``url`` by ``checkout``'s gunicorn (its own .venv, so its own
-    code) and time the page's requests; the worker's RSS and each request's seconds."""
+    code) and time the page's requests: each one's wall seconds, the CPU seconds the worker
+    and the database's backends spent on it (``admin``: an engine on another database of
+    the server, to list them), the worker's RSS."""
+    from sqlalchemy.engine import make_url
+
+    database = make_url(url).database
     out: dict[str, float] = {}
     master = None
     with tempfile.TemporaryDirectory(prefix="gapsweep-gunicorn-") as folder:
@@ -85,10 +113,15 @@ def measure(checkout: Path, url: str, study_id: int, csv: bool = True
             for key, label, output, tab in STEPS:
                 if tab:
                     values[("study-tabs", "active_tab")] = tab
+                cpu, db = _cpu_s(worker), _backends_cpu_s(admin, database)
                 out[key], _ = big._tab(base, deps, output, values)
+                out[key + "_cpu"] = _cpu_s(worker) - cpu
+                out[key + "_db"] = sum(v - db.get(pid, 0.0) for pid, v
+                                       in _backends_cpu_s(admin, database).items())
                 out[key + "_rss_mb"] = _status_mb(worker, "VmRSS")
-                print(f"  {label}: {out[key]:.2f} s, worker RSS {out[key + '_rss_mb']:.0f} MB",
-                      flush=True)
+                print(f"  {label}: {out[key]:.2f} s (CPU: worker {out[key + '_cpu']:.2f} s, "
+                      f"database {out[key + '_db']:.2f} s), worker RSS "
+                      f"{out[key + '_rss_mb']:.0f} MB", flush=True)
             if csv:
                 seconds, n, _ = big._get(f"{base}/api/studies/{study_id}/cases.csv")
                 out["csv_s"] = seconds
@@ -141,7 +174,7 @@ def main() -> None:
             for side, checkout in sides:
                 print(f"{side} ({checkout}), load average {os.getloadavg()[0]:.1f}:",
                       flush=True)
-                runs[side].append(measure(checkout, url, study_id, csv))
+                runs[side].append(measure(checkout, url, study_id, admin, csv))
     finally:
         with admin.connect() as conn:
             conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
@@ -151,9 +184,13 @@ def main() -> None:
                                                            else [])
         print("| [s, best of the rounds] | baseline | new | ratio |\n|---|---|---|---|")
         for key, label in keys:
-            a = min(r[key] for r in runs["baseline"])
-            b = min(r[key] for r in runs["new"])
-            print(f"| {label} | {a:.2f} | {b:.2f} | {a / b:.1f}x |")
+            for suffix, what in (("", "wall"), ("_cpu", "worker CPU"), ("_db", "database CPU")):
+                if key + suffix not in runs["new"][0]:
+                    continue
+                a = min(r[key + suffix] for r in runs["baseline"])
+                b = min(r[key + suffix] for r in runs["new"])
+                ratio = f"{a / b:.1f}x" if b > 0 else "-"
+                print(f"| {label}: {what} | {a:.2f} | {b:.2f} | {ratio} |")
         for key, label in (("rss_peak_mb", "worker peak RSS [MB]"),):
             a = max(r[key] for r in runs["baseline"])
             b = max(r[key] for r in runs["new"])
