@@ -113,9 +113,10 @@ def large_trends(
     base = metric.removeprefix(metric_registry.RATIO)
     key, note = windows.windowed_metric(base, window)
     shown = [a for a in (x_axis, group_axis) if a]
-    cols = data.trend_columns(summary["id"], shown, key)
+    # a case's twin id only to divide by its twin's metric (a ratio)
+    cols = data.trend_columns(summary["id"], shown, key, ids=ratio)
     if key != base and not any(v is not None for v in cols.get(key, [])):
-        fallback = data.trend_columns(summary["id"], shown, base)
+        fallback = data.trend_columns(summary["id"], shown, base, ids=ratio)
         if any(v is not None for v in fallback.get(base, [])):  # run before the window
             key, cols = base, fallback
             note = (f"cases run before {windows.WINDOWS.get(window, window)} metrics: "
@@ -125,7 +126,7 @@ def large_trends(
     y = np.array([np.nan if v is None else float(v) for v in cols.get(key, [])])
     twin_metrics = {key: twin_y[next(iter(twin_y))]} if len(twin_y) == 1 else None
     if ratio and key in twins_rule.DEVIATIONS:  # 1 + the deviation each case stores
-        dev = data.trend_columns(summary["id"], [], twins_rule.DEVIATIONS[key])
+        dev = data.trend_columns(summary["id"], [], twins_rule.DEVIATIONS[key], ids=False)
         y = np.array([np.nan if v is None else 1.0 + float(v)
                       for v in dev.get(twins_rule.DEVIATIONS[key], [])])
         key = metric_registry.RATIO + key
@@ -208,7 +209,7 @@ def large_sensitivity(summary: Mapping[str, Any], metric: str) -> Any:
     axes = view.axes_of(summary)
     if view.design_of(summary) != "grid" or not axes or not isinstance(metric, str):
         return None
-    cols = data.trend_columns(summary["id"], axes, metric)
+    cols = data.trend_columns(summary["id"], axes, metric, ids=False)
     values = cols.get(metric, [])
     if set(map(type, values)) <= {int, float}:
         # every done case has the number (the usual study): the columns as read, no index
