@@ -92,12 +92,15 @@ def measure(checkout: Path, url: str, study_id: int, admin: Any, csv: bool = Tru
         port = big._free_port()
         env = {**os.environ, "GAPSWEEP_DATA": folder, "GAPSWEEP_DATABASE_URL": url}
         env.pop("GAPSWEEP_BROKER_URL", None)
+        log = open(Path(folder, "gunicorn.log"), "wb")  # noqa: SIM115 - closed below
         try:
             master = subprocess.Popen(
                 [str(checkout / ".venv" / "bin" / "gunicorn"), "--chdir", folder,
                  "bench_app:app", "--bind", f"127.0.0.1:{port}", "--workers", "1",
                  "--threads", "4", "--worker-class", "gthread", "--timeout", "600"],
-                env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                # run from the data folder: gunicorn puts its working directory on sys.path,
+                # and this checkout's folders there would shadow the baseline's own code
+                env=env, cwd=folder, stdout=subprocess.DEVNULL, stderr=log)
             worker = _worker_pid(master.pid)
             base = f"http://127.0.0.1:{port}"
             for _ in range(600):
@@ -129,10 +132,15 @@ def measure(checkout: Path, url: str, study_id: int, admin: Any, csv: bool = Tru
                       f"{_status_mb(worker, 'VmRSS'):.0f} MB", flush=True)
             out["rss_peak_mb"] = _status_mb(worker, "VmHWM")
             print(f"  worker peak RSS (VmHWM): {out['rss_peak_mb']:.0f} MB", flush=True)
+        except Exception:
+            log.flush()  # the server's side of a failed request (its traceback)
+            print(Path(folder, "gunicorn.log").read_text()[-4000:], flush=True)
+            raise
         finally:
             if master is not None:
                 master.terminate()
                 master.wait(60)
+            log.close()
     return out
 
 
