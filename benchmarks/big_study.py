@@ -223,7 +223,9 @@ def measure_one(n_cases: int, python: str) -> dict[str, Any]:
             capture_output=True, text=True).stdout.split()[-1])
         out: dict[str, Any] = {"fill_s": time.perf_counter() - t0}
         port = _free_port()
-        server = subprocess.Popen([python, "-c", SERVER, str(port)], env=env,
+        # run from the data folder: ``python -c`` puts its working directory first on
+        # sys.path, where this checkout's folders would shadow the baseline's own code
+        server = subprocess.Popen([python, "-c", SERVER, str(port)], env=env, cwd=folder,
                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         try:
             base = f"http://127.0.0.1:{port}"

@@ -326,11 +326,13 @@ def _axis_value(name: str, axis: Any) -> Any:
 
 
 def trend_columns(session: Session, *, study_id: int, axes: Sequence[str], metric: str,
-                  kind: str = "case") -> dict[str, list[Any]]:
+                  kind: str = "case", ids: bool = True) -> dict[str, list[Any]]:
     """What a figure of one metric reads, and nothing else: ``{"id", "twin_id", *axes,
     metric}`` of the study's done rows of ``kind`` in design order - each axis by its JSON
     path in ``params``, the metric from its column (or by JSON path in ``extra``). {} of
-    empty lists when the study has none."""
+    empty lists when the study has none. ``ids=False``: without ``id`` and ``twin_id`` (a
+    figure that pairs no case with its twin: two columns fewer of 100,000 rows to fetch and
+    transpose, issue 41)."""
     from .models import Study
 
     spec = session.scalar(select(Study.spec).where(Study.id == study_id)) or {}
@@ -338,11 +340,12 @@ def trend_columns(session: Session, *, study_id: int, axes: Sequence[str], metri
     value = getattr(Result, metric) if metric in METRIC_COLUMNS \
         else Result.extra[metric].as_float()
     exprs = [_axis_value(a, spec_axes.get(a)) for a in axes]
+    keys = [Case.id, Case.twin_id] if ids else []
     rows = session.connection().execute(
-        select(Case.id, Case.twin_id, *exprs, value)
+        select(*keys, *exprs, value)
         .select_from(Case).join(Result, Result.case_id == Case.id)
         .where(Case.study_id == study_id, Case.kind == kind, Case.status == "done")
         .order_by(Case.index)).all()
-    names = ["id", "twin_id", *axes, metric]
+    names = [*(["id", "twin_id"] if ids else []), *axes, metric]
     return {n: list(col) for n, col in zip(names, zip(*rows, strict=True), strict=True)} \
         if rows else {n: [] for n in names}

@@ -59,8 +59,8 @@ class ReadOperations:
         with self.sessions() as s:
             return read(s, study_id, metrics=metrics or ())
 
-    def trend_columns(self, study_id: int, axes: list[str], metric: str, kind: str = "case"
-                      ) -> dict[str, list[Any]]:
+    def trend_columns(self, study_id: int, axes: list[str], metric: str, kind: str = "case",
+                      ids: bool = True) -> dict[str, list[Any]]:
         """One metric and the axes of the study's done cases (or twins), as columns
         (:func:`gapsweep.db.case_pages.trend_columns`): what a large study's Trends draws."""
         from gapsweep.db.case_pages import trend_columns as read
@@ -68,7 +68,7 @@ class ReadOperations:
         if not _known(study_id):
             return {}
         with self.sessions() as s:
-            return read(s, study_id=study_id, axes=axes, metric=metric, kind=kind)
+            return read(s, study_id=study_id, axes=axes, metric=metric, kind=kind, ids=ids)
 
     def case_samples(self, study_id: int, question: str, **kwargs: Any) -> Any:
         """One of :mod:`gapsweep.db.case_samples`'s reads of a large study's few drawn cases

@@ -180,6 +180,31 @@ def test_the_table_by_columns_equals_the_whole_detail_where_it_reads(study):
         [c["metrics"].get("peak_slider_accel") for c in whole["cases"]]
 
 
+def test_trend_columns_are_the_whole_details_done_cases_and_ids_false_drops_only_the_ids(
+        study):
+    # the columns a large study's Trends and Sensitivity read (issue 41): each done case's
+    # axes and metric in design order, as the whole detail holds them; ids=False the same
+    # columns without id and twin_id, a column metric and an extra one, cases and twins
+    sessions, study_id = study
+    axes = ["clearance_mm", "stiffness_scale"]
+    with sessions() as s:
+        whole = study_detail(s, study_id)
+        for metric in ("peak_slider_accel", "contact_time_fraction"):
+            cols = case_pages.trend_columns(s, study_id=study_id, axes=axes, metric=metric)
+            done = [c for c in whole["cases"] if c["status"] == "done"]
+            assert cols["id"] == [c["id"] for c in done]
+            assert cols["twin_id"] == [c["twin_id"] for c in done]
+            for a in axes:
+                assert cols[a] == [c["params"][a] for c in done]
+            assert cols[metric] == [c["metrics"].get(metric) for c in done]
+            bare = case_pages.trend_columns(s, study_id=study_id, axes=axes, metric=metric,
+                                            ids=False)
+            assert bare == {k: v for k, v in cols.items() if k not in ("id", "twin_id")}
+            twins = case_pages.trend_columns(s, study_id=study_id, axes=[], metric=metric,
+                                             kind="twin", ids=False)
+            assert twins == {metric: [t["metrics"].get(metric) for t in whole["twins"]]}
+
+
 def test_the_export_command_writes_pages_as_the_whole_rows(study, tmp_path):
     from gapsweep.commands.export import write_pages, write_rows
 

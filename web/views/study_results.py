@@ -113,9 +113,10 @@ def large_trends(
     base = metric.removeprefix(metric_registry.RATIO)
     key, note = windows.windowed_metric(base, window)
     shown = [a for a in (x_axis, group_axis) if a]
-    cols = data.trend_columns(summary["id"], shown, key)
+    # a case's twin id only to divide by its twin's metric (a ratio)
+    cols = data.trend_columns(summary["id"], shown, key, ids=ratio)
     if key != base and not any(v is not None for v in cols.get(key, [])):
-        fallback = data.trend_columns(summary["id"], shown, base)
+        fallback = data.trend_columns(summary["id"], shown, base, ids=ratio)
         if any(v is not None for v in fallback.get(base, [])):  # run before the window
             key, cols = base, fallback
             note = (f"cases run before {windows.WINDOWS.get(window, window)} metrics: "
@@ -125,7 +126,7 @@ def large_trends(
     y = np.array([np.nan if v is None else float(v) for v in cols.get(key, [])])
     twin_metrics = {key: twin_y[next(iter(twin_y))]} if len(twin_y) == 1 else None
     if ratio and key in twins_rule.DEVIATIONS:  # 1 + the deviation each case stores
-        dev = data.trend_columns(summary["id"], [], twins_rule.DEVIATIONS[key])
+        dev = data.trend_columns(summary["id"], [], twins_rule.DEVIATIONS[key], ids=False)
         y = np.array([np.nan if v is None else 1.0 + float(v)
                       for v in dev.get(twins_rule.DEVIATIONS[key], [])])
         key = metric_registry.RATIO + key
@@ -208,14 +209,20 @@ def large_sensitivity(summary: Mapping[str, Any], metric: str) -> Any:
     axes = view.axes_of(summary)
     if view.design_of(summary) != "grid" or not axes or not isinstance(metric, str):
         return None
-    cols = data.trend_columns(summary["id"], axes, metric)
-    keep = [i for i, v in enumerate(cols.get(metric, []))
-            if isinstance(v, (int, float)) and not isinstance(v, bool)]
-    if len(keep) < 2:
+    cols = data.trend_columns(summary["id"], axes, metric, ids=False)
+    values = cols.get(metric, [])
+    if set(map(type, values)) <= {int, float}:
+        # every done case has the number (the usual study): the columns as read, no index
+        # list picked through per axis (100,000 cases, issue 41)
+        levels = {a: cols[a] for a in axes}
+    else:
+        keep = [i for i, v in enumerate(values)
+                if isinstance(v, (int, float)) and not isinstance(v, bool)]
+        levels = {a: [cols[a][i] for i in keep] for a in axes}
+        values = [values[i] for i in keep]
+    if len(values) < 2:
         return None
-    anova = grid_anova({a: [cols[a][i] for i in keep] for a in axes},
-                       [cols[metric][i] for i in keep])
-    return graph(sensitivity_figs.main_effects_figure(anova, metric))
+    return graph(sensitivity_figs.main_effects_figure(grid_anova(levels, values), metric))
 
 
 def grid_anova_of(detail: Mapping[str, Any], metric: str) -> dict[str, Any] | None:
