@@ -2,7 +2,8 @@
 c = 0.02 mm over ``--cycles`` revolutions in ``--steps`` profile updates, against one settled
 run of the same case without wear (the baseline). Prints per life step the cycle, the largest
 depth, the clearance, the settled peak and the motion's class, then the wall times and their
-ratio. ``python benchmarks/wear_life_cost.py [--cycles 1e7] [--steps 20] [--k 1e-16]``."""
+ratio. ``python benchmarks/wear_life_cost.py [--cycles 1e7] [--steps 20] [--k 1e-16]
+[--n-output 2401]``."""
 
 from __future__ import annotations
 
@@ -26,8 +27,11 @@ def main() -> None:
     ap.add_argument("--steps", type=int, default=20)
     ap.add_argument("--k", type=float, default=1e-16, help="k_D [m²/N]")
     ap.add_argument("--clearance-mm", type=float, default=0.02)
+    ap.add_argument("--n-output", type=int, default=2401,
+                    help="the case's n_output: (n - 1) / 4 samples a revolution, the grid the "
+                         "wear history is read on (2401: 600)")
     args = ap.parse_args()
-    new = {"clearance_mm": args.clearance_mm}
+    new = {"clearance_mm": args.clearance_mm, "n_output": args.n_output}
     simulate(new)  # compiled kernels loaded before timing
     t0 = time.perf_counter()
     simulate(new)
@@ -37,12 +41,23 @@ def main() -> None:
     cj = job.mechanism.clearance_joints[0]
     classes: list[str] = []
 
+    per_step = args.cycles / args.steps
+
     def run(profile):
         result = run_jobs([step_job(job, {0: profile})], threads=1)[0]
+        depth = float(profile.max())
+        gap = cj.clearance + depth  # the penetration bound's scale (solver.PENETRATION_BOUND)
         if not result.ok:
-            print(f"step {len(classes)}: the run failed ({result.reason}); the life ends")
+            print(f"step {len(classes)} (cycle {len(classes) * per_step:.3g}, depth "
+                  f"{depth * 1e6:.2f} um): the run failed ({result.reason}); the life ends")
             raise _Failed
         classes.append(str(result.metrics.get("motion")))
+        # as it goes, so that a life that stops still shows its steps
+        print(f"  step {len(classes) - 1}: cycle {(len(classes) - 1) * per_step:.3g}, depth "
+              f"{depth * 1e6:.2f} um, c + depth {gap * 1e6:.2f} um, max penetration "
+              f"{result.metrics['max_penetration'] * 1e6:.2f} um "
+              f"({result.metrics['max_penetration'] / gap:.2f} of it), {classes[-1]}",
+              flush=True)
         return joint_history(job, result, profile)
 
     t0 = time.perf_counter()
@@ -55,7 +70,7 @@ def main() -> None:
         return
     cost = time.perf_counter() - t0
     print(f"k_D = {args.k:g} m²/N, c = {args.clearance_mm} mm, {args.cycles:g} revolutions, "
-          f"{args.steps} steps")
+          f"{args.steps} steps, n_output {args.n_output}")
     print(f"{'cycle':>10} {'depth um':>9} {'c um':>7} {'peak m/s2':>10}  motion")
     for i, cycle in enumerate(life.cycle):
         print(f"{cycle:10.3g} {life.max_depth[i] * 1e6:9.2f} "
