@@ -219,6 +219,22 @@ def test_penetration_past_the_worn_clearance_still_fails():
     assert t_fail[0] == pytest.approx(t_fail[1], rel=1e-6)
 
 
+def test_journal_striking_a_groove_may_sink_past_the_unworn_clearance():
+    """The slider-crank's grooves (docs/wear.md): Reye-shaped each way along the stroke, 2c
+    deep, 0 across it. The first impacts land in a groove and sink the journal deeper than c
+    into its worn wall, within c + h_max: the run goes on; a contact soft enough to sink it
+    past c + h_max fails with the solver's message."""
+    c = BOUND["clearance_mm"] * 1e-3
+    theta = node_angles(360)
+    groove = np.maximum((c + WORN_BY) * np.abs(np.cos(theta)) - c, 0.0)
+    hard, soft = (_worn(to_job(SliderCrankCase.from_mapping({**BOUND, "stiffness": k})), groove)
+                  for k in (2e11, 1e10))
+    a, b = run_jobs([hard, soft], threads=1)
+    assert a.ok, a.reason
+    assert c < a.metrics["max_penetration"] < c + WORN_BY
+    assert b.status == "failed" and b.reason.startswith("penetration exceeded its bound")
+
+
 def test_life_through_the_solver():
     """A short life of the reference slider-crank at 0.02 mm: the volume is k_D x the life's
     sliding work (the profile barely changes at this k_D, so each step's work is the new
