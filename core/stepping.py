@@ -639,7 +639,7 @@ def _step_end_peaks(
     journal passing through the wall, not a validity test of Hertz (the new joint's first
     impact at c = 0.02 mm is already 0.6 c deep), and its scale is the free flight the hole
     allows, which sets how hard the journal arrives: a worn hole's whole gap, c + h_max,
-    wherever on the wall it lands (docs/wear.md, "The bound on a worn hole")."""
+    wherever on the wall it lands (docs/wear.md, "The penetration bound on a worn hole")."""
     clear_par = model.clear_par
     xc[0] = observe(f1, n, probe, ws, 0)
     xc[1] = observe(f1, n, probe, ws, 1)
