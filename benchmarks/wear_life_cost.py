@@ -29,19 +29,29 @@ def unseen_overlap(profile: np.ndarray, clearance: float) -> float:
     return float(reach.max())
 
 
-def unseen_in_window(step, profile: np.ndarray, clearance: float) -> tuple[float, float]:
-    """Over ``step``'s settled window (a :class:`WearStep` on ``profile``): the share of its
-    samples where the deepest node interferes more than 1 um past what the contact reads,
-    max(delta, 0), and the largest such excess [m]."""
+def unseen_in_window(step, result, profile: np.ndarray, clearance: float,
+                     refine: int = 8) -> tuple[float, float, float]:
+    """Over ``step``'s settled window (a :class:`WearStep` of ``result``, a run on
+    ``profile`` ``[N]`` [m]): the journal's deepest overlap with the worn wall, max over theta
+    of ``e . u(theta) - c - h(theta)`` (the Winkler model's first-order interference) on
+    ``refine`` angles a node (h linear between nodes), against the penetration the contact
+    read (the solver's ``penetration``). Returns the share of the samples where the deepest
+    overlap is more than 1 um past max(read, 0), the largest such excess [m], and the
+    largest |deepest - read| [m] over the samples in contact."""
     h = step.history
-    theta = node_angles(profile.shape[0])
-    delta = np.maximum(h.ecc - clearance - depth_at(profile, h.theta), 0.0)
-    excess = np.empty_like(delta)
-    for i in range(0, delta.size, 2000):  # rows x nodes in chunks: a chaotic window is long
+    t = np.asarray(result.series["t"])
+    read = np.interp(h.t, t, np.asarray(result.series["penetration"]))
+    theta = np.arange(profile.shape[0] * refine) * (2.0 * np.pi / (profile.shape[0] * refine))
+    wall = depth_at(profile, theta)
+    deepest = np.empty_like(read)
+    for i in range(0, read.size, 2000):  # rows x angles in chunks: a chaotic window is long
         g = (h.ecc[i:i + 2000, None] * np.cos(theta[None, :] - h.theta[i:i + 2000, None])
-             - clearance - profile[None, :])
-        excess[i:i + 2000] = g.max(axis=1) - delta[i:i + 2000]
-    return float(np.mean(excess > 1e-6)), float(excess.max())
+             - clearance - wall[None, :])
+        deepest[i:i + 2000] = g.max(axis=1)
+    excess = deepest - np.maximum(read, 0.0)
+    touch = read > 0.0
+    gap = float(np.abs(deepest - read)[touch].max()) if touch.any() else 0.0
+    return float(np.mean(excess > 1e-6)), float(excess.max()), gap
 
 
 class _Failed(Exception):  # noqa: N818 - a signal, not an error
@@ -80,15 +90,16 @@ def main() -> None:
             raise _Failed
         classes.append(str(result.metrics.get("motion")))
         step = joint_history(job, result, profile)
-        share, most = unseen_in_window(step, profile, cj.clearance)
+        share, most, gap_read = unseen_in_window(step, result, profile, cj.clearance)
         # as it goes, so that a life that stops still shows its steps
         print(f"  step {len(classes) - 1}: cycle {(len(classes) - 1) * per_step:.3g}, depth "
               f"{depth * 1e6:.2f} um, c + depth {gap * 1e6:.2f} um, max penetration "
               f"{result.metrics['max_penetration'] * 1e6:.2f} um "
               f"({result.metrics['max_penetration'] / gap:.2f} of it), unseen overlap "
               f"{unseen_overlap(profile, cj.clearance) * 1e6:.1f} um (in the settled window "
-              f"> 1 um at {share:.0%} of the samples, largest {most * 1e6:.1f} um), "
-              f"{classes[-1]}", flush=True)
+              f"> 1 um at {share:.0%} of the samples, largest {most * 1e6:.1f} um; "
+              f"|deepest - read| in contact up to {gap_read * 1e6:.2f} um), {classes[-1]}",
+              flush=True)
         return step
 
     t0 = time.perf_counter()
