@@ -2,18 +2,56 @@
 c = 0.02 mm over ``--cycles`` revolutions in ``--steps`` profile updates, against one settled
 run of the same case without wear (the baseline). Prints per life step the cycle, the largest
 depth, the clearance, the settled peak and the motion's class, then the wall times and their
-ratio. ``python benchmarks/wear_life_cost.py [--cycles 1e7] [--steps 20] [--k 1e-16]``."""
+ratio. ``python benchmarks/wear_life_cost.py [--cycles 1e7] [--steps 20] [--k 1e-16]
+[--n-output 2401]``."""
 
 from __future__ import annotations
 
 import argparse
 import time
 
+import numpy as np
 from gapsweep.core.cases import SliderCrankCase
 from gapsweep.core.simulation import simulate, to_job
 from gapsweep.core.solver import run_jobs
-from gapsweep.core.wear import wear_life
+from gapsweep.core.wear import depth_at, node_angles, wear_life
 from gapsweep.core.wear_life import joint_history, step_job
+
+
+def unseen_overlap(profile: np.ndarray, clearance: float) -> float:
+    """The deepest interference [m] the line-of-centres contact does not see on ``profile``
+    ``[N]`` [m]: a journal on the model's wall ``|e| = c + h(theta_e)`` overlaps the worn wall
+    at theta by ``e . u(theta) - c - h(theta)`` (the Winkler model's first-order
+    interference); the largest over theta_e and theta (docs/wear.md, "The worn bearing")."""
+    theta = node_angles(profile.shape[0])
+    r = clearance + profile
+    reach = (r[:, None] * np.cos(theta[None, :] - theta[:, None])) - clearance - profile[None, :]
+    return float(reach.max())
+
+
+def unseen_in_window(step, result, profile: np.ndarray, clearance: float,
+                     refine: int = 8) -> tuple[float, float, float]:
+    """Over ``step``'s settled window (a :class:`WearStep` of ``result``, a run on
+    ``profile`` ``[N]`` [m]): the journal's deepest overlap with the worn wall, max over theta
+    of ``e . u(theta) - c - h(theta)`` (the Winkler model's first-order interference) on
+    ``refine`` angles a node (h linear between nodes), against the penetration the contact
+    read (the solver's ``penetration``). Returns the share of the samples where the deepest
+    overlap is more than 1 um past max(read, 0), the largest such excess [m], and the
+    largest |deepest - read| [m] over the samples in contact."""
+    h = step.history
+    t = np.asarray(result.series["t"])
+    read = np.interp(h.t, t, np.asarray(result.series["penetration"]))
+    theta = np.arange(profile.shape[0] * refine) * (2.0 * np.pi / (profile.shape[0] * refine))
+    wall = depth_at(profile, theta)
+    deepest = np.empty_like(read)
+    for i in range(0, read.size, 2000):  # rows x angles in chunks: a chaotic window is long
+        g = (h.ecc[i:i + 2000, None] * np.cos(theta[None, :] - h.theta[i:i + 2000, None])
+             - clearance - wall[None, :])
+        deepest[i:i + 2000] = g.max(axis=1)
+    excess = deepest - np.maximum(read, 0.0)
+    touch = read > 0.0
+    gap = float(np.abs(deepest - read)[touch].max()) if touch.any() else 0.0
+    return float(np.mean(excess > 1e-6)), float(excess.max()), gap
 
 
 class _Failed(Exception):  # noqa: N818 - a signal, not an error
@@ -26,8 +64,11 @@ def main() -> None:
     ap.add_argument("--steps", type=int, default=20)
     ap.add_argument("--k", type=float, default=1e-16, help="k_D [m²/N]")
     ap.add_argument("--clearance-mm", type=float, default=0.02)
+    ap.add_argument("--n-output", type=int, default=2401,
+                    help="the case's n_output: (n - 1) / 4 samples a revolution, the grid the "
+                         "wear history is read on (2401: 600)")
     args = ap.parse_args()
-    new = {"clearance_mm": args.clearance_mm}
+    new = {"clearance_mm": args.clearance_mm, "n_output": args.n_output}
     simulate(new)  # compiled kernels loaded before timing
     t0 = time.perf_counter()
     simulate(new)
@@ -37,13 +78,29 @@ def main() -> None:
     cj = job.mechanism.clearance_joints[0]
     classes: list[str] = []
 
+    per_step = args.cycles / args.steps
+
     def run(profile):
         result = run_jobs([step_job(job, {0: profile})], threads=1)[0]
+        depth = float(profile.max())
+        gap = cj.clearance + depth  # the penetration bound's scale (solver.PENETRATION_BOUND)
         if not result.ok:
-            print(f"step {len(classes)}: the run failed ({result.reason}); the life ends")
+            print(f"step {len(classes)} (cycle {len(classes) * per_step:.3g}, depth "
+                  f"{depth * 1e6:.2f} um): the run failed ({result.reason}); the life ends")
             raise _Failed
         classes.append(str(result.metrics.get("motion")))
-        return joint_history(job, result, profile)
+        step = joint_history(job, result, profile)
+        share, most, gap_read = unseen_in_window(step, result, profile, cj.clearance)
+        # as it goes, so that a life that stops still shows its steps
+        print(f"  step {len(classes) - 1}: cycle {(len(classes) - 1) * per_step:.3g}, depth "
+              f"{depth * 1e6:.2f} um, c + depth {gap * 1e6:.2f} um, max penetration "
+              f"{result.metrics['max_penetration'] * 1e6:.2f} um "
+              f"({result.metrics['max_penetration'] / gap:.2f} of it), unseen overlap "
+              f"{unseen_overlap(profile, cj.clearance) * 1e6:.1f} um (in the settled window "
+              f"> 1 um at {share:.0%} of the samples, largest {most * 1e6:.1f} um; "
+              f"|deepest - read| in contact up to {gap_read * 1e6:.2f} um), {classes[-1]}",
+              flush=True)
+        return step
 
     t0 = time.perf_counter()
     try:
@@ -55,7 +112,7 @@ def main() -> None:
         return
     cost = time.perf_counter() - t0
     print(f"k_D = {args.k:g} m²/N, c = {args.clearance_mm} mm, {args.cycles:g} revolutions, "
-          f"{args.steps} steps")
+          f"{args.steps} steps, n_output {args.n_output}")
     print(f"{'cycle':>10} {'depth um':>9} {'c um':>7} {'peak m/s2':>10}  motion")
     for i, cycle in enumerate(life.cycle):
         print(f"{cycle:10.3g} {life.max_depth[i] * 1e6:9.2f} "

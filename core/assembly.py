@@ -99,11 +99,13 @@ N_LOAD_PAR = LP_TABLE + 2 * N_TABLE
     CP_VISC,
     CP_LEN,
     CP_WN,
-) = range(24)
-N_CLEAR_PAR = 24
+    CP_WMAX,
+) = range(25)
+N_CLEAR_PAR = 25
 # a worn bearing's profile (design.md 4.12): CP_WN = its node count (0: the circular hole),
-# the depths h_i [m] follow the row's N_CLEAR_PAR fixed columns (core/wear.py); rows of one
-# batch are padded with zeros to the widest profile
+# CP_WMAX its largest depth [m] (the worn clearance is c + CP_WMAX: the penetration bound's
+# scale, stepping._step_end_peaks), the depths h_i [m] follow the row's N_CLEAR_PAR fixed
+# columns (core/wear.py); rows of one batch are padded with zeros to the widest profile
 CP_WPROF = N_CLEAR_PAR
 
 
@@ -397,6 +399,7 @@ def clearance_parameters(cj: ClearanceJoint) -> np.ndarray:
     profile = np.asarray(cj.wear_profile, dtype=float)
     row = np.zeros(N_CLEAR_PAR + profile.size)
     row[CP_WN] = profile.size
+    row[CP_WMAX] = max(float(profile.max()), 0.0) if profile.size else 0.0
     row[CP_WPROF:] = profile
     row[CP_SBX], row[CP_SBY] = cj.bearing_point
     row[CP_SJX], row[CP_SJY] = cj.journal_point

@@ -146,7 +146,8 @@ assert len(JOINT_SERIES) == N_SJ
 ONSET_THRESHOLD = 1e-12  # [m] penetration that starts a contact (design.md 1.4)
 EVENT_BAND = 1e-9  # [m] accepted overshoot of the seed-003 step-halving event scheme
 PENETRATION_BOUND = 1.0  # a case stops when penetration exceeds this fraction of c: the
-# contact law has then left any validity (at c = 0.02 mm the first impact reaches ~0.6 c)
+# contact law has then left any validity (at c = 0.02 mm the first impact reaches ~0.6 c);
+# of c + h_max on a worn hole, the gap the journal crosses (stepping._step_end_peaks)
 MAX_STEPS = 5_000_000
 # [s] the first part of every contact that counts as impact, the rest as continuous contact
 # (share_impact / share_contact): 4x the ~50 us an impact lasts on the reference mechanism

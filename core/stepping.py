@@ -23,7 +23,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .assembly import ROWS, CaseModel
+from .assembly import CP_RB, CP_RJ, CP_WMAX, ROWS, CaseModel
 from .dynamics import (
     AUX_ACCEL2,
     AUX_DAMPING,
@@ -639,7 +639,13 @@ def _step_end_peaks(
     the observed peaks ``xc`` (acceleration, contact force, penetration), the driver torque,
     the kinetic energy and the balance residual, into ``metrics`` and revolution ``kr``'s
     row of ``revs``. Returns False, recording nothing, if a joint in contact has sunk past
-    the penetration bound."""
+    the penetration bound: ``OPT_PEN_BOUND`` times the joint's worn clearance c + h_max (c
+    for the circular hole; design.md 4.12). The penetration is the one the contact law
+    reads, into the worn wall under the line of centres; the bound is a guard against a
+    journal passing through the wall, not a validity test of Hertz (the new joint's first
+    impact at c = 0.02 mm is already 0.6 c deep), and its scale is the free flight the hole
+    allows, which sets how hard the journal arrives: a worn hole's whole gap, c + h_max,
+    wherever on the wall it lands (docs/wear.md, "The penetration bound on a worn hole")."""
     clear_par = model.clear_par
     xc[0] = observe(f1, n, probe, ws, 0)
     xc[1] = observe(f1, n, probe, ws, 1)
@@ -650,7 +656,8 @@ def _step_end_peaks(
         # a joint whose onset ends this step is in contact from here on
         if in_contact[j] or (kind == ONSET and joint == j):
             xc[2] = max(xc[2], diag[j, D_DELTA])
-            if diag[j, D_DELTA] > opts[OPT_PEN_BOUND] * (clear_par[j, 4] - clear_par[j, 5]):
+            gap = clear_par[j, CP_RB] - clear_par[j, CP_RJ] + clear_par[j, CP_WMAX]
+            if diag[j, D_DELTA] > opts[OPT_PEN_BOUND] * gap:
                 ok = False
         else:
             metrics[M_FREE_PEN] = max(metrics[M_FREE_PEN], diag[j, D_DELTA])

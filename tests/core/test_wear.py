@@ -183,6 +183,58 @@ def test_evenly_worn_hole_is_a_larger_clearance():
     assert a.metrics["impacts"] == b.metrics["impacts"]
 
 
+# the bound on a worn hole: c = 0.02 mm worn evenly by 0.04 mm against a new hole of 0.06 mm,
+# frictionless with one stiffness (as above); the hard K puts the deepest impact between c and
+# c + D, the soft one past c + D (both asserted, so the test shows the regime it claims)
+BOUND = {"t_end": 0.004, "friction": 0.0, "clearance_mm": 0.02}
+WORN_BY = 0.04e-3
+
+
+def _worn_and_wide(stiffness):
+    base = {**BOUND, "stiffness": stiffness}
+    worn = _worn(to_job(SliderCrankCase.from_mapping(base)), np.full(90, WORN_BY))
+    wide = to_job(SliderCrankCase.from_mapping({**base, "clearance_mm": 0.06}))
+    return run_jobs([worn, wide], threads=1)
+
+
+def test_penetration_bound_is_the_worn_clearance():
+    """A journal that strikes the worn wall deeper than the unworn clearance c but within
+    c + h_max is a legitimate impact of the wider hole: the worn joint runs as the new hole
+    of clearance c + D does, bound included (before, the bound was c and the run failed)."""
+    a, b = _worn_and_wide(2e11)
+    assert a.ok and b.ok, (a.reason, b.reason)
+    c = BOUND["clearance_mm"] * 1e-3
+    assert c < a.metrics["max_penetration"] < c + WORN_BY
+    for key in ("peak_slider_accel", "peak_contact_force", "max_penetration"):
+        assert a.metrics[key] == pytest.approx(b.metrics[key], rel=1e-6)
+
+
+def test_penetration_past_the_worn_clearance_still_fails():
+    """A contact soft enough that the journal sinks past c + h_max fails the worn joint with
+    the solver's message, at the time the new hole of clearance c + D fails."""
+    a, b = _worn_and_wide(1e10)
+    for r in (a, b):
+        assert r.status == "failed" and r.reason.startswith("penetration exceeded its bound")
+    t_fail = [float(r.reason.rsplit("t = ", 1)[1].split()[0]) for r in (a, b)]
+    assert t_fail[0] == pytest.approx(t_fail[1], rel=1e-6)
+
+
+def test_journal_striking_a_groove_may_sink_past_the_unworn_clearance():
+    """The slider-crank's grooves (docs/wear.md): Reye-shaped each way along the stroke, 2c
+    deep, 0 across it. The first impacts land in a groove and sink the journal deeper than c
+    into its worn wall, within c + h_max: the run goes on; a contact soft enough to sink it
+    past c + h_max fails with the solver's message."""
+    c = BOUND["clearance_mm"] * 1e-3
+    theta = node_angles(360)
+    groove = np.maximum((c + WORN_BY) * np.abs(np.cos(theta)) - c, 0.0)
+    hard, soft = (_worn(to_job(SliderCrankCase.from_mapping({**BOUND, "stiffness": k})), groove)
+                  for k in (2e11, 1e10))
+    a, b = run_jobs([hard, soft], threads=1)
+    assert a.ok, a.reason
+    assert c < a.metrics["max_penetration"] < c + WORN_BY
+    assert b.status == "failed" and b.reason.startswith("penetration exceeded its bound")
+
+
 def test_life_through_the_solver():
     """A short life of the reference slider-crank at 0.02 mm: the volume is k_D x the life's
     sliding work (the profile barely changes at this k_D, so each step's work is the new
