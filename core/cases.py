@@ -20,7 +20,7 @@ from .contact_stiffness import STIFFNESS_MODELS, sphere_only_fields
 from .errors import InputError, require_finite
 from .friction_laws import FRICTION_LAWS
 from .journal_bearing import LUBRICATION
-from .solver import ROSENBROCK_CONTACT, SolverOptions
+from .solver import ROSENBROCK_CONTACT, SolverOptions, case_options, option_default
 from .wear import WearParams
 
 TEMPLATES = ("flores", "seed002", "crank-rod")
@@ -31,8 +31,7 @@ INITIAL = ("centred", "wall", "run-up")
 # chaos at c = 0.1 mm, which never settles; 80 revolutions also give the 0-1 test 40 section
 # points in the second half (it needs 32, core/motion.py).
 MAX_REVOLUTIONS = 80
-SETTLE_TOLERANCE = 1e-3  # of the clearance: 20 nm at c = 0.02 mm; the issue measured a
-# settled spread of 4e-7 c at 0.02 mm and a scattered 4e-2 c at 0.1 mm
+SETTLE_TOLERANCE = option_default("settle_tolerance")  # of the clearance (core/solver.py)
 T_END_ALLOWED = "0 (until settled) or in (0, 100] s"
 SAMPLES_PER_REVOLUTION_DIVISOR = 4  # adaptive runs: (n_output - 1) / 4 samples a revolution
 # Adaptive runs keep the first revolution and a ring of the last SPECTRUM_REVOLUTIONS whole
@@ -63,7 +62,8 @@ class SliderCrankCase:
     """One case of the slider-crank with a revolute clearance joint.
 
     Defaults are Flores et al.'s reference case (design.md 1.3) at the classic 0.5 mm.
-    Solver fields (``rtol`` ...) have measured defaults; see the README.
+    Solver fields (``rtol`` ... ``refine_peaks``: ``CASE_OPTIONS``) take their defaults and
+    units from :class:`SolverOptions` (core/solver.py), measured; see the README.
     """
 
     template: str = "flores"  # flores | seed002 | crank-rod (clearance at the crank pin)
@@ -110,25 +110,27 @@ class SliderCrankCase:
     initial: str = "centred"
     run_up_revolutions: float = 2.0  # crank revolutions of the run-up ramp
     max_revolutions: int = MAX_REVOLUTIONS  # the cap of a run of adaptive length
-    transient_revolutions: int = 0  # revolutions before the settled window; 0: found
+    # revolutions before the settled window; 0: found
+    transient_revolutions: int = option_default("transient_revolutions")
     settle_tolerance: float = SETTLE_TOLERANCE  # of the clearance: the section's periodicity
     # other starts to run the case from as well ("wall,run-up", or "all"): the spread of the
     # settled motion between them (start_spread, start_dependent)
     starts: str = ""
-    integrator: str = "dopri5"
-    rtol: float = 1e-6
-    atol: float = 1e-10  # positions [m]; velocities get atol / 1e-3 s
-    max_step: float = math.inf  # [s]
-    contact_max_step: float = math.inf  # [s], only while in contact (seed 002)
-    initial_step: float = 1e-6  # [s]
-    event_location: str = "root"  # root (Illinois on dense output) | bisect (seed 003)
-    stabilization: str = "projection"  # projection | baumgarte | none
-    baumgarte_alpha: float = 5.0  # [1/s]
-    baumgarte_beta: float = 5.0  # [1/s]
+    # CASE_OPTIONS, handed to SolverOptions as they are (defaults and units there)
+    integrator: str = option_default("integrator")
+    rtol: float = option_default("rtol")
+    atol: float = option_default("atol")  # positions [m]; velocities get atol / 1e-3 s
+    max_step: float = option_default("max_step")  # [s]
+    contact_max_step: float = option_default("contact_max_step")  # [s], in contact (seed 002)
+    initial_step: float = option_default("initial_step")  # [s]
+    event_location: str = option_default("event_location")  # root | bisect (seed 003)
+    stabilization: str = option_default("stabilization")  # projection | baumgarte | none
+    baumgarte_alpha: float = option_default("baumgarte_alpha")  # [1/s]
+    baumgarte_beta: float = option_default("baumgarte_beta")  # [1/s]
     # stored samples on a uniform grid (metrics use every step); a run until settled keeps
     # (n_output - 1) / 4 a revolution over its first and its last 32 revolutions
-    n_output: int = 2401
-    refine_peaks: bool = True
+    n_output: int = option_default("n_output")
+    refine_peaks: bool = option_default("refine_peaks")
     # wear over the joint's life (design.md 4.12, core/wear.py): Archard's k_D [m²/N] (0: no
     # wear), the life in crank revolutions (no default: required with k_D), the profile
     # updates over it and the points of the bearing's profile
@@ -334,18 +336,7 @@ class SliderCrankCase:
             settle_tolerance=self.settle_tolerance,
             section_length=self.clearance_mm * 1e-3,
             transient_revolutions=self.transient_revolutions,
-            integrator=self.integrator,
-            rtol=self.rtol,
-            atol=self.atol,
-            max_step=self.max_step,
-            contact_max_step=self.contact_max_step,
-            initial_step=self.initial_step,
-            event_location=self.event_location,
-            stabilization=self.stabilization,
-            baumgarte_alpha=self.baumgarte_alpha,
-            baumgarte_beta=self.baumgarte_beta,
-            n_output=self.n_output,
-            refine_peaks=self.refine_peaks,
+            **case_options(self),
         )
 
 

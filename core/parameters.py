@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import InputError
+from .solver import CASE_OPTIONS
 
 # kinds: what part of a case a parameter describes
 MODEL = "model"  # the mechanism and its loads: geometry, masses, speed, gravity
@@ -121,6 +122,29 @@ WEAR = (
     Parameter("wear_nodes", JOINT, "Wear profile points", symbol="wear nodes"),
 )
 
+# The solver options every case type carries (core/solver.py CASE_OPTIONS, the names and
+# order; their defaults are SolverOptions'): the label, kind and unit of each. A name of
+# CASE_OPTIONS without an entry here fails at import.
+_OPTION_ENTRIES = {p.name: p for p in (
+    Parameter("integrator", SOLVER, "Integrator", symbol="integrator"),
+    Parameter("rtol", SOLVER, "Relative tolerance", symbol="rtol"),
+    Parameter("atol", SOLVER, "Absolute tolerance", symbol="atol", **_si("m")),
+    Parameter("max_step", SOLVER, "Max step", symbol="max step", **_si("s")),
+    # only while a clearance joint is in contact, and an ideal run has no contact
+    Parameter("contact_max_step", SOLVER, "Max step in contact", symbol="contact step",
+              ideal_reads=False, **_si("s")),
+    Parameter("initial_step", SOLVER, "Initial step", symbol="h0", **_si("s")),
+    # an ideal run has no contact events to locate
+    Parameter("event_location", SOLVER, "Contact event location", symbol="event location",
+              ideal_reads=False),
+    Parameter("stabilization", SOLVER, "Constraint stabilization", symbol="stabilization"),
+    Parameter("baumgarte_alpha", SOLVER, "Baumgarte alpha", symbol="α", **_si("1/s")),
+    Parameter("baumgarte_beta", SOLVER, "Baumgarte beta", symbol="β", **_si("1/s")),
+    Parameter("n_output", OUTPUT, "Stored samples", symbol="samples"),
+    Parameter("refine_peaks", OUTPUT, "Refine peaks between steps", symbol="refine"),
+)}
+CASE_SOLVER_OPTIONS = tuple(_OPTION_ENTRIES[name] for name in CASE_OPTIONS)
+
 #: model name -> its parameters (the order a listing shows; the case dataclass gives defaults)
 REGISTRY: dict[str, tuple[Parameter, ...]] = {
     "slider-crank": (
@@ -166,22 +190,7 @@ REGISTRY: dict[str, tuple[Parameter, ...]] = {
                   symbol="transient"),
         Parameter("settle_tolerance", OUTPUT, "Settling tolerance (of c)",
                   symbol="settle tol"),
-        Parameter("integrator", SOLVER, "Integrator", symbol="integrator"),
-        Parameter("rtol", SOLVER, "Relative tolerance", symbol="rtol"),
-        Parameter("atol", SOLVER, "Absolute tolerance", symbol="atol", **_si("m")),
-        Parameter("max_step", SOLVER, "Max step", symbol="max step", **_si("s")),
-        # only while a clearance joint is in contact, and an ideal run has no contact
-        Parameter("contact_max_step", SOLVER, "Max step in contact", symbol="contact step",
-                  ideal_reads=False, **_si("s")),
-        Parameter("initial_step", SOLVER, "Initial step", symbol="h0", **_si("s")),
-        # an ideal run has no contact events to locate
-        Parameter("event_location", SOLVER, "Contact event location", symbol="event location",
-                  ideal_reads=False),
-        Parameter("stabilization", SOLVER, "Constraint stabilization", symbol="stabilization"),
-        Parameter("baumgarte_alpha", SOLVER, "Baumgarte alpha", symbol="α", **_si("1/s")),
-        Parameter("baumgarte_beta", SOLVER, "Baumgarte beta", symbol="β", **_si("1/s")),
-        Parameter("n_output", OUTPUT, "Stored samples", symbol="samples"),
-        Parameter("refine_peaks", OUTPUT, "Refine peaks between steps", symbol="refine"),
+        *CASE_SOLVER_OPTIONS,
         *WEAR,
     ),
     "cantilever": (
@@ -235,10 +244,7 @@ REGISTRY["mechanism"] = (
     Parameter("mechanism", MODEL, "Mechanism", symbol="mechanism"),
     *(_SLIDER_CRANK[n] for n in (
         "t_end", "ideal", "initial", "run_up_revolutions", "max_revolutions",
-        "transient_revolutions", "settle_tolerance", "starts", "integrator", "rtol", "atol",
-        "max_step",
-        "contact_max_step", "initial_step", "event_location", "stabilization",
-        "baumgarte_alpha", "baumgarte_beta", "n_output", "refine_peaks")),
+        "transient_revolutions", "settle_tolerance", "starts", *CASE_OPTIONS)),
 )
 
 

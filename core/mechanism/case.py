@@ -54,6 +54,8 @@ from ..solver import (
     Progress,
     SolverOptions,
     VectorProbe,
+    case_options,
+    option_default,
     run_jobs,
 )
 from ..wear import WearParams
@@ -81,21 +83,23 @@ class MechanismCase:
     initial: str = "centred"
     run_up_revolutions: float = 2.0  # driver revolutions of the run-up ramp (the slider-crank's)
     max_revolutions: int = MAX_REVOLUTIONS  # the cap of a run until settled
-    transient_revolutions: int = 0  # revolutions before the settled window; 0: found
+    # revolutions before the settled window; 0: found
+    transient_revolutions: int = option_default("transient_revolutions")
     settle_tolerance: float = SETTLE_TOLERANCE  # of the smallest clearance
     starts: str = ""  # other starts to run the case from as well ("wall,run-up", or "all")
-    integrator: str = "dopri5"
-    rtol: float = 1e-6
-    atol: float = 1e-10
-    max_step: float = math.inf
-    contact_max_step: float = math.inf
-    initial_step: float = 1e-6
-    event_location: str = "root"
-    stabilization: str = "projection"
-    baumgarte_alpha: float = 5.0
-    baumgarte_beta: float = 5.0
-    n_output: int = 2401
-    refine_peaks: bool = True
+    # CASE_OPTIONS, handed to SolverOptions as they are (defaults and units there)
+    integrator: str = option_default("integrator")
+    rtol: float = option_default("rtol")
+    atol: float = option_default("atol")  # positions [m]
+    max_step: float = option_default("max_step")  # [s]
+    contact_max_step: float = option_default("contact_max_step")  # [s]
+    initial_step: float = option_default("initial_step")  # [s]
+    event_location: str = option_default("event_location")
+    stabilization: str = option_default("stabilization")
+    baumgarte_alpha: float = option_default("baumgarte_alpha")  # [1/s]
+    baumgarte_beta: float = option_default("baumgarte_beta")  # [1/s]
+    n_output: int = option_default("n_output")
+    refine_peaks: bool = option_default("refine_peaks")
 
     @classmethod
     def from_mapping(cls, values: Mapping[str, Any]) -> MechanismCase:
@@ -268,13 +272,9 @@ class MechanismCase:
         period = self.spec.period
         observed = {"probes": self.probes(), "traces": self.traces(),
                     "observe_joints": not self.ideal and bool(self.spec.clearance_joints)}
-        common = dict(
-            integrator=self.integrator, rtol=self.rtol, atol=self.atol,
-            max_step=self.max_step, contact_max_step=self.contact_max_step,
-            initial_step=self.initial_step, event_location=self.event_location,
-            stabilization=self.stabilization, baumgarte_alpha=self.baumgarte_alpha,
-            baumgarte_beta=self.baumgarte_beta, refine_peaks=self.refine_peaks, **observed,
-        )
+        # n_output: as given, or re-gridded by a run until settled (below)
+        common = {k: v for k, v in case_options(self).items() if k != "n_output"}
+        common.update(observed)
         if math.isnan(period):  # no driver (design.md 4.13): it moves for t_end, no sections
             if self.adaptive:
                 raise InputError("t_end", self.t_end, "a duration > 0 s: a mechanism without a "
