@@ -6,6 +6,8 @@ metrics from a seeded generator, ties in ``impacts`` included."""
 from __future__ import annotations
 
 import random
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from gapsweep.db.models import METRIC_COLUMNS, Case, Result, Study, utcnow
@@ -73,3 +75,25 @@ def metrics(rng: random.Random) -> dict[str, Any]:
     out["impacts_steady"] = rng.randrange(2)
     out["extra"] = {"contact_time_fraction": rng.random(), "energy_balance_error": 1e-6}
     return out
+
+
+@contextmanager
+def big_app(kind: str, tmp_path: Any, monkeypatch: Any,
+            fill: Callable[[Any], int]) -> Iterator[tuple[Any, int]]:
+    """An app over a new database of ``kind`` ("sqlite" or "postgresql") that ``fill`` fills
+    through the archive's session factory: ``(archive, fill's study id)``; a PostgreSQL
+    database is dropped after (its connections closed first)."""
+    from archive_fixtures import make_archive
+
+    from support.database_fixtures import create_postgres_database, drop_postgres_database
+
+    url = create_postgres_database() if kind == "postgresql" else None
+    try:
+        archive = make_archive(tmp_path, monkeypatch, database_url=url)
+        yield archive, fill(archive.sessions)
+    finally:
+        if url:
+            from gapsweep.web import context
+
+            archive.app.server.extensions[context.EXTENSION].sessions.kw["bind"].dispose()
+            drop_postgres_database(url)

@@ -9,10 +9,8 @@ from contextlib import contextmanager
 
 import pytest
 from account_fixtures import callback_body
-from archive_fixtures import make_archive
 from archive_fixtures import page as loaded_page
-from support.big_archive import fill_study
-from support.database_fixtures import create_postgres_database, drop_postgres_database
+from support.big_archive import big_app, fill_study
 
 N_CLEARANCE, N_STIFFNESS = 1100, 5  # 5,500 cases: past the 5,000 the tabs read whole
 
@@ -20,20 +18,16 @@ N_CLEARANCE, N_STIFFNESS = 1100, 5  # 5,500 cases: past the 5,000 the tabs read 
 @pytest.fixture(params=["sqlite", "postgresql"])
 def big(request, tmp_path, monkeypatch):
     """An app over a database holding one 5,500-case study: (archive, study id)."""
-    url = create_postgres_database() if request.param == "postgresql" else None
-    try:
-        archive = make_archive(tmp_path, monkeypatch, database_url=url)
-        with archive.sessions.begin() as s:
-            study_id = fill_study(s, n_clearance=N_CLEARANCE, n_stiffness=N_STIFFNESS)
-        with archive.sessions.begin() as s:
-            add_certificates(s, study_id)
-        yield archive, study_id
-    finally:
-        if url:
-            from gapsweep.web import context
 
-            archive.app.server.extensions[context.EXTENSION].sessions.kw["bind"].dispose()
-            drop_postgres_database(url)
+    def fill(sessions) -> int:
+        with sessions.begin() as s:
+            study_id = fill_study(s, n_clearance=N_CLEARANCE, n_stiffness=N_STIFFNESS)
+        with sessions.begin() as s:
+            add_certificates(s, study_id)
+        return study_id
+
+    with big_app(request.param, tmp_path, monkeypatch, fill) as out:
+        yield out
 
 
 def add_certificates(session, study_id: int) -> None:

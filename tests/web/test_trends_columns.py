@@ -7,9 +7,7 @@ also when some done cases lack the metric."""
 from __future__ import annotations
 
 import pytest
-from archive_fixtures import make_archive
-from support.big_archive import fill_study  # noqa: E402
-from support.database_fixtures import create_postgres_database, drop_postgres_database
+from support.big_archive import big_app, fill_study
 
 METRIC = "peak_slider_accel"
 
@@ -17,18 +15,13 @@ METRIC = "peak_slider_accel"
 @pytest.fixture(params=["sqlite", "postgresql"])
 def big(request, tmp_path, monkeypatch):
     """An app over a database holding one 6,500-case study: (archive, study id)."""
-    url = create_postgres_database() if request.param == "postgresql" else None
-    try:
-        archive = make_archive(tmp_path, monkeypatch, database_url=url)
-        with archive.sessions.begin() as s:
-            study_id = fill_study(s, n_clearance=1300, n_stiffness=5)
-        yield archive, study_id
-    finally:
-        if url:
-            from gapsweep.web import context
 
-            archive.app.server.extensions[context.EXTENSION].sessions.kw["bind"].dispose()
-            drop_postgres_database(url)
+    def fill(sessions) -> int:
+        with sessions.begin() as s:
+            return fill_study(s, n_clearance=1300, n_stiffness=5)
+
+    with big_app(request.param, tmp_path, monkeypatch, fill) as out:
+        yield out
 
 
 def _medians(fig):
