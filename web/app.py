@@ -33,9 +33,9 @@ PAGES_FOLDER = Path(__file__).parent / "pages"
 # offline and makes no third-party requests (web/assets/README.md says where it comes from).
 ASSETS_FOLDER = Path(__file__).parent / "assets"
 KERNEL_POLL_MS = 3000
-# the measured first start (README, "The two commands": `gapsweep warmup` 46 s on 2 cores)
+# the measured first start (docs/install.md, "The first start": `gapsweep warmup`, 2 cores)
 COMPILING_TEXT = (
-    "The solver kernels are compiling in the local worker (46 s measured on a 2-core machine "
+    "The solver kernels are compiling in the local worker (75 s measured on a 2-core machine "
     "on a first start; longer while other jobs load it). You can set up a study meanwhile; "
     "its cases start as soon as a worker is ready."
 )

@@ -29,10 +29,10 @@ if TYPE_CHECKING:
 # The solver (numpy, numba), the study layer (scipy) are imported by the commands that run,
 # not here: `gapsweep --help` and the archive commands import this module too (issue 16).
 
-# the measured cold compile (README, "Cold compile"): `gapsweep warmup` uses two processes, a
-# first `simulate` compiles in its own
-COMPILE_TIME = "1 min"
-COMPILE_TIME_ONE_PROCESS = "1.5 min"
+# the measured cold compile (docs/install.md, "The first start"): `gapsweep warmup` uses two
+# processes, a first `simulate` compiles in its own
+COMPILE_TIME = "75-100 s"
+COMPILE_TIME_ONE_PROCESS = "2 min"
 
 
 def headline() -> tuple[str, ...]:
