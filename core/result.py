@@ -22,6 +22,8 @@ class CaseResult:
     ``clearance_mm``). ``metrics``: scalar results (SI units, see each model's docs).
     ``series``: name -> 1-D array, all sharing the time base ``series["t"]`` [s] unless the
     name says otherwise. ``status`` is ``"ok"`` or ``"failed"`` with ``reason`` set.
+    ``rotation_hz``: the crank's frequency [Hz] the run had (0 without a crank), which the
+    core knows from the parse: a consumer placing harmonics does not parse the case again.
     """
 
     model: str
@@ -30,6 +32,7 @@ class CaseResult:
     series: dict[str, np.ndarray] = field(default_factory=dict)
     status: str = "ok"
     reason: str = ""
+    rotation_hz: float = 0.0
 
     @property
     def ok(self) -> bool:

@@ -218,6 +218,7 @@ def simulate_batch(
                               heard)
     for job, result in zip(jobs, results, strict=True):
         if isinstance(job, Job) and result.ok:
+            result.rotation_hz = crank_hz(job)
             result.metrics.update(_spectral(job, result))
     by_case: dict[int, dict[str, CaseResult]] = {}
     for (i, start), result in zip(others, results[n_main:], strict=True):
@@ -263,15 +264,18 @@ def start_dependence(
     return out
 
 
+def crank_hz(job: Job) -> float:
+    """The frequency [Hz] of the job's first driver (0 without one)."""
+    return abs(job.mechanism.drivers[0].omega) / (2 * math.pi) if job.mechanism.drivers else 0.0
+
+
 def _spectral(job: Job, result: CaseResult) -> dict[str, float]:
     """Spectral metrics over the steady window, NaN when it holds too few samples. A run of
     adaptive length: over the settled window, as far as the output ring holds it (its last
     ``SPECTRUM_REVOLUTIONS`` revolutions, core/cases.py), a multiple of N revolutions for a
     periodic-N motion. ``spectrum_revolutions`` N: the whole revolutions the window spans,
     ``spectrum_resolution_hz`` = f1/N its bin width."""
-    rotation_hz = (
-        abs(job.mechanism.drivers[0].omega) / (2 * math.pi) if job.mechanism.drivers else 0.0
-    )
+    rotation_hz = crank_hz(job)
     t_from = job.options.t_steady
     t = result.series["t"]
     if job.options.stop_when_settled:

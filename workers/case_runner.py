@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import groupby
 
-from gapsweep.core.api import get_model, run_cases
+from gapsweep.core.api import run_cases
 from gapsweep.db import leases, studies
 from gapsweep.db.models import utcnow
 from sqlalchemy.engine import Connection
@@ -94,12 +94,6 @@ class LeaseKeeper:
     def __exit__(self, *exc: object) -> None:
         self._stop.set()
         self._thread.join()
-
-
-def rotation_hz(model: str, params: dict) -> float:
-    """Crank frequency [Hz] of a case (0 for models without a crank speed)."""
-    case = get_model(model).parse(params)
-    return float(getattr(case, "speed_rpm", 0.0)) / 60.0
 
 
 def run_chunk(
@@ -205,7 +199,7 @@ def _run_group(
         end = utcnow()
         for case, r in zip(part, results, strict=True):
             check.search_metrics.add(case.study_id, r)  # an adaptive study's costs
-            series = select_series(r, policy, rotation_hz(model, case.params)) if r.ok else None
+            series = select_series(r, policy, r.rotation_hz) if r.ok else None
             outcomes.append((case.id, r, series))
             finished[case.id] = end
     report.retried += len(retried)

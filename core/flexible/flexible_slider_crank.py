@@ -369,7 +369,8 @@ def simulate_flexible_slider_crank(case: FlexibleSliderCrankCase) -> CaseResult:
     series.update({name: out[:, c] for c, name in enumerate(OUT_COLUMNS)})
     metrics["wall_time_s"] = time.perf_counter() - start
     params = asdict(case)
-    return CaseResult("flexible-slider-crank", params, metrics, series)
+    return CaseResult("flexible-slider-crank", params, metrics, series,
+                      rotation_hz=abs(omega) / (2.0 * math.pi))
 
 
 def rigid_slider_acceleration(t: np.ndarray, speed_rpm: float) -> np.ndarray:

@@ -491,7 +491,7 @@ def _finish(plan: _Plan, results: list[CaseResult]) -> CaseResult:
     the first measure's coordinate) give way to the measures'; a single clearance joint's
     figures are the extremes'; an ideal case's joints read zero; other starts add the start
     dependence of the first measure's settled peak."""
-    from ..simulation import _spectral, start_dependence
+    from ..simulation import _spectral, crank_hz, start_dependence
 
     main = results[0]
     spec = plan.case.spec
@@ -507,6 +507,7 @@ def _finish(plan: _Plan, results: list[CaseResult]) -> CaseResult:
                 series[per_joint(key, j.name)] = np.zeros(len(series["t"]))
     metrics.update(_film_metrics(spec, series))
     if main.ok:
+        main.rotation_hz = crank_hz(plan.jobs[0])
         main.metrics.update(_spectral(plan.jobs[0], main))
     if plan.starts and main.ok:
         key = f"peak_{spec.measures[0].name}_settled"

@@ -21,7 +21,6 @@ from gapsweep.db import leases
 from gapsweep.db.studies import refresh_study_status, study_detail
 from gapsweep.study.spec import parse_spec
 from gapsweep.web import ids
-from gapsweep.workers.case_runner import rotation_hz
 from gapsweep.workers.series_policy import select_series
 from gapsweep.workers.submit import create_study_rows
 
@@ -80,7 +79,7 @@ def _run(archive, study_id, case_ids):
         result = run_case("mechanism", p)
         assert result.ok, result.reason
         with archive.sessions.begin() as s:
-            series = select_series(result, "preview", rotation_hz("mechanism", p))
+            series = select_series(result, "preview", result.rotation_hz)
             assert leases.complete_case(s, case_id=cid, holder=HOLDER, result=result,
                                         series=series)
             refresh_study_status(s, study_id)

@@ -76,3 +76,28 @@ def test_a_chunk_refreshes_its_study_status_once(sessions, monkeypatch):
     assert len(seen) == 1, seen
     with factory() as s:
         assert studies.study_status(s, study_id) == "done"
+
+
+def test_a_case_reports_its_crank_frequency_and_the_worker_uses_it():
+    # the worker placed the spectra by parsing each case again (issue 34.4); the core now
+    # reports the crank's frequency it ran at, whatever the driver's direction
+    from gapsweep.core.api import run_case
+    from gapsweep.workers.series_policy import select_series
+    from support.mechanism_tables import table
+
+    assert run_case("slider-crank", {"speed_rpm": 3000, "t_end": 0.002}).rotation_hz == 50.0
+    assert run_case("cantilever", {"t_end": 0.001}).rotation_hz == 0.0
+    mech = table("four_bar_crank_rocker")
+    results = {}
+    for rpm in (600.0, -600.0):  # a crank driven backwards turns at the same 10 Hz
+        mech["driver"]["speed_rpm"] = rpm
+        results[rpm] = run_case("mechanism", {"mechanism": mech, "t_end": 0.25})
+        assert results[rpm].ok, results[rpm].reason
+        assert results[rpm].rotation_hz == pytest.approx(10.0, rel=1e-12)
+    spectra = {rpm: select_series(r, "preview", r.rotation_hz) for rpm, r in results.items()}
+    # the window is whole revolutions of the 10 Hz crank either way (the old per-case parse
+    # gave -10 Hz backwards, and the spectrum fell back to the run's whole time base)
+    for s in spectra.values():
+        assert s["spectrum_freq_hz"][1] == pytest.approx(10.0 / round(
+            10.0 / s["spectrum_freq_hz"][1]), rel=1e-9)
+    assert len(spectra[600.0]["spectrum_freq_hz"]) == len(spectra[-600.0]["spectrum_freq_hz"])
