@@ -34,19 +34,13 @@ class ReadOperations:
 
     def study_detail(self, study_id: int | None) -> dict[str, Any] | None:
         """The study as ``gapsweep show --json`` (its cases included); None if unknown."""
+        return self.study_details([study_id])[0]
+
+    def study_details(self, study_ids: list[int | None]) -> list[dict[str, Any] | None]:
+        """:func:`study_detail` of each id, in one session (none for unknown ids alone)."""
         from gapsweep.db.studies import study_detail as read
 
-        if not _known(study_id):
-            return None
-        with self.sessions() as s:
-            return read(s, study_id)
-
-    def study_details(self, study_ids: list[int]) -> list[dict[str, Any] | None]:
-        """:func:`study_detail` of each id, in one session."""
-        from gapsweep.db.studies import study_detail as read
-
-        with self.sessions() as s:
-            return [read(s, i) if _known(i) and i > 0 else None for i in study_ids]
+        return self._each(read, study_ids)
 
     def study_table(self, study_id: int | None, metrics: list[str] | None = None
                     ) -> dict[str, Any] | None:
@@ -169,19 +163,21 @@ class ReadOperations:
 
     def case_detail(self, case_id: int | None) -> dict[str, Any] | None:
         """The case (params, status, metrics, provenance ...); None if unknown."""
+        return self.case_details([case_id])[0]
+
+    def case_details(self, case_ids: list[int | None]) -> list[dict[str, Any] | None]:
+        """:func:`case_detail` of each id, in one session (none for unknown ids alone)."""
         from gapsweep.db.studies import case_detail as read
 
-        if not _known(case_id):
-            return None
-        with self.sessions() as s:
-            return read(s, case_id)
+        return self._each(read, case_ids)
 
-    def case_details(self, case_ids: list[int]) -> list[dict[str, Any] | None]:
-        """:func:`case_detail` of each id, in one session."""
-        from gapsweep.db.studies import case_detail as read
-
+    def _each(self, read: Any, keys: list[int | None]) -> list[Any]:
+        """``read(session, key)`` of each key the databases can hold, None for the others;
+        one session, opened only when a key can be read."""
+        if not any(_known(k) for k in keys):
+            return [None] * len(keys)
         with self.sessions() as s:
-            return [read(s, i) if _known(i) else None for i in case_ids]
+            return [read(s, k) if _known(k) else None for k in keys]
 
     def case_with_series(self, case_id: int) -> dict[str, Any] | None:
         """``{"detail", "series", "twin_series", "provenance"}`` of a case (its study's
