@@ -220,3 +220,28 @@ def texts(component) -> str:
 
     walk(component)
     return " ".join(out)
+
+
+def run_as_worker(archive: Archive, study_id: int, case_ids: list[int],
+                  model: str = "mechanism") -> dict[int, dict]:
+    """Claim, run (for real, a twin ideal) and complete ``case_ids`` through the workers' own
+    path: the claim joins the study's fixed parameters in, the study's series policy keeps
+    the preview. Returns each case's claimed params."""
+    from gapsweep.core.api import run_case
+    from gapsweep.workers.series_policy import select_series
+
+    with archive.sessions.begin() as s:
+        claimed = leases.claim_cases(s, case_ids=case_ids, holder=HOLDER, lease_s=600)
+        params = {c.id: dict(c.params) for c in claimed}
+        kinds = {c.id: c.kind for c in claimed}
+    for cid in case_ids:
+        p = {**params[cid], "ideal": True} if kinds[cid] == "twin" else dict(params[cid])
+        result = run_case(model, p)
+        assert result.ok, result.reason
+        with archive.sessions.begin() as s:
+            series = select_series(result, "preview", result.rotation_hz)
+            assert leases.complete_case(s, case_id=cid, holder=HOLDER, result=result,
+                                        series=series)
+            studies.refresh_study_status(s, study_id)
+    return {cid: params[cid] for cid in case_ids if kinds[cid] == "case"}
+

@@ -15,13 +15,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 import tomllib
-from archive_fixtures import HOLDER, find, page, texts
-from gapsweep.core.api import run_case
-from gapsweep.db import leases
-from gapsweep.db.studies import refresh_study_status, study_detail
+from archive_fixtures import find, page, run_as_worker, texts
+from gapsweep.db.studies import study_detail
 from gapsweep.study.spec import parse_spec
 from gapsweep.web import ids
-from gapsweep.workers.series_policy import select_series
 from gapsweep.workers.submit import create_study_rows
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "mechanism_four_bar_crank_rocker.toml"
@@ -51,7 +48,7 @@ def stored(tmp_path_factory):
     mp = _pytest.MonkeyPatch()
     archive = make_archive(tmp_path_factory.mktemp("mech"), mp)
     study_id = create_study_rows(parse_spec(SPEC), sessions=archive.sessions)
-    _run(archive, study_id, archive.case_ids(study_id))
+    run_as_worker(archive, study_id, archive.case_ids(study_id))
     # the convergence certificates (as the worker queues them when the study is done),
     # run for real: the Convergence tab reads them
     from gapsweep.workers.certificates import start_certificates
@@ -59,30 +56,9 @@ def stored(tmp_path_factory):
     certs = start_certificates(archive.sessions, study_id, settings=archive.settings,
                                dispatcher=None)
     assert certs
-    _run(archive, study_id, certs)
+    run_as_worker(archive, study_id, certs)
     yield archive, study_id
     mp.undo()
-
-
-def _run(archive, study_id, case_ids):
-    """Claim, run and complete ``case_ids`` as a worker does (a twin ideal)."""
-
-    with archive.sessions.begin() as s:
-        # the claim's params: as a case runs (the study's [mechanism] table joined in)
-        claimed = leases.claim_cases(s, case_ids=case_ids, holder=HOLDER, lease_s=600)
-        params = {c.id: dict(c.params) for c in claimed}
-        kinds = {c.id: c.kind for c in claimed}
-    for cid in case_ids:
-        p = dict(params[cid])
-        if kinds[cid] == "twin":
-            p["ideal"] = True
-        result = run_case("mechanism", p)
-        assert result.ok, result.reason
-        with archive.sessions.begin() as s:
-            series = select_series(result, "preview", result.rotation_hz)
-            assert leases.complete_case(s, case_id=cid, holder=HOLDER, result=result,
-                                        series=series)
-            refresh_study_status(s, study_id)
 
 
 def _detail(archive, study_id):

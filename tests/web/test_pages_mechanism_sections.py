@@ -13,13 +13,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 import tomllib
-from archive_fixtures import HOLDER, find, page
-from gapsweep.core.api import run_case
-from gapsweep.db import leases
-from gapsweep.db.studies import refresh_study_status, study_detail
+from archive_fixtures import find, page, run_as_worker
+from gapsweep.db.studies import study_detail
 from gapsweep.study.spec import parse_spec
 from gapsweep.web import ids
-from gapsweep.workers.series_policy import select_series
 from gapsweep.workers.submit import create_study_rows
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -38,23 +35,7 @@ def stored(archive):
     study_id = create_study_rows(parse_spec(spec), sessions=archive.sessions)
     ids_ = archive.case_ids(study_id)
 
-    with archive.sessions.begin() as s:
-        # the claim's params: as a case runs (the study's [mechanism] table joined in)
-        claimed = leases.claim_cases(s, case_ids=ids_, holder=HOLDER, lease_s=600)
-        params = {c.id: dict(c.params) for c in claimed}
-        kinds = {c.id: c.kind for c in claimed}
-    for cid in ids_:
-        p = dict(params[cid])
-        if kinds[cid] == "twin":
-            p["ideal"] = True
-        result = run_case("mechanism", p)
-        assert result.ok, result.reason
-        with archive.sessions.begin() as s:
-            series = select_series(result, "preview", result.rotation_hz)
-            assert leases.complete_case(s, case_id=cid, holder=HOLDER, result=result,
-                                        series=series)
-            refresh_study_status(s, study_id)
-    cases = {cid: params[cid] for cid in ids_ if kinds[cid] == "case"}
+    cases = run_as_worker(archive, study_id, ids_)
     return archive, study_id, cases
 
 
