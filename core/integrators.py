@@ -124,15 +124,16 @@ INTEGRATORS: dict[str, Integrator] = {
 # "Long runs"): riding the wall, dopri5's steps are held by the error estimate of the motion
 # (mean h|lambda| 1.3-1.9, 5-37 % of the steps near the stability boundary), so an implicit
 # step is not longer: Radau IIA takes 2x dopri5's steps there and costs 3.2x its evaluations.
-# In the film dopri5's steps sit at the boundary (86 %) and Radau IIA, with its Jacobian's
+# In the film dopri5's steps sit at the boundary (95 %) and Radau IIA, with its Jacobian's
 # clearance part kept current without evaluations (contact_jacobian) and RADAU5's Newton and
-# step controls, takes 3.4x fewer steps and 1.5x fewer evaluations - short of a clear margin
-# (its steps are held by Newton failures, a third of them rejected), and a lubricated auto
-# case would pay the Radau loop's own compile. So auto is dopri5 in every phase.
+# step controls, takes 3.4x fewer steps and 1.6x fewer evaluations, but its wall time is
+# longer (0.55x: the LUs and solves of the 2n-square systems cost more than the evaluations
+# saved at ~200 ns each), and a lubricated auto case would pay the Radau loop's own compile.
+# So auto is dopri5 in every phase.
 AUTO_RULE = (
     "auto: dopri5 in every phase, the measured choice (riding the wall its steps are "
     "accuracy-limited and Radau IIA costs 3x the evaluations; in the film dopri5-radau5 "
-    "saves 1.5x, not enough to make auto compile radau5's loop: docs/solver.md, Long runs)"
+    "saves 1.6x the evaluations but not wall time: docs/solver.md, Long runs)"
 )
 
 
