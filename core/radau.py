@@ -12,9 +12,10 @@ Two things are particular to gapsweep's state ``y = [q, v, quadratures]``:
 
 - the quadratures (driver work, dissipated energies, the acceleration's square, ...) never
   feed back, so the Jacobian's columns of them are zero: ``J = [[J_dd, 0], [J_ad, 0]]``. Its
-  linear systems are block-triangular: an LU of the ``2 n`` dynamic states only, and the
-  quadratures' rows by substitution. The method is the full Radau IIA on every component at
-  the cost of the dynamic block.
+  linear systems are block-triangular: an LU of the dynamic states only, and the
+  quadratures' rows by substitution. And ``q' = v`` makes the position rows exact, so the
+  dynamic block reduces to an ``n x n`` system (:func:`_block_solve`). The method is the
+  full Radau IIA on every component at the cost of an ``n x n`` LU.
 - the Jacobian is taken by forward differences over the dynamic states (``2 n``
   evaluations) and kept over steps, its clearance part refreshed in between without an
   evaluation (:mod:`contact_jacobian`: ``J = J_0 + P_0 (G(y) - G_0)``, ``G`` the clearance
@@ -92,10 +93,10 @@ class RadauWork(NamedTuple):
     None in their place (:func:`make_radau_work`)."""
 
     jac: np.ndarray  # [ny, m] d f / d y over the dynamic states
-    lu_r: np.ndarray  # [m, m] LU of MU_REAL / h - J_dd
-    piv_r: np.ndarray  # int64 [m]
-    lu_c: np.ndarray  # complex [m, m] LU of MU_COMPLEX / h - J_dd
-    piv_c: np.ndarray  # int64 [m]
+    lu_r: np.ndarray  # [m/2, m/2] LU of g^2 I - g A_v - A_q, g = MU_REAL / h (_factor)
+    piv_r: np.ndarray  # int64 [m/2]
+    lu_c: np.ndarray  # complex [m/2, m/2] the same with g = MU_COMPLEX / h
+    piv_c: np.ndarray  # int64 [m/2]
     z: np.ndarray  # [3, ny] stage increments Z_i = Y_i - y
     w: np.ndarray  # [3, ny] the same in the eigenbasis
     fz: np.ndarray  # [3, ny] f at the stages
@@ -139,8 +140,8 @@ def make_radau_work(
     if used is None:
         return None
     work = RadauWork(
-        np.zeros((ny, m)), np.zeros((m, m)), np.zeros(m, dtype=np.int64),
-        np.zeros((m, m), dtype=np.complex128), np.zeros(m, dtype=np.int64),
+        np.zeros((ny, m)), np.zeros((m // 2, m // 2)), np.zeros(m // 2, dtype=np.int64),
+        np.zeros((m // 2, m // 2), dtype=np.complex128), np.zeros(m // 2, dtype=np.int64),
         np.zeros((3, ny)), np.zeros((3, ny)), np.zeros((3, ny)), np.zeros(ny), np.zeros(ny),
         np.zeros(ny), np.zeros(ny, dtype=np.complex128), atol.copy(), np.zeros(N_STATE),
         np.zeros(N_STATS), np.zeros((ny, m)), np.zeros((m // 2, m // 2)), np.zeros((m // 2, m)),
@@ -157,14 +158,25 @@ def make_radau_work(
 
 @kernel(runtime=False)
 def _block_solve(lu, piv, jac, gamma, x):
-    """Solve ``(gamma I - J) x = b`` in place (``x`` holds ``b``), ``J = [[J_dd, 0],
-    [J_ad, 0]]``: the dynamic block by its LU, the quadratures' rows by substitution
-    ``x_a = (b_a + J_ad x_d) / gamma``."""
-    m = lu.shape[0]
+    """Solve ``(gamma I - J) x = b`` in place (``x`` holds ``b``), ``J = [[0, I, 0], [A_q,
+    A_v, 0], [J_aq, J_av, 0]]`` over ``[q, v, quadratures]``: ``q' = v`` makes the position
+    rows exact, so ``x_v = gamma x_q - b_q`` and ``(gamma^2 I - gamma A_v - A_q) x_q = b_v +
+    gamma b_q - A_v b_q`` (``lu``: that n x n matrix, :func:`_factor`); the quadratures'
+    rows by substitution ``x_a = (b_a + J_ad x_d) / gamma``."""
+    n = lu.shape[0]
+    for i in range(n):  # the right-hand side over b_v (b_q still whole in x[:n])
+        r = x[n + i] + gamma * x[i]
+        for c in range(n):
+            r -= jac[n + i, n + c] * x[c]
+        x[n + i] = r
+    for i in range(n):  # b_q kept in x[n:] while x_q is solved for in x[:n]
+        x[i], x[n + i] = x[n + i], x[i]
     lu_solve(lu, piv, x)
-    for i in range(m, x.shape[0]):
+    for i in range(n):
+        x[n + i] = gamma * x[i] - x[n + i]
+    for i in range(2 * n, x.shape[0]):
         s = x[i]
-        for c in range(m):
+        for c in range(2 * n):
             s += jac[i, c] * x[c]
         x[i] = s / gamma
 
@@ -223,17 +235,21 @@ def _extrapolate(zp, ratio, z):
 
 @kernel(runtime=False)
 def _factor(h, work):
-    """The two LUs for step ``h``; False if singular."""
+    """The two LUs for step ``h``, of ``gamma^2 I - gamma A_v - A_q`` (n x n, ``gamma`` =
+    MU_REAL / h and MU_COMPLEX / h; :func:`_block_solve`: a quarter of the size of the 2n x 2n
+    ``gamma I - J``, an eighth of the LU's work); False if singular."""
     jac, lu_r, lu_c = work.jac, work.lu_r, work.lu_c
-    m = lu_r.shape[0]
+    n = lu_r.shape[0]
     gr = MU_REAL / h
     gc = MU_COMPLEX / h
-    for i in range(m):
-        for c in range(m):
-            lu_r[i, c] = -jac[i, c]
-            lu_c[i, c] = -jac[i, c]
-        lu_r[i, i] += gr
-        lu_c[i, i] += gc
+    for i in range(n):
+        for c in range(n):
+            a_q = jac[n + i, c]
+            a_v = jac[n + i, n + c]
+            lu_r[i, c] = -gr * a_v - a_q
+            lu_c[i, c] = -gc * a_v - a_q
+        lu_r[i, i] += gr * gr
+        lu_c[i, i] += gc * gc
     return lu_factor(lu_r, work.piv_r) and lu_factor(lu_c, work.piv_c)
 
 

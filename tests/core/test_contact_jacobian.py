@@ -183,3 +183,30 @@ def test_the_update_recovers_the_moved_film():
     kept = np.abs(jac[n : 2 * n] - ref).max()
     assert kept * 20.0 <= stale, (kept, stale)
     assert kept <= 1e-2 * np.abs(ref).max()
+
+
+def test_the_reduced_newton_system_is_the_full_one():
+    """radau._factor/_block_solve solve ``(gamma I - J) x = b`` through the n x n
+    ``gamma^2 I - gamma A_v - A_q`` (q' = v makes J's position rows [0, I]): against a dense
+    solve of the whole system, quadratures included, for the real and the complex gamma."""
+    from gapsweep.core import radau
+
+    n, ny = 4, 11
+    rng = np.random.default_rng(1)
+    work = radau.make_radau_work(ny, 2 * n, np.full(ny, 1e-9), 1e-6, True)
+    jac = np.zeros((ny, 2 * n))
+    jac[:n, n:] = np.eye(n)
+    jac[n : 2 * n] = 50.0 * rng.normal(size=(n, 2 * n))
+    jac[2 * n :] = rng.normal(size=(ny - 2 * n, 2 * n))
+    work.jac[:] = jac
+    h = 0.01
+    assert radau._factor(h, work)
+    full = np.zeros((ny, ny))
+    full[:, : 2 * n] = jac
+    for gamma, lu, piv in ((radau.MU_REAL / h, work.lu_r, work.piv_r),
+                           (radau.MU_COMPLEX / h, work.lu_c, work.piv_c)):  # fmt: skip
+        b = rng.normal(size=ny) + (0.0 if isinstance(gamma, float) else 1j * rng.normal(size=ny))
+        x = b.copy()
+        radau._block_solve(lu, piv, work.jac, gamma, x)
+        ref = np.linalg.solve(gamma * np.eye(ny) - full, b)
+        assert np.abs(x - ref).max() <= 1e-12 * np.abs(ref).max()
