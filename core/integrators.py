@@ -127,9 +127,9 @@ INTEGRATORS: dict[str, Integrator] = {
 # In the film dopri5's steps sit at the boundary (95 %) and Radau IIA, with its Jacobian's
 # clearance part kept current without evaluations (contact_jacobian) and RADAU5's Newton and
 # step controls, takes 3.4x fewer steps and 1.6x fewer evaluations, but its wall time is
-# longer (0.55x: the LUs and solves of the 2n-square systems cost more than the evaluations
-# saved at ~200 ns each), and a lubricated auto case would pay the Radau loop's own compile.
-# So auto is dopri5 in every phase.
+# longer (0.77x with the n x n Newton systems: their LUs and solves, and the Jacobian's
+# upkeep, cost more than the evaluations saved at ~200 ns each), and a lubricated auto case
+# would pay the Radau loop's own compile. So auto is dopri5 in every phase.
 AUTO_RULE = (
     "auto: dopri5 in every phase, the measured choice (riding the wall its steps are "
     "accuracy-limited and Radau IIA costs 3x the evaluations; in the film dopri5-radau5 "
