@@ -120,17 +120,20 @@ INTEGRATORS: dict[str, Integrator] = {
 }
 
 
-# What benchmarks/step_budget.py and long_runs.py measured (README, "Long runs"): riding the
-# wall, dopri5's steps are held by the error estimate of the motion (mean h|lambda| 1.3-1.9,
-# 5-37 % of the steps near the stability boundary), so an implicit step is not longer; in the
-# film they sit at the boundary (86 %) and Radau IIA takes 4.3x fewer steps, but each costs
-# ~9x dopri5's evaluations (a finite-difference Jacobian, 3-6 Newton iterations of 3): 0.47x
-# on the film, 0.12-0.29x elsewhere. Until an analytic Jacobian changes that, auto is dopri5
-# in every phase.
+# What benchmarks/step_budget.py, radau_split.py and long_runs.py measured (docs/solver.md,
+# "Long runs"): riding the wall, dopri5's steps are held by the error estimate of the motion
+# (mean h|lambda| 1.3-1.9, 5-37 % of the steps near the stability boundary), so an implicit
+# step is not longer: Radau IIA takes 2x dopri5's steps there and costs 3.2x its evaluations.
+# In the film dopri5's steps sit at the boundary (95 %) and Radau IIA, with its Jacobian's
+# clearance part kept current without evaluations (contact_jacobian) and RADAU5's Newton and
+# step controls, takes 3.4x fewer steps and 1.6x fewer evaluations, but its wall time is
+# longer (0.77x with the n x n Newton systems: their LUs and solves, and the Jacobian's
+# upkeep, cost more than the evaluations saved at ~200 ns each), and a lubricated auto case
+# would pay the Radau loop's own compile. So auto is dopri5 in every phase.
 AUTO_RULE = (
     "auto: dopri5 in every phase, the measured choice (riding the wall its steps are "
-    "accuracy-limited; radau5 and dopri5-radau5, Radau IIA 5 riding the wall and in the "
-    "film, cost more evaluations at rtol 1e-6: README, Long runs)"
+    "accuracy-limited and Radau IIA costs 3x the evaluations; in the film dopri5-radau5 "
+    "saves 1.6x the evaluations but not wall time: docs/solver.md, Long runs)"
 )
 
 

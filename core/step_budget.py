@@ -47,7 +47,18 @@ FIELDS = ("accepted", "rejected", "rejected_unstable", "rhs", "time", "near_boun
           "sum_hl", "sum_hlc")
 (B_ACC, B_REJ, B_REJ_STAB, B_NFEV, B_TIME, B_NEAR, B_SUM_HL, B_SUM_HLC) = range(8)
 N_FIELDS = 8
-N_BUDGET = N_FIELDS * len(PHASES)
+# the Radau IIA step's own counters (radau.R_*, in this order) after the phases' columns:
+# calls, Jacobians taken (all, then by why: entering Radau or the start, a contact state
+# changed, slow convergence, a failed iteration), evaluations in them, Newton iterations and
+# their evaluations, the step end's evaluation, failed iterations, LU pairs, calls repeated
+# from the same t (the last step rejected or cut short by an event), the evaluations of
+# those lost calls, and the refreshes of the Jacobian's clearance part without an evaluation
+# (contact_jacobian)
+RADAU_FIELDS = ("calls", "jacobians", "jac_enter", "jac_contact", "jac_slow", "jac_fail",
+                "rhs_jacobian", "newton_iterations", "rhs_newton", "rhs_end", "newton_failed",
+                "lu", "repeated", "rhs_repeated", "updates")
+RADAU_BASE = N_FIELDS * len(PHASES)  # the Radau columns' first
+N_BUDGET = RADAU_BASE + len(RADAU_FIELDS)
 STABLE = 3.3  # dopri5's stability boundary |h lambda| (real and imaginary axes, ~3.3)
 NEAR = 2.5  # an accepted step this close to it is held there by stability
 ENV = "GAPSWEEP_STEP_BUDGET"
@@ -150,4 +161,6 @@ def budget_metrics(row: np.ndarray) -> dict[str, float]:
         acc = max(vals[B_ACC], 1.0)
         out[f"budget.{phase}.mean_hl"] = float(vals[B_SUM_HL] / acc)
         out[f"budget.{phase}.mean_hlc"] = float(vals[B_SUM_HLC] / acc)
+    for f, field in enumerate(RADAU_FIELDS):
+        out[f"budget.radau.{field}"] = float(row[RADAU_BASE + f])
     return out

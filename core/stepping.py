@@ -69,9 +69,11 @@ from .radau import (
     make_radau_work,
     radau5_step,
     radau_enter,
+    radau_report,
 )
 from .step_budget import (
     N_BUDGET,
+    RADAU_BASE,
     budget_accept,
     budget_phase,
     budget_reject,
@@ -1307,14 +1309,16 @@ def _march(
             h = max(h, h_resume)
             h_resume = 0.0
         else:
-            h_new = _next_step(h, enorm, step_order, True, True)
-            # Radau keeps its step (and LUs) unless it would grow by 1.2 (radau.hold_step)
+            # Radau: RADAU5's own controller (radau.hold_step)
             if rw is not None and step_kind == KIND_RADAU:
-                h_new = hold_step(h, h_new)
-            h = h_new
+                h = hold_step(h, enorm, rw)
+            else:
+                h = _next_step(h, enorm, step_order, True, True)
 
     if budget_on:
         budget_rhs(budget, phase, nfev - nfev_mark)
+        if rw is not None:
+            radau_report(rw, budget[RADAU_BASE:])
     metrics[M_A2_AT_TS] = a2_ts
     metrics[M_NFEV] = nfev
     metrics[M_T_REACHED] = t

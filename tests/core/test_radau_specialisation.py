@@ -15,16 +15,16 @@ import numpy as np
 from gapsweep.core import solver
 from gapsweep.core.api import run_cases
 from gapsweep.core.jit import cached_signatures
-from gapsweep.core.radau import make_radau_work
+from gapsweep.core.radau import ST_RTOL, make_radau_work
 
 
 def test_an_explicit_run_has_no_radau_buffers_and_a_radau_run_has_them_sized():
     atol = np.full(9, 1e-9)
     assert make_radau_work(9, 6, atol, 1e-6, None) is None
     work = make_radau_work(9, 6, atol, 1e-6, True)
-    assert work.jac.shape == (9, 6) and work.lu_c.shape == (6, 6)
+    assert work.jac.shape == (9, 6) and work.lu_c.shape == (3, 3)  # n x n, m = 2 n
     assert work.lu_c.dtype == np.complex128 and work.z.shape == (3, 9)
-    assert work.state[-1] == 1e-6 and np.array_equal(work.scale_atol, atol)
+    assert work.state[ST_RTOL] == 1e-6 and np.array_equal(work.scale_atol, atol)
     assert work.scale_atol is not atol  # a copy: the case's own
 
 
