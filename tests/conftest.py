@@ -99,9 +99,14 @@ PROCESS_HELPERS = frozenset({"support.serving", "support.processes", "support.ba
 PROCESS_FIXTURES = frozenset({"procs", "backend", "redis_pg"})
 #: modules that run long without those helpers: docker compose, the example studies, a wheel
 #: build, and whole studies run in-process (test_study_run ~200 s, test_certificates_run
-#: ~35 s of a fast half measured at 11.5 min on a loaded 2-core machine)
+#: ~35 s of a fast half measured at 11.5 min on a loaded 2-core machine); the large
+#: synthetic studies of the web's column reads (test_large_tabs ~50 s, test_trends_columns
+#: ~50 s: 5,500 and 6,500 cases inserted per test and database) and a mechanism study run
+#: with its certificates for the pages (test_pages_mechanism_measures ~50 s), measured at
+#: load 10 on 2 cores
 SLOW_MODULES = frozenset({"test_compose", "test_examples", "test_packaging", "test_study_run",
-                          "test_certificates_run"})
+                          "test_certificates_run", "test_large_tabs", "test_trends_columns",
+                          "test_pages_mechanism_measures"})
 
 
 def _starts_processes(module: types.ModuleType, seen: dict[str, bool]) -> bool:

@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import subprocess
 import sys
 
 import pandas as pd
 import pytest
-from support.serving import Serve
+from support.serving import server_fixture
 
 import gapsweep
 from gapsweep.archive.errors import RefusedError, UnknownIdError
@@ -24,19 +23,8 @@ SPEC = {"name": "From Python", "tags": ["notebook"], "series": "none", "ideal_tw
         "axes": {"clearance_mm": {"values": [0.05, 0.1]}}}
 
 
-@pytest.fixture(scope="module")
-def served(tmp_path_factory):
-    data = tmp_path_factory.mktemp("python-api") / "data"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GAPSWEEP_")}
-    env["GAPSWEEP_DATA"] = str(data)
-    serve = Serve(env, data)
-    try:
-        serve.start()
-        serve.wait_workers()
-        yield serve, data, env
-        assert serve.stop() == 128 + 15
-    finally:
-        serve.kill()
+#: ``gapsweep serve`` of a data folder of its own, its worker ready
+served = server_fixture("python-api", workers=True, name="served")
 
 
 def export_json(env: dict[str, str], study_id: int) -> list[dict]:
@@ -55,7 +43,7 @@ def same(a, b) -> bool:
 
 
 def test_a_study_from_python_on_the_server_and_on_its_data_folder(served, tmp_path):
-    serve, data, env = served
+    serve, data, env = served["serve"], served["data"], served["env"]
     remote = gapsweep.open(serve.url)
     local = gapsweep.open(data)
     study_id = remote.submit(SPEC)  # a mapping, as a notebook writes it
@@ -92,7 +80,7 @@ def test_a_study_from_python_on_the_server_and_on_its_data_folder(served, tmp_pa
 
 
 def test_unknown_ids_and_what_a_server_does_not_offer(served):
-    serve, data, _ = served
+    serve, data = served["serve"], served["data"]
     for archive in (gapsweep.open(serve.url), gapsweep.open(data)):
         with pytest.raises(UnknownIdError, match="no study with id 987654"):
             archive.study(987654)
@@ -107,7 +95,7 @@ def test_measured_records_through_either_archive_and_the_command_with_a_server(s
     the data folder; ``gapsweep measured add`` with GAPSWEEP_URL posts it (it was refused)."""
     from gapsweep.study.errors import SpecError
 
-    serve, data, env = served
+    serve, data, env = served["serve"], served["data"], served["env"]
     remote, local = gapsweep.open(serve.url), gapsweep.open(data)
     study_id = remote.submit({**SPEC, "name": "With a rig"})
     csv = "time_s,slider_acceleration\n0,1.5\n0.001,-2.25\n0.002,4\n"

@@ -18,7 +18,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from support.serving import Serve, free_port
+from support.serving import free_port, server_fixture
 
 UNKNOWN = 987654
 RUN_KEYS = {"study_id", "status", "cases", "done", "failed"}
@@ -65,28 +65,18 @@ def write_study(folder: Path, name: str, values: str = "[0.05, 0.1]") -> Path:
     return path
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    """``gapsweep serve`` on 127.0.0.1 without accounts, its worker ready; (local env,
-    remote env)."""
-    data = tmp_path_factory.mktemp("open") / "data"
-    local = clean_env(data)
-    serve = Serve(local, data)
-    try:
-        serve.start()
-        serve.wait_workers()
-        yield local, remote_env(tmp_path_factory, serve)
-        assert serve.stop() == 128 + 15
-    finally:
-        serve.kill()
-
-
-def remote_env(tmp_path_factory, serve: Serve) -> dict[str, str]:
-    """GAPSWEEP_URL, and a data folder of nothing: a command that opened a database instead
-    would not find the server's studies (and would leave a database file there)."""
-    elsewhere = tmp_path_factory.mktemp("client") / "data"
+def remote_env(app: dict) -> dict[str, str]:
+    """GAPSWEEP_URL of the served ``app``, and a data folder of nothing: a command that opened
+    a database instead would not find the server's studies (and would leave a database file
+    there)."""
+    elsewhere = app["data"].parent / "client"
     REMOTE_DATA.append(elsewhere)
-    return {**clean_env(elsewhere), "GAPSWEEP_URL": serve.url}
+    return {"remote": {**clean_env(elsewhere), "GAPSWEEP_URL": app["base"]}}
+
+
+#: ``gapsweep serve`` on 127.0.0.1 without accounts, its worker ready; "env" the local
+#: environment (its data folder), "remote" the client's
+server = server_fixture("open", then=remote_env, workers=True)
 
 
 REMOTE_DATA: list[Path] = []
@@ -100,7 +90,7 @@ def _no_database_on_the_client_side():
 
 
 def test_remote_commands_print_what_the_local_ones_print(server, tmp_path):
-    local, remote = server
+    local, remote = server["env"], server["remote"]
     study = write_study(tmp_path, "Remote twins")
     submitted = gapsweep(remote, "submit", study, "--json")
     assert submitted.returncode == 0, submitted.stderr
@@ -131,7 +121,7 @@ def test_remote_commands_print_what_the_local_ones_print(server, tmp_path):
 
 
 def test_run_cancel_and_retry_go_to_the_server(server, tmp_path):
-    local, remote = server
+    local, remote = server["env"], server["remote"]
     ran = gapsweep(remote, "run", write_study(tmp_path, "Remote run", "[0.08]"), "--json")
     assert ran.returncode == 0, ran.stderr
     summary = as_json(ran)
@@ -158,7 +148,7 @@ def test_run_cancel_and_retry_go_to_the_server(server, tmp_path):
 
 
 def test_unknown_ids_refused_files_and_database_only_commands(server, tmp_path):
-    local, remote = server
+    local, remote = server["env"], server["remote"]
     before = as_json(gapsweep(local, "studies", "--json"))["total"]
     for args in (("show", UNKNOWN), ("wait", UNKNOWN, "--timeout", "1"), ("cancel", UNKNOWN),
                  ("retry", UNKNOWN)):
@@ -196,12 +186,9 @@ def test_an_unreachable_or_malformed_url(tmp_path):
 
 # --- accounts on ----------------------------------------------------------------------------
 
-@pytest.fixture(scope="module")
-def guarded(tmp_path_factory):
-    """A server whose database has a viewer and an editor (their tokens made with
-    ``gapsweep user token``); (local env, remote env without a token, tokens)."""
-    data = tmp_path_factory.mktemp("guarded") / "data"
-    local = clean_env(data)
+def _users(data: Path, local: dict[str, str]) -> dict:
+    """A viewer and an editor in the database, and their tokens made with ``gapsweep user
+    token``."""
     tokens = {}
     for name, role in (("vic", "viewer"), ("eddie", "editor")):
         added = gapsweep(local, "user", "add", name, "--role", role, stdin=f"{name}-password\n")
@@ -209,17 +196,16 @@ def guarded(tmp_path_factory):
         made = gapsweep(local, "user", "token", name, "--label", "remote test")
         assert made.returncode == 0, made.stderr
         tokens[name] = made.stdout.strip()
-    serve = Serve(local, data)
-    try:
-        serve.start()
-        yield local, remote_env(tmp_path_factory, serve), tokens
-        assert serve.stop() == 128 + 15
-    finally:
-        serve.kill()
+    return {"tokens": tokens}
+
+
+#: A server whose database has a viewer and an editor: "env" (local), "remote" (without a
+#: token) and "tokens"
+guarded = server_fixture("guarded", seed=_users, then=remote_env, name="guarded")
 
 
 def test_without_a_token_or_with_a_wrong_one_exit_2_names_gapsweep_token(guarded, tmp_path):
-    local, remote, _ = guarded
+    local, remote = guarded["env"], guarded["remote"]
     for env in (remote, {**remote, "GAPSWEEP_TOKEN": "gsw_not-a-token"}):
         for args in (("studies",), ("submit", write_study(tmp_path, "Anonymous")),
                      ("show", 1)):
@@ -230,7 +216,7 @@ def test_without_a_token_or_with_a_wrong_one_exit_2_names_gapsweep_token(guarded
 
 
 def test_a_viewer_reads_but_may_not_submit(guarded, tmp_path):
-    local, remote, tokens = guarded
+    local, remote, tokens = guarded["env"], guarded["remote"], guarded["tokens"]
     viewer = {**remote, "GAPSWEEP_TOKEN": tokens["vic"]}
     out = gapsweep(viewer, "studies", "--json")
     assert out.returncode == 0, out.stderr
@@ -242,7 +228,7 @@ def test_a_viewer_reads_but_may_not_submit(guarded, tmp_path):
 
 
 def test_an_editor_submits_and_owns_the_study(guarded, tmp_path):
-    local, remote, tokens = guarded
+    local, remote, tokens = guarded["env"], guarded["remote"], guarded["tokens"]
     editor = {**remote, "GAPSWEEP_TOKEN": tokens["eddie"]}
     out = gapsweep(editor, "submit", write_study(tmp_path, "Eddie's", "[0.05]"), "--json")
     assert out.returncode == 0, out.stderr

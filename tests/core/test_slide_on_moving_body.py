@@ -17,45 +17,7 @@ import pytest
 from gapsweep.core.mechanism.build import kinematics
 from gapsweep.core.mechanism.case import simulate_mechanism
 from gapsweep.core.mechanism.table import parse_table
-
-R_MM, D_MM, H_MM = 50.0, 100.0, 200.0
-RPM = 60.0
-
-
-def quick_return(clearance_mm: float | None = None) -> dict:
-    r, d, h = R_MM, D_MM, H_MM
-    pin = {"type": "revolute", "bodies": ["crank", "block_a"], "at": "A"}
-    if clearance_mm is not None:
-        pin.update(clearance_mm=clearance_mm, bearing_radius_mm=5.0)
-    return {
-        "name": "Whitworth quick-return",
-        "gravity": [0, 0],
-        "points": {"O2": [0, d], "O4": [0, 0], "A": [r, d], "B": [h * r / d, h]},
-        "bodies": {
-            "crank": {"mass_kg": 0.5, "inertia_kgm2": 2e-4, "cm": [r / 2, d]},
-            "block_a": {"mass_kg": 0.1, "inertia_kgm2": 1e-5, "cm": "A"},
-            "lever": {"mass_kg": 1.0, "inertia_kgm2": 5e-3, "cm": [h * r / d / 2, h / 2]},
-            "block_b": {"mass_kg": 0.1, "inertia_kgm2": 1e-5, "cm": "B"},
-            "ram": {"mass_kg": 2.0, "inertia_kgm2": 1e-3, "cm": "B"},
-        },
-        "joints": {
-            "main": {"type": "revolute", "bodies": ["ground", "crank"], "at": "O2"},
-            "pin": pin,
-            "slot_a": {"type": "translational", "bodies": ["lever", "block_a"], "at": "A",
-                       "direction": [r, d]},
-            "pivot": {"type": "revolute", "bodies": ["ground", "lever"], "at": "O4"},
-            "slot_b": {"type": "translational", "bodies": ["lever", "block_b"], "at": "B",
-                       "direction": [r, d]},
-            "ram_pin": {"type": "revolute", "bodies": ["block_b", "ram"], "at": "B"},
-            "guide": {"type": "translational", "bodies": ["ground", "ram"], "at": "B",
-                      "direction": [1, 0]},
-        },
-        "driver": {"joint": "main", "speed_rpm": RPM},
-        "measures": {
-            "ram_x": {"body": "ram", "quantity": "position", "component": "x"},
-            "ram_v": {"body": "ram", "quantity": "velocity", "component": "x"},
-        },
-    }
+from support.mechanism_tables import D_MM, H_MM, R_MM, RPM, quick_return
 
 
 def lever_angle(theta2: np.ndarray) -> np.ndarray:

@@ -10,8 +10,7 @@ from gapsweep.core.errors import InputError
 from gapsweep.core.mechanism.table import parse_table
 from gapsweep.study.adams import import_dataset
 from gapsweep.study.adams.export import dataset_text
-from support.mechanism_tables import table  # noqa: E402
-from test_slide_on_moving_body import quick_return  # noqa: E402
+from support.mechanism_tables import quick_return, table
 
 
 def loaded_quick_return() -> dict:

@@ -28,6 +28,7 @@ from gapsweep.study.spec import parse_spec
 BASE = {"clearance_mm": 0.05, "speed_rpm": 5000.0, "t_end": 0.024}
 
 
+@pytest.mark.slow  # a whole search (generations of runs): ~15 s each on a loaded machine
 @pytest.mark.parametrize("truth", [(0.7, 0.6), (1.3, 0.95)])
 def test_stiffness_and_restitution_recovered_from_a_noisy_record(truth):
     k, cr = truth

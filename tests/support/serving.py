@@ -1,6 +1,10 @@
-"""A real ``gapsweep serve`` for the CLI tests: its own data folder and free port, started in
-its own session, stopped by pid with SIGTERM, and checked gone with everything it started
-(its process group and its local workers' groups)."""
+"""A real ``gapsweep serve`` for the CLI and browser tests: its own data folder and free port,
+started in its own session, stopped by pid with SIGTERM, and checked gone with everything it
+started (its process group and its local workers' groups).
+
+:func:`server_fixture` makes a module's ``server`` fixture: its own data, seeded before the
+server starts (users, stored studies) or through its API once it answers (studies run by its
+worker), whatever the module needs."""
 
 from __future__ import annotations
 
@@ -12,9 +16,15 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import pytest
+
+from support.chromium import need_chromium
 from support.processes import free_port, group_members  # noqa: E402, F401  (the workers' helpers)
+
+ROOT = Path(__file__).resolve().parents[2]
 
 URL_LINE = "gapsweep serve: open http://"
 
@@ -49,7 +59,7 @@ class Serve:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "gapsweep", "serve", *self.args], env=self.env,
                 stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                start_new_session=True,
+                start_new_session=True, cwd=ROOT,
             )
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
@@ -106,3 +116,64 @@ class Serve:
                 os.killpg(group, signal.SIGKILL)
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.proc.wait(10)
+
+
+def serve_env(data: Path, **extra: str) -> dict[str, str]:
+    """This process's environment without any ``GAPSWEEP_`` variable (a server or a CLI of the
+    test's own, whatever the developer's shell sets), with ``GAPSWEEP_DATA`` = ``data`` and
+    the variables ``extra``."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GAPSWEEP_")}
+    env.update(GAPSWEEP_DATA=str(data), **extra)
+    return env
+
+
+@contextlib.contextmanager
+def serving(env: dict[str, str], data: Path, *args: str, workers: bool = False,
+            start_s: float = 180.0) -> Iterator[Serve]:
+    """:class:`Serve` started (and, with ``workers``, until its local worker is ready);
+    stopped on leaving with SIGTERM, which it must answer with exit status 128 + 15 and no
+    process left; killed whatever happened."""
+    serve = Serve(env, data, *args)
+    try:
+        serve.start(timeout_s=start_s)
+        if workers:
+            serve.wait_workers(timeout_s=start_s)
+        yield serve
+        assert serve.stop() == 128 + signal.SIGTERM, serve.output()[-3000:]
+    finally:
+        serve.kill()
+
+
+#: what a seed gets (the data folder, the server's environment) and gives (entries of the
+#: fixture's dict: tokens, study ids ...)
+Seed = Callable[[Path, dict[str, str]], dict]
+
+
+def server_fixture(folder: str, *, seed: Seed | None = None,
+                   then: Callable[[dict], dict] | None = None, workers: bool = False,
+                   chromium: bool = False, start_s: float = 180.0, name: str = "server",
+                   **env: str):
+    """A module-scoped fixture ``name`` (a module assigns it: ``server = server_fixture(...)``)
+    serving data of its own: a ``gapsweep serve`` (:func:`serving`) of the data folder
+    ``<tmp>/<folder>*/data`` with :func:`serve_env` and ``env``.
+
+    ``seed(data, env)`` runs before the server starts (users made with the CLI, rows written
+    to the archive), ``then(app)`` once it answers (studies submitted and run); each returns
+    entries added to the dict the fixture yields: ``{"base", "data", "env", "log", "serve"}``
+    (+ ``"chromium"``, the executable, with ``chromium``: skipped without it). ``workers``:
+    up once its local worker is ready."""
+
+    @pytest.fixture(scope="module", name=name)
+    def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
+        app: dict = {"chromium": need_chromium()} if chromium else {}
+        data = tmp_path_factory.mktemp(folder) / "data"
+        app.update(data=data, env=serve_env(data, **env))
+        if seed is not None:
+            app.update(seed(data, app["env"]))
+        with serving(app["env"], data, workers=workers, start_s=start_s) as serve:
+            app.update(base=serve.url, log=serve.log, serve=serve)
+            if then is not None:
+                app.update(then(app))
+            yield app
+
+    return server

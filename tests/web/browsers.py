@@ -1,7 +1,8 @@
-"""What the browser tests share (not a test module): Debian's chromium, its flags, a port
-(``free_port`` of tests/support/processes.py), a ``gapsweep serve`` for a module
-(:func:`served`), the module's browser (:func:`launch_browser`) and a page that collects its
-console errors (:func:`new_page`, :func:`open_page`).
+"""What the browser tests share (not a test module): Debian's chromium and its flags, a
+module's ``server`` (:data:`server`, the server of an empty data folder; a module that
+serves data of its own makes its own with support.serving.server_fixture), the module's
+browser (:func:`launch_browser`) and a page that collects its console errors
+(:func:`new_page`, :func:`open_page`).
 
 Skipped when chromium is missing, except with ``CI=true`` (then the test fails): the test
 command installs it (``apt-get install -y chromium``).
@@ -9,22 +10,12 @@ command installs it (``apt-get install -y chromium``).
 
 from __future__ import annotations
 
-import contextlib
-import json
-import os
-import shutil
-import signal
 import subprocess
 import sys
-import time
-import urllib.error
-import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import NamedTuple
 
-import pytest
-from support.processes import free_port  # the workers' helper, for the servers
+from support.serving import server_fixture
 
 CHROMIUM_ARGS = [
     "--headless",
@@ -36,49 +27,15 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 
-
-def need_chromium() -> str:
-    """The chromium executable (Playwright drives it with ``executable_path``)."""
-    path = shutil.which("chromium")
-    if path:
-        return path
-    if os.environ.get("CI", "").lower() == "true":  # CI=true or CI=True, as the others
-        pytest.fail("chromium is not installed (apt-get install -y chromium)")
-    pytest.skip("chromium is not installed (apt-get install -y chromium)")
-
-
 # --- the server, the browser, a page (the browser modules' fixtures) -----------------------
 
 ROOT = Path(__file__).resolve().parents[2]
 VIEWPORT = {"width": 1280, "height": 800}
 
-
-def serve_env(data: Path, *, without: tuple[str, ...], **extra: str) -> dict[str, str]:
-    """This process's environment less the variables ``without``, with ``GAPSWEEP_DATA`` =
-    ``data`` and the variables ``extra``: a server's (or the CLI's) of a test's own."""
-    env = {k: v for k, v in os.environ.items() if k not in without}
-    env["GAPSWEEP_DATA"] = str(data)
-    env.update(extra)
-    return env
-
-
-def api_request(url: str, *, token: str | None = None, cookie: str | None = None,
-                body: dict | None = None) -> tuple[int, dict]:
-    """GET ``url`` (POST ``body`` as JSON if given), with a bearer ``token`` or a ``cookie``;
-    the status and the JSON answer (an error's too)."""
-    headers = {"Content-Type": "application/json"}
-    if token:
-        headers["Authorization"] = f"Bearer {token}"
-    if cookie:
-        headers["Cookie"] = cookie
-    data = None if body is None else json.dumps(body).encode()
-    req = urllib.request.Request(url, data=data, headers=headers,
-                                 method="GET" if body is None else "POST")
-    try:
-        with urllib.request.urlopen(req, timeout=10) as r:
-            return r.status, json.loads(r.read())
-    except urllib.error.HTTPError as exc:
-        return exc.code, json.loads(exc.read() or b"{}")
+#: a ``gapsweep serve`` of an empty data folder with its local worker for a module's tests
+#: and chromium: ``{"base", "chromium", ...}`` (support.serving.server_fixture). Shared
+#: through tests/web/conftest.py
+server = server_fixture("gapsweep-served", chromium=True)
 
 
 def gapsweep_cli(env: dict, *args: str, stdin: str = "") -> str:
@@ -88,73 +45,6 @@ def gapsweep_cli(env: dict, *args: str, stdin: str = "") -> str:
                           input=stdin, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, (args, done.stdout, done.stderr)
     return done.stdout
-
-
-class Served(NamedTuple):
-    base: str  # http://127.0.0.1:<port>
-    proc: subprocess.Popen
-    log: Path  # serve's output: data/serve.log
-
-
-@contextlib.contextmanager
-def served(env: dict[str, str], data: Path, *, ready: Callable[[str], bool], start_s: float,
-           poll_s: float = 0.5) -> Iterator[Served]:
-    """``gapsweep serve --host 127.0.0.1 --port <free> --workers 1`` with ``env`` (from the
-    repository's root, output in ``data/serve.log``), in its own session; up once
-    ``ready(base)`` holds (polled every ``poll_s``, an ``OSError`` counting as not yet),
-    failing the test if it exits first (with its log's tail) or is not up in ``start_s``.
-    Stopped as a process group on leaving, whatever happened (:func:`stop_group`)."""
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
-    log_path = data / "serve.log"
-    with open(log_path, "wb") as log:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "gapsweep", "serve", "--host", "127.0.0.1", "--port",
-             str(port), "--workers", "1"],
-            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-        try:
-            deadline = time.monotonic() + start_s
-            while True:
-                if proc.poll() is not None:
-                    pytest.fail(f"gapsweep serve exited ({proc.returncode}):\n"
-                                + log_path.read_text(errors="replace")[-3000:])
-                with contextlib.suppress(OSError):
-                    if ready(base):
-                        break
-                if time.monotonic() > deadline:
-                    pytest.fail(f"gapsweep serve not up after {start_s} s")
-                time.sleep(poll_s)
-            yield Served(base, proc, log_path)
-        finally:
-            stop_group(proc)
-
-
-SERVE_START_S = 90  # a server up: imports, the database
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
-    """A ``gapsweep serve`` of an empty data folder for a module's tests (in its own session,
-    killed as a group at the end) and chromium: ``{"base", "chromium", "log"}``. Shared
-    through tests/web/conftest.py; a module that serves rows of its own defines its own."""
-    chromium = need_chromium()
-    data = tmp_path_factory.mktemp("gapsweep-served")
-    env = serve_env(data, without=("GAPSWEEP_DATABASE_URL", "GAPSWEEP_BROKER_URL"))
-    with served(env, data, start_s=SERVE_START_S,
-                ready=lambda base: api_request(base + "/api/health")[0] == 200) as srv:
-        yield {"base": srv.base, "chromium": chromium, "log": srv.log}
-
-
-def stop_group(proc: subprocess.Popen) -> None:
-    """The process group led by ``proc`` (started with ``start_new_session``): SIGTERM, then
-    SIGKILL if it is not gone within 20 s."""
-    try:
-        os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait(timeout=20)
-    except (ProcessLookupError, subprocess.TimeoutExpired):
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=10)
 
 
 def launch_browser(chromium: str, **options) -> Iterator:

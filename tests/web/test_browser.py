@@ -12,16 +12,14 @@ installs it (``apt-get install -y chromium``).
 
 from __future__ import annotations
 
-import json
 import re
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 import browsers
 import pytest
 from browsers import launch_browser, open_page
+from support.api import api_request
 
 ROOT = Path(__file__).resolve().parents[2]
 # tests/web/conftest.py's server, also under this module's name for the browser modules that
@@ -32,29 +30,6 @@ STUDY_S = 420  # the preset study done, a first-start kernel compile (2.5 min) i
 UI_MS = 20_000  # one page or figure to appear
 
 pytestmark = pytest.mark.timeout(1200)
-
-
-def _get(url: str, timeout: float = 5.0) -> tuple[int, dict]:
-    try:
-        with urllib.request.urlopen(url, timeout=timeout) as r:
-            return r.status, json.loads(r.read())
-    except urllib.error.HTTPError as exc:
-        return exc.code, json.loads(exc.read() or b"{}")
-
-
-def _post(url: str, body: dict) -> tuple[int, dict]:
-    req = urllib.request.Request(
-        url,
-        data=json.dumps(body).encode(),
-        method="POST",
-        headers={"Content-Type": "application/json"},
-    )
-    try:
-        with urllib.request.urlopen(req, timeout=10) as r:
-            return r.status, json.loads(r.read())
-    except urllib.error.HTTPError as exc:
-        return exc.code, json.loads(exc.read() or b"{}")
-
 
 
 @pytest.fixture(scope="module")
@@ -105,7 +80,7 @@ def figure(page, graph_id: str, min_traces: int = 1) -> dict:
 def test_bad_clearance_shows_the_message_and_submits_nothing(server, page):
     page.goto(server["base"] + "/studies/new")
     page.wait_for_selector("#new-case-count:has-text('15 cases + 1 ideal twin')")
-    before = _get(server["base"] + "/api/studies")[1]["total"]
+    before = api_request(server["base"] + "/api/studies")[1]["total"]
     page.locator('#new-axes-table td[data-dash-column="values"][data-dash-row="0"]').click()
     page.keyboard.type("0.02, 0.035, -0.05, 0.08, 0.1")
     page.keyboard.press("Enter")
@@ -116,7 +91,7 @@ def test_bad_clearance_shows_the_message_and_submits_nothing(server, page):
     page.click("#new-submit", force=True)  # a disabled button: nothing may happen
     page.wait_for_timeout(1000)
     assert page.url.endswith("/studies/new")
-    assert _get(server["base"] + "/api/studies")[1]["total"] == before
+    assert api_request(server["base"] + "/api/studies")[1]["total"] == before
     shot(page, "new-study-bad-clearance")
     assert page.errors == []
 
@@ -133,7 +108,7 @@ def test_preset_study_from_the_form_to_trends_and_a_case_orbit(server, page):
     assert wait_status(page, {"done", "cancelled"}, STUDY_S) == "done"
     page.wait_for_selector("#study-counts:has-text('15 done')")
     shot(page, "study-done")
-    detail = _get(f"{server['base']}/api/studies/{study_id}")[1]
+    detail = api_request(f"{server['base']}/api/studies/{study_id}")[1]
     assert [c["status"] for c in detail["cases"]] == ["done"] * 15
     assert len(detail["twins"]) == 1 and detail["twins"][0]["status"] == "done"
 
@@ -196,7 +171,7 @@ def test_cancel_a_running_study(server, page):
             "friction": {"start": 0.0, "stop": 0.1, "count": 50},
         },
     }
-    status, body = _post(server["base"] + "/api/studies", spec)
+    status, body = api_request(server["base"] + "/api/studies", body=spec)
     assert status == 201, body
     study_id = body["id"]
     page.goto(f"{server['base']}/studies/{study_id}")
@@ -209,7 +184,7 @@ def test_cancel_a_running_study(server, page):
         page.wait_for_timeout(50)
     assert asked and "queued cases will not run" in asked[0], asked
     # the server says so, not a pause: the study still runs and no case was cancelled
-    status, progress = _get(f"{server['base']}/api/studies/{study_id}/progress")
+    status, progress = api_request(f"{server['base']}/api/studies/{study_id}/progress")
     assert status == 200 and progress["status"] == "running", progress
     assert progress["counts"]["cancelled"] == 0, progress
     assert page.inner_text("#study-action-message").strip() == ""
@@ -222,7 +197,7 @@ def test_cancel_a_running_study(server, page):
     shot(page, "study-cancelled")
     deadline = time.monotonic() + 60
     while True:  # running cases finish their chunk, then nothing is left
-        counts = _get(f"{server['base']}/api/studies/{study_id}")[1]["counts"]
+        counts = api_request(f"{server['base']}/api/studies/{study_id}")[1]["counts"]
         if counts["queued"] == 0 and counts["running"] == 0:
             break
         assert time.monotonic() < deadline, counts
@@ -230,7 +205,7 @@ def test_cancel_a_running_study(server, page):
     assert counts["cancelled"] > 0 and counts["done"] < 2000
     # one cancel was made, the accepted one: the dismissed dialog's, whenever its callback
     # would have run, is in the audit log by now
-    status, audit = _get(f"{server['base']}/api/audit?limit=100")
+    status, audit = api_request(f"{server['base']}/api/audit?limit=100")
     assert status == 200, audit
     cancels = [e for e in audit["items"]
                if e["action"] == "study.cancel" and e["target"] == f"study:{study_id}"]
@@ -240,10 +215,10 @@ def test_cancel_a_running_study(server, page):
 
 
 def test_every_page_without_console_errors(server, page):
-    items = _get(server["base"] + "/api/studies")[1]["items"]
+    items = api_request(server["base"] + "/api/studies")[1]["items"]
     paths = ["/", "/studies/new", "/compare", "/studies/999999", "/cases/999999"]
     if items:
-        detail = _get(f"{server['base']}/api/studies/{items[-1]['id']}")[1]
+        detail = api_request(f"{server['base']}/api/studies/{items[-1]['id']}")[1]
         paths += [f"/studies/{detail['id']}", f"/cases/{detail['cases'][0]['id']}"]
     too_wide = {}
     for path in paths:
@@ -256,4 +231,4 @@ def test_every_page_without_console_errors(server, page):
             too_wide[path] = width
     assert page.errors == []
     assert too_wide == {}
-    assert _get(server["base"] + "/api/health")[1]["database"] == "ok"
+    assert api_request(server["base"] + "/api/health")[1]["database"] == "ok"

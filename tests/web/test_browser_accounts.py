@@ -22,15 +22,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from browsers import (
-    api_request,
-    gapsweep_cli,
-    launch_browser,
-    need_chromium,
-    open_page,
-    serve_env,
-    served,
-)
+from browsers import gapsweep_cli, launch_browser, open_page
+from support.api import api_request
+from support.serving import server_fixture
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "tests" / "artifacts"
@@ -55,22 +49,14 @@ def _make_accounts(env: dict) -> dict[str, str]:
     return tokens
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    """``gapsweep serve`` with accounts on, in its own session (stopped as a group at the end,
-    whatever happened); its base URL and the users' tokens."""
-    chromium = need_chromium()
-    data = tmp_path_factory.mktemp("gapsweep-accounts")
-    env = serve_env(data, without=("GAPSWEEP_DATABASE_URL", "GAPSWEEP_ADMIN_PASSWORD",
-                                   "GAPSWEEP_TOKEN"),
-                    GAPSWEEP_BROKER_URL="memory://")  # no worker: the cases stay queued
-    tokens = _make_accounts(env)
+def _accounts(data, env) -> dict:
+    return {"tokens": _make_accounts(env)}
 
-    def ready(base: str) -> bool:
-        return api_request(base + "/api/health", token=tokens["eve"])[0] == 200
 
-    with served(env, data, ready=ready, start_s=START_S, poll_s=0.3) as srv:
-        yield {"base": srv.base, "chromium": chromium, "tokens": tokens, "log": srv.log}
+#: ``gapsweep serve`` with accounts on and no worker (the cases stay queued); its base URL
+#: and the users' tokens
+server = server_fixture("gapsweep-accounts", seed=_accounts, chromium=True, start_s=START_S,
+                        GAPSWEEP_BROKER_URL="memory://")
 
 
 @pytest.fixture(scope="module")

@@ -31,15 +31,9 @@ import time
 from pathlib import Path
 
 import pytest
-from browsers import (
-    api_request,
-    gapsweep_cli,
-    launch_browser,
-    need_chromium,
-    new_page,
-    serve_env,
-    served,
-)
+from browsers import gapsweep_cli, launch_browser, new_page
+from support.api import api_request, wait_done
+from support.serving import server_fixture
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "tests" / "artifacts"
@@ -90,36 +84,24 @@ def make_accounts(env: dict) -> dict[str, str]:
     return tokens
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    """``gapsweep serve`` with accounts on and its local worker; the 9-case study run to the
-    end (submitted by eve's token); tokens, env (for the CLI) and the study's API detail."""
-    chromium = need_chromium()
-    data = tmp_path_factory.mktemp("gapsweep-affordances")
-    env = serve_env(data, without=("GAPSWEEP_DATABASE_URL", "GAPSWEEP_BROKER_URL",
-                                   "GAPSWEEP_ADMIN_PASSWORD", "GAPSWEEP_TOKEN", "GAPSWEEP_URL"))
-    tokens = make_accounts(env)
-
-    def ready(base: str) -> bool:
-        return api_request(base + "/api/health", token=tokens["ada"])[0] == 200
-
-    with served(env, data, ready=ready, start_s=START_S, poll_s=0.3) as srv:
-        status, body = api_request(srv.base + "/api/studies", token=tokens["eve"], body=SPEC)
-        assert status == 201, body
-        study_id = body["id"]
-        detail = wait_done(srv.base, study_id, tokens["eve"])
-        yield {"base": srv.base, "chromium": chromium, "tokens": tokens, "env": env,
-               "study": detail, "log": srv.log}
+def _accounts(data, env) -> dict:
+    return {"tokens": make_accounts(env)}
 
 
-def wait_done(base: str, study_id: int, token: str, timeout_s: float = STUDY_S) -> dict:
-    deadline = time.monotonic() + timeout_s
-    while True:
-        detail = api_request(f"{base}/api/studies/{study_id}", token=token)[1]
-        if detail.get("status") in ("done", "cancelled"):
-            return detail
-        assert time.monotonic() < deadline, f"study {study_id} not done: {detail.get('counts')}"
-        time.sleep(0.5)
+def _study_done(app: dict) -> dict:
+    """The 9-case study submitted by eve's token and run to its end: its API detail."""
+    status, body = api_request(app["base"] + "/api/studies", token=app["tokens"]["eve"],
+                               body=SPEC)
+    assert status == 201, body
+    return {"study": wait_done(app["base"], body["id"], token=app["tokens"]["eve"],
+                               until=lambda d: d.get("status") in ("done", "cancelled"),
+                               timeout_s=STUDY_S)}
+
+
+#: ``gapsweep serve`` with accounts on and its local worker; the 9-case study run to the end
+#: (submitted by eve's token); tokens, env (for the CLI) and the study's API detail
+server = server_fixture("gapsweep-affordances", seed=_accounts, then=_study_done,
+                        chromium=True, start_s=START_S)
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,8 @@ import time
 
 import pytest
 import test_browser as tb
-from test_browser import STUDY_S, _get, _post, shot, wait_status
+from support.api import api_request, wait_done
+from test_browser import STUDY_S, shot, wait_status
 
 # the browser module's fixtures, instantiated for this module: its own server (module scope)
 server, browser, page = tb.server, tb.browser, tb.page
@@ -27,20 +28,9 @@ POISON_SCALE = 1e-9  # the solver's final verdict within a millisecond: "penetra
 
 
 def submit(server, spec: dict) -> int:
-    status, body = _post(server["base"] + "/api/studies", spec)
+    status, body = api_request(server["base"] + "/api/studies", body=spec)
     assert status == 201, body
     return int(body["id"])
-
-
-def wait_api(server, study_id: int, done, timeout_s: float) -> dict:
-    """Poll ``GET /api/studies/<id>`` until ``done(detail)``; the detail."""
-    deadline = time.monotonic() + timeout_s
-    while True:
-        detail = _get(f"{server['base']}/api/studies/{study_id}")[1]
-        if done(detail):
-            return detail
-        assert time.monotonic() < deadline, {k: detail.get(k) for k in ("status", "counts")}
-        time.sleep(0.5)
 
 
 def certified(detail: dict) -> bool:
@@ -85,7 +75,7 @@ def test_finished_study_certificates_spectra_and_buttons(server, page):
         "base": {"speed_rpm": RPM},
         "axes": {"clearance_mm": {"values": [0.02, 0.05, 0.1]}},
     })
-    detail = wait_api(server, study_id, certified, STUDY_S)
+    detail = wait_done(server["base"], study_id, until=certified, timeout_s=STUDY_S)
     # 3 cases, one twin; certificates apart: the largest settled peak (the headline, issue 23)
     # and (0.02 mm) the smallest c
     assert detail["counts"]["total"] == 3 and len(detail["cases"]) == 3
@@ -151,7 +141,7 @@ def test_finished_study_certificates_spectra_and_buttons(server, page):
     # spectrum covers - the settled window's, issue 23; c = 0.1 mm's N is 6 when captured,
     # 32 when it stays chaotic to the cap, as round-off decides) to the Nyquist frequency, as the
     # API stores them
-    freqs = [_get(f"{server['base']}/api/cases/{c['id']}/series"
+    freqs = [api_request(f"{server['base']}/api/cases/{c['id']}/series"
                   "?names=spectrum_freq_hz")[1]["spectrum_freq_hz"] for c in detail["cases"]]
     first = min(freq[1] for freq in freqs)
     assert fig["xaxis"]["range"] == pytest.approx([math.log10(first),
@@ -193,7 +183,7 @@ def test_cancel_and_retry_follow_the_progress(server, page):
     # sees it finish with one failure - Cancel off, Retry on
     assert wait_status(page, {"done"}, STUDY_S) == "done"
     wait_buttons(page, (True, False))
-    detail = _get(f"{server['base']}/api/studies/{poisoned}")[1]
+    detail = api_request(f"{server['base']}/api/studies/{poisoned}")[1]
     assert (detail["counts"]["failed"], detail["counts"]["done"]) == (1, 1)
     shot(page, "study-failed-retry")
     page.click("#study-retry")

@@ -12,15 +12,13 @@ group; skipped without chromium (failed with ``CI=true``), like tests/web/test_b
 
 from __future__ import annotations
 
-import json
 import re
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 import pytest
 from browsers import launch_browser, open_page
+from support.api import get_json, post_json
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "tests" / "artifacts"
@@ -28,15 +26,6 @@ STUDY_S = 420  # a study done, a first-start kernel compile included
 UI_MS = 20_000
 
 pytestmark = pytest.mark.timeout(1200)
-
-
-def _get(url: str) -> dict:
-    try:
-        with urllib.request.urlopen(url, timeout=10) as r:
-            return json.loads(r.read())
-    except urllib.error.HTTPError as exc:
-        return {"status": exc.code}
-
 
 
 @pytest.fixture(scope="module")
@@ -92,7 +81,7 @@ def submit_and_wait(page, base: str) -> dict:
     while page.inner_text("#study-status").strip() not in ("done", "cancelled"):
         assert time.monotonic() < deadline, "study not done in time"
         page.wait_for_timeout(500)
-    detail = _get(f"{base}/api/studies/{study_id}")
+    detail = get_json(f"{base}/api/studies/{study_id}")
     assert detail["status"] == "done"
     assert {c["status"] for c in detail["cases"]} == {"done"}
     return detail
@@ -103,7 +92,7 @@ def _analysis(base: str, study_id: int) -> dict:
     after the study turns done, in a transaction of its own (workers/study_finish.py), so a
     page that has seen "done" may read the detail before it is there (seen in CI at load 6)."""
     deadline = time.monotonic() + 30.0
-    while (analysis := _get(f"{base}/api/studies/{study_id}").get("analysis")) is None:
+    while (analysis := get_json(f"{base}/api/studies/{study_id}").get("analysis")) is None:
         assert time.monotonic() < deadline, "no analysis stored 30 s after the study was done"
         time.sleep(0.2)
     return analysis
@@ -294,7 +283,7 @@ def test_latin_hypercube_from_the_form_scatter_spearman_and_spectra(server, page
     by_name = {case_label(c, axes): cid for cid, c in cases.items()}
     for trace in spectra:
         case_id = by_name[trace["name"].split(" · ")[0]]
-        series = _get(f"{base}/api/cases/{case_id}/series"
+        series = get_json(f"{base}/api/cases/{case_id}/series"
                       "?names=spectrum_freq_hz,spectrum_slider_acceleration")
         freq, amp = series["spectrum_freq_hz"], series["spectrum_slider_acceleration"]
         assert trace["x"] == pytest.approx(freq, rel=1e-12), trace["name"]  # every bin
@@ -309,13 +298,10 @@ def test_latin_hypercube_from_the_form_scatter_spearman_and_spectra(server, page
 def test_archive_compare_needs_a_selection_and_shows_both_studies(server, page):
     base = server["base"]
     # the studies of the tests above; run alone, two small ones through the API
-    while _get(base + "/api/studies")["total"] < 2:
-        req = urllib.request.Request(
-            base + "/api/studies", method="POST", headers={"Content-Type": "application/json"},
-            data=json.dumps({"name": "small", "series": "none", "ideal_twin": False,
-                             "axes": {"clearance_mm": {"values": [0.05]}}}).encode())
-        urllib.request.urlopen(req, timeout=10).close()
-    items = _get(base + "/api/studies?limit=2")["items"]
+    while get_json(base + "/api/studies")["total"] < 2:
+        post_json(base + "/api/studies", {"name": "small", "series": "none", "ideal_twin": False,
+                                          "axes": {"clearance_mm": {"values": [0.05]}}})
+    items = get_json(base + "/api/studies?limit=2")["items"]
     page.goto(base + "/")
     page.wait_for_selector(f"#archive-table a[href='/studies/{items[0]['id']}']")
     assert page.is_disabled("#archive-delete")

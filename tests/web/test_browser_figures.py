@@ -26,14 +26,13 @@ import json
 import os
 import re
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 import numpy as np
 import pytest
-from browsers import inside, launch_browser, need_chromium, open_page, overlap, plotly_figure
-from support.serving import Serve  # noqa: E402  (the CLI tests' serve helper)
+from browsers import inside, launch_browser, open_page, overlap, plotly_figure
+from support.api import get_json, post_json, wait_done
+from support.serving import server_fixture
 
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = Path(os.environ.get("GAPSWEEP_SHOTS") or ROOT / "tests" / "artifacts" / "figures")
@@ -80,37 +79,13 @@ CONVERGENCE = {
 # --- the server, the studies, the browser ---------------------------------------------------
 
 
-def _get(url: str, timeout: float = 10.0) -> dict:
-    with urllib.request.urlopen(url, timeout=timeout) as r:
-        return json.loads(r.read())
+#: ``gapsweep serve`` with one local worker, its own data folder and port; stopped by pid at
+#: the end, with a check that its workers went with it
+server = server_fixture("gapsweep-figures", workers=True, chromium=True, start_s=120)
 
 
-def _post(url: str, body: dict) -> dict:
-    req = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST",
-                                 headers={"Content-Type": "application/json"})
-    try:
-        with urllib.request.urlopen(req, timeout=30) as r:
-            return json.loads(r.read())
-    except urllib.error.HTTPError as exc:
-        raise AssertionError(f"POST {url}: {exc.code} {exc.read()[:2000]!r}") from exc
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    """``gapsweep serve`` with one local worker, its own data folder and port; stopped by
-    pid at the end, with a check that its workers went with it."""
-    chromium = need_chromium()
-    data = tmp_path_factory.mktemp("gapsweep-figures")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GAPSWEEP_")}
-    env["GAPSWEEP_DATA"] = str(data)
-    serve = Serve(env, data)
-    try:
-        serve.start(timeout_s=120)
-        serve.wait_workers(timeout_s=120)
-        yield {"base": serve.url, "chromium": chromium}
-        serve.stop()
-    finally:
-        serve.kill()
+def _analysed(detail: dict) -> bool:
+    return detail["status"] in ("done", "cancelled") and detail.get("analysis") is not None
 
 
 @pytest.fixture(scope="module")
@@ -118,22 +93,13 @@ def studies(server):
     """The three studies, submitted at once and each followed to done (with its stored
     analysis): {"grid", "oat", "convergence"} -> the API's detail."""
     base = server["base"]
-    made = {key: _post(base + "/api/studies", spec)["id"]
+    made = {key: post_json(base + "/api/studies", spec)["id"]
             for key, spec in (("grid", GRID), ("oat", ONE_AT_A_TIME),
                               ("convergence", CONVERGENCE))}
-    deadline = time.monotonic() + STUDIES_S
-    out: dict[str, dict] = {}
-    while len(out) < len(made):
-        for key, study_id in made.items():
-            if key in out:
-                continue
-            detail = _get(f"{base}/api/studies/{study_id}")
-            if detail["status"] in ("done", "cancelled") and detail.get("analysis") is not None:
-                out[key] = detail
-        if time.monotonic() > deadline:
-            pytest.fail(f"studies not done in {STUDIES_S} s: "
-                        f"{ {k: v for k, v in made.items() if k not in out} }")
-        time.sleep(0.5)
+    deadline = time.monotonic() + STUDIES_S  # for the three together
+    out = {key: wait_done(base, study_id, until=_analysed,
+                          timeout_s=max(deadline - time.monotonic(), 0.0))
+           for key, study_id in made.items()}
     for key, detail in out.items():
         assert detail["status"] == "done", (key, detail["status"])
         assert {c["status"] for c in detail["cases"] + detail["twins"]} == {"done"}, key
@@ -162,7 +128,7 @@ def open_tab(page, base: str, study_id: int, tab: str) -> None:
 
 
 def series(base: str, case_id: int, *names: str) -> dict[str, np.ndarray]:
-    got = _get(f"{base}/api/cases/{case_id}/series?names={','.join(names)}")
+    got = get_json(f"{base}/api/cases/{case_id}/series?names={','.join(names)}")
     return {k: np.asarray(v, dtype=float) for k, v in got.items()}
 
 

@@ -13,16 +13,15 @@ Skipped when chromium is missing, except with ``CI=true`` (then it fails).
 
 from __future__ import annotations
 
-import json
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 import pytest
 import tomllib
 from archive_fixtures import make_archive
-from browsers import launch_browser, need_chromium, open_page, plotly_figure, serve_env, served
+from browsers import launch_browser, open_page, plotly_figure
 from gapsweep.web.figures.labels import parameter_label
+from support.api import get_json
+from support.serving import server_fixture
 
 ROOT = Path(__file__).resolve().parents[2]
 START_S = 90
@@ -30,31 +29,21 @@ UI_MS = 30_000
 pytestmark = pytest.mark.timeout(900)
 
 
-def _get(url: str) -> dict:
-    try:
-        with urllib.request.urlopen(url, timeout=20) as r:
-            return json.loads(r.read())
-    except urllib.error.HTTPError as exc:
-        return {"status": exc.code}
-
-
 def _spec() -> dict:
     with open(ROOT / "examples" / "lubricated_slider_crank.toml", "rb") as f:
         return tomllib.load(f)
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    chromium = need_chromium()
-    data = tmp_path_factory.mktemp("gapsweep-lubrication")
-    with pytest.MonkeyPatch.context() as mp:  # the archive's rows, written before serving
+def _stored_study(data, env) -> dict:
+    """The study's rows with synthetic results, written to the archive before serving."""
+    with pytest.MonkeyPatch.context() as mp:
         archive = make_archive(data, mp)
         study_id = archive.create(_spec())
         archive.run(archive.case_ids(study_id))
-    env = serve_env(data, without=("GAPSWEEP_DATABASE_URL", "GAPSWEEP_BROKER_URL"))
-    with served(env, data, start_s=START_S,
-                ready=lambda base: _get(base + "/api/health").get("database") == "ok") as srv:
-        yield {"base": srv.base, "chromium": chromium, "study": study_id}
+    return {"study": study_id}
+
+
+server = server_fixture("gapsweep-lubrication", seed=_stored_study, chromium=True, start_s=START_S)
 
 
 @pytest.fixture(scope="module")
@@ -92,6 +81,6 @@ def test_the_lubrication_axis_draws_a_categorical_trend(server, page):
     twin = [t for t in fig["data"] if t["name"] == "ideal joint"]
     assert len(twin) == 1 and set(twin[0]["x"]) <= set(lubrication)
     # every done case is a point of one line
-    detail = _get(f"{base}/api/studies/{sid}")
+    detail = get_json(f"{base}/api/studies/{sid}")
     done = [c for c in detail["cases"] if c["status"] == "done"]
     assert sum(len(t["x"]) for t in lines) == len(done)

@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import math
 import re
-import time
 from pathlib import Path
 
 import pytest
 import test_browser as tb
 import tomllib
 from browsers import wait_first_option
-from test_browser import _get, _post
+from support.api import api_request, wait_done
 
 server, browser, page = tb.server, tb.browser, tb.page
 pytestmark = pytest.mark.timeout(900)
@@ -36,16 +35,14 @@ def test_the_animation_plays_the_run_and_its_orbit(server, page):
         spec = tomllib.load(f)
     spec.update(name="browser animation", ideal_twin=False, series="full",
                 axes={"joints.rocker_pin.clearance_mm": {"values": [0.1]}})
-    status, body = _post(server["base"] + "/api/studies", spec)
+    status, body = api_request(server["base"] + "/api/studies", body=spec)
     assert status == 201, body
     study_id = body["id"]
-    deadline = time.monotonic() + tb.STUDY_S
-    while (detail := _get(f"{server['base']}/api/studies/{study_id}")[1])["status"] != "done":
-        assert time.monotonic() < deadline, detail.get("counts")
-        time.sleep(0.5)
+    detail = wait_done(server["base"], study_id, timeout_s=tb.STUDY_S)
+    assert detail["status"] == "done", detail.get("counts")
     case_id = detail["cases"][0]["id"]
     names = "t,eccentricity_x.rocker_pin,eccentricity_y.rocker_pin"
-    stored = _get(f"{server['base']}/api/cases/{case_id}/series?names={names}")[1]
+    stored = api_request(f"{server['base']}/api/cases/{case_id}/series?names={names}")[1]
     page.goto(f"{server['base']}/cases/{case_id}")
     page.wait_for_function(f"() => ({_FRAME})() !== null")
     first = page.evaluate(_FRAME)
@@ -146,18 +143,15 @@ def test_submit_a_mechanism_study_from_the_form_and_read_each_joint_on_its_case(
     page.click("#new-submit")
     page.wait_for_url(re.compile(r"/studies/\d+$"), timeout=60_000)
     study_id = int(page.url.rstrip("/").rsplit("/", 1)[1])
-    deadline = time.monotonic() + tb.STUDY_S
-    while (detail := _get(f"{base}/api/studies/{study_id}")[1])["status"] != "done":
-        assert detail["status"] not in ("failed", "cancelled"), detail
-        assert time.monotonic() < deadline, detail.get("counts")
-        time.sleep(0.5)
+    detail = wait_done(base, study_id, timeout_s=tb.STUDY_S)
+    assert detail["status"] == "done", detail
     assert detail["model"] == "mechanism"
     assert [c["params"]["joints.crank_pin.clearance_mm"] for c in detail["cases"]] == [0.05, 0.1]
     assert {c["status"] for c in detail["cases"]} == {"done"}
     case = detail["cases"][1]  # the crank pin at 0.1 mm, the piston pin at the table's 0.05
     names = ",".join(f"poincare_eccentricity_{a}.{j}" for j in ("crank_pin", "piston_pin")
                      for a in "xy")
-    stored = _get(f"{base}/api/cases/{case['id']}/series?names={names}")[1]
+    stored = api_request(f"{base}/api/cases/{case['id']}/series?names={names}")[1]
     page.goto(f"{base}/cases/{case['id']}")
     page.wait_for_function(f"() => ({_SECTION})() !== null")
     shown = {t["joint"]: t for t in page.evaluate(_SECTION)}

@@ -7,12 +7,12 @@ mechanism is the table typed and its case runs."""
 from __future__ import annotations
 
 import re
-import time
 from pathlib import Path
 
 import pytest
 import test_browser as tb
-from test_browser import ARTIFACTS, _get
+from support.api import wait_done
+from test_browser import ARTIFACTS
 from test_browser_mechanism import _choose
 
 server, browser, page = tb.server, tb.browser, tb.page
@@ -179,11 +179,9 @@ def test_build_a_four_bar_from_nothing_draw_it_submit_it_and_run_it(server, page
     page.click("#new-submit")
     page.wait_for_url(re.compile(r"/studies/\d+$"), timeout=60_000)
     study_id = int(page.url.rstrip("/").rsplit("/", 1)[1])
-    deadline = time.monotonic() + tb.STUDY_S
-    while (detail := _get(f"{base}/api/studies/{study_id}")[1])["status"] != "done":
-        assert detail["status"] not in ("failed", "cancelled"), detail
-        assert time.monotonic() < deadline, detail.get("counts")
-        time.sleep(0.5)  # polling the API: the study runs on the server's workers
+    # polling the API: the study runs on the server's workers
+    detail = wait_done(base, study_id, timeout_s=tb.STUDY_S)
+    assert detail["status"] == "done", detail
     typed = {
         "points": {n: [x, y] for n, x, y in POINTS},
         "bodies": {n: {"mass_kg": 0.1, "inertia_kgm2": 0.0001, "cm": cm} for n, cm in BODIES},

@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 import test_browser as tb
 import tomllib
-from test_browser import STUDY_S, _get, shot
-from test_browser_certificates import certified, plot, submit, wait_api
+from support.api import api_request, wait_done
+from test_browser import STUDY_S, shot
+from test_browser_certificates import certified, plot, submit
 
 server, browser, page = tb.server, tb.browser, tb.page
 pytestmark = pytest.mark.timeout(900)
@@ -39,7 +40,7 @@ def test_a_mechanism_study_through_every_tab(server, page):
     spec.update(name="four-bar through every tab", ideal_twin=True, series="preview",
                 axes={AXIS: {"values": CLEARANCES}})
     study_id = submit(server, spec)
-    detail = wait_api(server, study_id, certified, STUDY_S)
+    detail = wait_done(server["base"], study_id, until=certified, timeout_s=STUDY_S)
     cases = detail["cases"]
     assert sorted(c["params"][AXIS] for c in cases) == CLEARANCES
     assert all(c["status"] == "done" and settled in c["metrics"] for c in cases)
@@ -113,7 +114,7 @@ def test_a_mechanism_study_through_every_tab(server, page):
 
     # the case page: the measure in its own unit, the stored series drawn
     case_id = cases[0]["id"]
-    stored = _get(f"{server['base']}/api/cases/{case_id}/series?names={first}")[1][first]
+    stored = api_request(f"{server['base']}/api/cases/{case_id}/series?names={first}")[1][first]
     page.goto(f"{server['base']}/cases/{case_id}")
     graph = f"#case-graph-measure_{first}"
     measure = plot(page, graph)

@@ -17,16 +17,11 @@ Skipped when chromium is missing, except with ``CI=true`` (then it fails).
 
 from __future__ import annotations
 
-import json
-import os
-import time
-import urllib.error
-import urllib.request
-
 import numpy as np
 import pytest
-from browsers import launch_browser, need_chromium, open_page, plotly_figure
-from support.serving import Serve  # noqa: E402  (the CLI tests' serve helper)
+from browsers import launch_browser, open_page, plotly_figure
+from support.api import get_json, post_json, wait_done
+from support.serving import server_fixture
 
 STUDY_S = 420  # the study done, a first-start kernel compile (2.5 min) included
 UI_MS = 30_000
@@ -41,50 +36,15 @@ DEFAULTS = {"name": "Settled motion with the defaults",
             "axes": {"clearance_mm": {"values": CLEARANCES_MM}}}
 
 
-def _get(url: str) -> dict:
-    with urllib.request.urlopen(url, timeout=10) as r:
-        return json.loads(r.read())
-
-
-def _post(url: str, body: dict) -> dict:
-    req = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST",
-                                 headers={"Content-Type": "application/json"})
-    try:
-        with urllib.request.urlopen(req, timeout=30) as r:
-            return json.loads(r.read())
-    except urllib.error.HTTPError as exc:
-        raise AssertionError(f"POST {url}: {exc.code} {exc.read()[:2000]!r}") from exc
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    chromium = need_chromium()
-    data = tmp_path_factory.mktemp("gapsweep-motion")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GAPSWEEP_")}
-    env["GAPSWEEP_DATA"] = str(data)
-    serve = Serve(env, data)
-    try:
-        serve.start(timeout_s=120)
-        serve.wait_workers(timeout_s=120)
-        yield {"base": serve.url, "chromium": chromium}
-        serve.stop()
-    finally:
-        serve.kill()
+server = server_fixture("gapsweep-motion", workers=True, chromium=True, start_s=120)
 
 
 @pytest.fixture(scope="module")
 def study(server):
     """The study submitted with the defaults, followed to done: the API's detail."""
     base = server["base"]
-    study_id = _post(base + "/api/studies", DEFAULTS)["id"]
-    deadline = time.monotonic() + STUDY_S
-    while True:
-        detail = _get(f"{base}/api/studies/{study_id}")
-        if detail["status"] in ("done", "cancelled", "failed"):
-            break
-        if time.monotonic() > deadline:
-            pytest.fail(f"study {study_id} not done in {STUDY_S} s")
-        time.sleep(0.5)
+    detail = wait_done(base, post_json(base + "/api/studies", DEFAULTS)["id"],
+                       timeout_s=STUDY_S)
     assert detail["status"] == "done"
     assert {c["status"] for c in detail["cases"]} == {"done"}
     return detail
@@ -155,7 +115,7 @@ def test_bifurcation_points_equal_the_api_sections(server, study, page):
     assert sorted(drawn) == CLEARANCES_MM
     for case in study["cases"]:
         c_mm = case["params"]["clearance_mm"]
-        got = _get(f"{base}/api/cases/{case['id']}/series?names={','.join(SECTION)}")
+        got = get_json(f"{base}/api/cases/{case['id']}/series?names={','.join(SECTION)}")
         t, ex, ey = (np.asarray(got[n], dtype=float) for n in SECTION)
         period = float(np.median(np.diff(t)))
         keep = np.rint(t / period) >= window_start(case["metrics"])

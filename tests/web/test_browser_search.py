@@ -10,8 +10,9 @@ import math
 import pytest
 import test_browser as tb
 from gapsweep.study.measurements import Measurement, to_csv
-from test_browser import STUDY_S, _get, _post, wait_status
-from test_browser_certificates import plot, wait_api
+from support.api import api_request, wait_done
+from test_browser import STUDY_S, wait_status
+from test_browser_certificates import plot
 
 server, browser, page = tb.server, tb.browser, tb.page
 
@@ -28,7 +29,7 @@ def record() -> str:
 
 def test_calibration_overlay_and_history(server, page):
     base = server["base"]
-    status, body = _post(base + "/api/studies", {
+    status, body = api_request(base + "/api/studies", body={
         "name": "calibration in the browser", "design": "calibrate",
         "base": {"clearance_mm": 0.05, "t_end": 0.006, "n_output": 61},
         "axes": {"stiffness_scale": {"start": 0.7, "stop": 1.3},
@@ -38,11 +39,12 @@ def test_calibration_overlay_and_history(server, page):
     })
     assert status == 201, body
     study_id = body["id"]
-    detail = wait_api(server, study_id, lambda d: d["status"] == "done", STUDY_S)
+    detail = wait_done(base, study_id, until=lambda d: d["status"] == "done",
+                       timeout_s=STUDY_S)
     assert detail["search"]["finished"] and detail["best"] is not None
     history = [h["best_cost"] for h in detail["search"]["history"]]
-    measurements = _get(f"{base}/api/studies/{study_id}/measurements")[1]["items"]
-    stored = _get(f"{base}/api/measurements/{measurements[0]['id']}")[1]["data"]
+    measurements = api_request(f"{base}/api/studies/{study_id}/measurements")[1]["items"]
+    stored = api_request(f"{base}/api/measurements/{measurements[0]['id']}")[1]["data"]
 
     page.goto(f"{base}/studies/{study_id}")
     assert wait_status(page, {"done"}, 30) == "done"
@@ -57,7 +59,7 @@ def test_calibration_overlay_and_history(server, page):
     from gapsweep.study.signal_match import align, match_errors
 
     name = "slider_acceleration"
-    status, series = _get(f"{base}/api/cases/{detail['best']['id']}/series")
+    status, series = api_request(f"{base}/api/cases/{detail['best']['id']}/series")
     assert status == 200, series
     t_sim, y_sim = series.get(f"t:{name}", series.get("t")), series[name]
     best = next(t for t in overlay["data"] if t["name"] == "best case")

@@ -26,7 +26,7 @@ pytestmark = pytest.mark.timeout(300)
 
 def expire_sessions(served: dict) -> int:
     """End every web session in the server's database now; how many there were."""
-    engine = create_engine(f"sqlite:///{served['log'].parent / 'gapsweep.db'}")
+    engine = create_engine(f"sqlite:///{served['data'] / 'gapsweep.db'}")
     try:
         with Session(engine) as s, s.begin():
             return s.execute(update(WebSession).values(

@@ -21,7 +21,9 @@ import urllib.request
 import numpy as np
 import pytest
 from archive_fixtures import make_archive
-from browsers import launch_browser, need_chromium, open_page, plotly_figure, serve_env, served
+from browsers import launch_browser, open_page, plotly_figure
+from support.api import get_json
+from support.serving import server_fixture
 
 START_S = 90
 UI_MS = 30_000
@@ -37,26 +39,16 @@ MC = {
 METRIC = "peak_slider_accel_settled"  # the pages open on the headline (issue 23)
 
 
-def _get(url: str) -> dict:
-    try:
-        with urllib.request.urlopen(url, timeout=20) as r:
-            return json.loads(r.read())
-    except urllib.error.HTTPError as exc:
-        return {"status": exc.code}
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    chromium = need_chromium()
-    data = tmp_path_factory.mktemp("gapsweep-tolerances")
-    with pytest.MonkeyPatch.context() as mp:  # the archive's rows, written before serving
+def _stored_study(data, env) -> dict:
+    """The study's rows with synthetic results, written to the archive before serving."""
+    with pytest.MonkeyPatch.context() as mp:
         archive = make_archive(data, mp)
         study_id = archive.create(MC)
         archive.run(archive.case_ids(study_id))
-    env = serve_env(data, without=("GAPSWEEP_DATABASE_URL", "GAPSWEEP_BROKER_URL"))
-    with served(env, data, start_s=START_S,
-                ready=lambda base: _get(base + "/api/health").get("database") == "ok") as srv:
-        yield {"base": srv.base, "chromium": chromium, "study": study_id}
+    return {"study": study_id}
+
+
+server = server_fixture("gapsweep-tolerances", seed=_stored_study, chromium=True, start_s=START_S)
 
 
 @pytest.fixture(scope="module")
@@ -71,7 +63,7 @@ def page(browser):
 
 def test_histogram_and_exceedance_equal_the_api(server, page):
     base, sid = server["base"], server["study"]
-    detail = _get(f"{base}/api/studies/{sid}")
+    detail = get_json(f"{base}/api/studies/{sid}")
     y = np.array([c["metrics"][METRIC] for c in detail["cases"] if c["status"] == "done"])
     limit = float(np.round(np.percentile(y, 75), 1))
     page.goto(f"{base}/studies/{sid}")
@@ -80,7 +72,7 @@ def test_histogram_and_exceedance_equal_the_api(server, page):
     page.press("#variation-limit", "Enter")
     fig = plotly_figure(page, "#variation-histogram", "fig.layout.shapes.length >= 4")
     bars = fig["data"][0]
-    api = _get(f"{base}/api/studies/{sid}/variation?"
+    api = get_json(f"{base}/api/studies/{sid}/variation?"
                + urllib.parse.urlencode({"metric": METRIC, "limit": limit}))
     assert sum(bars["y"]) == api["n"] == len(y) == 80
     # each bar counts the API's case values within its bin (bars drawn at the bins' centres)
@@ -134,7 +126,7 @@ def test_moving_a_whatif_slider_gives_the_api_prediction(server, page, tmp_path)
             break  # read after the move (a redraw in between: press again)
     assert setting["stiffness_scale"] > before_setting["stiffness_scale"]
     assert setting["clearance_mm"] == pytest.approx(before_setting["clearance_mm"])
-    api = _get(f"{base}/api/studies/{sid}/predict?"
+    api = get_json(f"{base}/api/studies/{sid}/predict?"
                + urllib.parse.urlencode({"metric": METRIC, **setting}))
     assert shown == pytest.approx(api["prediction"], rel=1e-6) and shown != before
     assert api["r2"] == pytest.approx(1.0)  # the synthetic metric is exactly quadratic
@@ -151,7 +143,7 @@ def test_moving_a_whatif_slider_gives_the_api_prediction(server, page, tmp_path)
     k = model["centre"][1] + model["half"][1]
     c = model["centre"][0]  # clearance slider at its middle
     value = float(offline.get_attribute("#prediction", "data-value"))
-    api = _get(f"{base}/api/studies/{sid}/predict?" + urllib.parse.urlencode(
+    api = get_json(f"{base}/api/studies/{sid}/predict?" + urllib.parse.urlencode(
         {"metric": METRIC, "clearance_mm": c, "stiffness_scale": k}))
     assert value == pytest.approx(api["prediction"], rel=1e-9)
     offline.close()

@@ -10,17 +10,16 @@ it. Screenshots go to ``tests/artifacts/walkthrough-*.png``.
 from __future__ import annotations
 
 import itertools
-import time
 from pathlib import Path
 
 import pytest
 from browsers import (
-    api_request,
     launch_browser,
     open_page,
     plotly_figure,
     wait_first_option,
 )
+from support.api import api_request, wait_done
 from test_browser_designs import choose_design  # the form's design picker, opened reliably
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -57,14 +56,8 @@ def shot(page, name: str) -> None:
     page.screenshot(path=str(ARTIFACTS / f"walkthrough-{name}.png"), full_page=True)
 
 
-def wait_done(base: str, study_id: int) -> dict:
-    deadline = time.monotonic() + STUDY_S
-    while time.monotonic() < deadline:
-        detail = api_request(f"{base}/api/studies/{study_id}")[1]
-        if detail["status"] == "done" and all(t["status"] == "done" for t in detail["twins"]):
-            return detail
-        time.sleep(1)
-    pytest.fail(f"study {study_id} not done after {STUDY_S} s")
+def done_with_twins(detail: dict) -> bool:
+    return detail["status"] == "done" and all(t["status"] == "done" for t in detail["twins"])
 
 
 @pytest.fixture(scope="module")
@@ -114,8 +107,10 @@ def test_3_a_study_says_what_it_fixed_and_varied_and_its_ratio_crosses_a_limit(
                                body=small_study("walkthrough, friction 0.1", friction=0.1))
     assert status == 201, body
     studies["friction"] = body["id"]
-    detail = wait_done(base, studies["plain"])
-    wait_done(base, studies["friction"])
+    detail = wait_done(base, studies["plain"], until=done_with_twins,
+                       timeout_s=STUDY_S, poll_s=1.0)
+    wait_done(base, studies["friction"], until=done_with_twins, timeout_s=STUDY_S,
+              poll_s=1.0)
     studies["detail"] = detail
 
     warnings = []
