@@ -29,6 +29,17 @@ KIND_RADAU = 2  # Radau IIA 5 (:mod:`radau`)
 KIND_AUTO = 3  # dopri5, Radau IIA 5 by phase (:func:`radau.auto_kind`): dopri5-radau5
 
 
+class Tableau(NamedTuple):
+    """An explicit method's Butcher tableau as the compiled loop takes it (a numba named
+    tuple; :meth:`Integrator.tableau`). The implicit methods carry placeholders."""
+
+    a: np.ndarray  # [s, s] stage coefficients
+    b: np.ndarray  # [s] solution weights
+    e: np.ndarray  # [s] error weights (b - b_hat)
+    c: np.ndarray  # [s] stage times
+    dense: np.ndarray  # [s] weights of the 4th-order dense-output term (0: cubic Hermite)
+
+
 @dataclass(frozen=True)
 class Integrator:
     """A registry entry: ``order`` of the error estimator's lower method sets step control."""
@@ -43,6 +54,10 @@ class Integrator:
     dense: np.ndarray  # [s] weights of the 4th-order dense-output term (0: cubic Hermite)
     fsal: bool
     reference: str
+
+    def tableau(self) -> Tableau:
+        """Its coefficients for the compiled loop."""
+        return Tableau(self.a, self.b, self.e, self.c, self.dense)
 
 
 def _dopri5() -> Integrator:
@@ -197,8 +212,8 @@ def error_norm(err, y0, y1, rtol, atol):
 
 @kernel(runtime=False)
 def erk_step(t, y, f0, h, tableau, ctx, k, ystage, y1, err, r5):
-    """One explicit embedded RK step; ``tableau = (a, b, e, c, dense)``, ``k[s, ny]`` stage
-    derivatives with ``k[0] = f0``.
+    """One explicit embedded RK step; ``tableau`` the method's :class:`Tableau`, ``k[s, ny]``
+    stage derivatives with ``k[0] = f0``.
 
     Writes ``y1``, ``err`` and the dense-output term ``r5`` (see :func:`dense_output`); for
     FSAL tableaux ``k[-1]`` is ``f(t + h, y1)``. Returns False if an evaluation failed.

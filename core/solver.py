@@ -740,7 +740,7 @@ def _integrate(
         opts,
         method.kind,
         implicit,
-        (method.a, method.b, method.e, method.c, method.dense),
+        method.tableau(),
         method.order,
         metrics,
         series,

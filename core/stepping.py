@@ -45,6 +45,7 @@ from .integrators import (
     KIND_EXPLICIT,
     KIND_RADAU,
     CaseContext,
+    Tableau,
     dense_output,
     erk_step,
     error_norm,
@@ -239,12 +240,16 @@ def _copy(dst, src):
 
 
 @kernel(runtime=False)
-def _step(kind, t, y, f0, h, tableau, ctx, n, k, ystage, y1, err, r5, f1, wmat, piv, rw):
-    """One step of the chosen method; fills ``y1``, ``err``, ``r5`` and ``f1 = f(t+h, y1)``
-    (``rw``: the Radau buffers, None for the explicit methods).
+def _step(kind, t, h, tableau, ctx, v, k, wmat, piv, rw):
+    """One step of the chosen method from ``(t, v.y, v.f0)`` (``v``: the
+    :class:`StepVectors`); fills ``v.y1``, ``v.err``, ``v.r5`` and ``v.f1 = f(t+h, y1)``
+    (``k``, ``wmat``, ``piv``: the :class:`StepBuffers`' scratch; ``rw``: the Radau buffers,
+    None for the explicit methods).
 
     Returns (success, RHS evaluations).
     """
+    y, f0, y1, f1, r5, err, ystage = v.y, v.f0, v.y1, v.f1, v.r5, v.err, v.ystage
+    n = ctx.inv_mass.shape[0]
     # numba prunes this branch where rw is None (make_radau_work): the explicit methods'
     # loop neither contains nor compiles the Radau step
     if rw is not None and kind == KIND_RADAU:
@@ -254,7 +259,7 @@ def _step(kind, t, y, f0, h, tableau, ctx, n, k, ystage, y1, err, r5, f1, wmat, 
         return good, ev
     if kind == KIND_EXPLICIT:
         good = erk_step(t, y, f0, h, tableau, ctx, k, ystage, y1, err, r5)
-        s = tableau[1].shape[0]
+        s = tableau.b.shape[0]
         _copy(f1, k[s - 1])
         return good, s - 1
     good = rosenbrock23_step(t, y, f0, h, 2 * n, ctx, k, ystage, y1, err, wmat, piv)
@@ -496,6 +501,161 @@ def _period_at(revs, k, first, tol, n_clear, factor, cap, horizon):
 
 
 # --------------------------------------------------------------------------------------
+# the loop's state as objects (numba named tuples): what the options row asks of the run
+# (:class:`RunSettings`, read once), the arrays the case works in (:class:`StepBuffers`,
+# its state vectors :class:`StepVectors` and peak histories :class:`LastThree`). The loop's
+# pieces take these instead of their fields one by one; :func:`make_step_buffers` is the one
+# constructor, used by :func:`integrate_case` and by the warm-up (:mod:`warm`).
+
+
+class RunSettings(NamedTuple):
+    """The options row (``opts[OPT_*]``) as the stepping loop reads it (:func:`read_settings`),
+    SI units."""
+
+    t_end: float  # end of the run [s]
+    t_s: float  # start of the steady window [s]
+    rtol: float  # relative tolerance of the error norm
+    h_max: float  # largest step [s]
+    h_min: float  # smallest step before the run fails [s]
+    contact_hmax: float  # largest step while a joint is in contact [s]
+    eps_on: float  # penetration of a contact onset [m]
+    eps_ev: float  # overshoot of a contact exit past separation [m]
+    pen_bound: float  # the penetration bound, as a multiple of the joint's gap
+    impact_time: float  # the first part of a contact that counts as its impact [s]
+    period: float  # the driver's period T [s], 0: no revolutions kept
+    dt_out: float  # spacing of the output grid [s]
+    settle_tol: float  # the settling tolerance [m], 0: a run of fixed length
+    project: bool  # project the state onto the constraints after each step
+    bisect: bool  # locate events by bisection (seed 003) instead of root finding
+    refine: bool  # refine the peaks on the dense output
+    budget: bool  # keep the step budget (:mod:`step_budget`)
+    max_steps: int  # most steps tried
+    driver_row: int  # the driver's constraint row (its torque), -1: none
+    probe: int  # the output coordinate (index into q), -1: none
+    n_out: int  # rows of the output grid
+    n_head: int  # rows kept from the start when the grid becomes a ring
+    n_rev: int  # revolutions kept (rows of ``revs`` after row 0)
+    settle_from: int  # the first section the settling test may use
+    n_probe: int  # the vector probes' measures
+
+
+@kernel(inline="always")
+def read_settings(opts, n_revs):
+    """The :class:`RunSettings` of the options row ``opts``; ``n_revs`` the rows of the
+    per-revolution record."""
+    t_end, n_out, period = opts[OPT_T_END], int(opts[OPT_N_OUT]), opts[OPT_PERIOD]
+    dt_out = opts[OPT_DT_OUT]
+    if dt_out <= 0.0:
+        dt_out = t_end / (n_out - 1) if n_out > 1 else t_end
+    return RunSettings(
+        t_end, opts[OPT_T_STEADY], opts[OPT_RTOL], opts[OPT_HMAX], opts[OPT_HMIN],
+        opts[OPT_CONTACT_HMAX], opts[OPT_EPS_ONSET], opts[OPT_EPS_EVENT], opts[OPT_PEN_BOUND],
+        opts[OPT_IMPACT_TIME], period, dt_out, opts[OPT_SETTLE_TOL], opts[OPT_PROJECT] != 0.0,
+        opts[OPT_BISECT] != 0.0, opts[OPT_REFINE] != 0.0, opts[OPT_BUDGET] != 0.0,
+        int(opts[OPT_MAX_STEPS]), int(opts[OPT_DRIVER_ROW]), int(opts[OPT_PROBE]), n_out,
+        int(opts[OPT_N_HEAD]), n_revs - 1 if period > 0.0 else 0, int(opts[OPT_SETTLE_FROM]),
+        int(opts[OPT_N_PROBES]),
+    )  # fmt: skip
+
+
+class StepVectors(NamedTuple):
+    """The loop's state-length vectors, ``[ny]`` each (the rows of one block:
+    :func:`make_step_vectors`). A step goes from ``(t, y, f0)`` to ``(t1, y1, f1)``; the
+    step before it (for peak refinement) started at ``(tp2, yp2, fp2)`` and ended at y."""
+
+    ystage: np.ndarray  # scratch state: RK stages, dense-output points
+    fst: np.ndarray  # scratch derivative: f at ystage
+    err: np.ndarray  # the step's error estimate
+    y: np.ndarray  # the state at the step's start
+    y1: np.ndarray  # ... at its end
+    f0: np.ndarray  # f(t, y)
+    f1: np.ndarray  # f(t1, y1)
+    r5: np.ndarray  # the step's dense-output term (:func:`integrators.dense_output`)
+    yp2: np.ndarray  # the step before: its start
+    fp2: np.ndarray  # ... f there
+    rp: np.ndarray  # ... its dense-output term
+
+
+@kernel(inline="always")
+def make_step_vectors(ny):
+    """The :class:`StepVectors` of a state of length ``ny``, zeros, rows of one block."""
+    v = np.zeros((11, ny))
+    return StepVectors(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10])
+
+
+class LastThree(NamedTuple):
+    """Observed quantities at the last three step ends, ``[width]`` each (peak detection: a
+    local maximum at ``p1``)."""
+
+    p2: np.ndarray  # at the end of the step before last
+    p1: np.ndarray  # at the end of the last step (this step's start)
+    c: np.ndarray  # at this step's end
+
+
+@kernel(inline="always")
+def make_last_three(width):
+    """A :class:`LastThree` of zeros, rows of one block."""
+    v = np.zeros((3, width))
+    return LastThree(v[0], v[1], v[2])
+
+
+class StepBuffers(NamedTuple):
+    """The arrays one case's stepping loop works in (:func:`make_step_buffers`); ``ny`` the
+    state length, ``n`` the coordinates."""
+
+    atol: np.ndarray  # [ny] absolute tolerance per state component
+    inv_mass: np.ndarray  # [n] diagonal of M^-1, prescribed bodies zero
+    ws: tuple  # the RHS workspace (dynamics.make_workspace)
+    in_contact: np.ndarray  # int64 [n_clearance]: 0/1 per clearance joint
+    approach: np.ndarray  # [n_clearance] approach velocity of the current impact [m/s]
+    k: np.ndarray  # [max(stages, 7), ny] stage derivatives (+ scratch)
+    vec: StepVectors  # the state vectors
+    peaks: LastThree  # [3] the observed peak quantities (acceleration, force, penetration)
+    wmat: np.ndarray  # [ny, ny] Rosenbrock matrix
+    piv: np.ndarray  # int64 [ny] its pivots
+    onset_t: np.ndarray  # [n_clearance] onset time of each joint's current contact [s]
+    vpeaks: LastThree  # [n_observed] the vector probes' values
+    vlast: np.ndarray  # [1 + n_probes] the last point of the squares' integral: t, |values|
+    was: np.ndarray  # int64 [n_clearance]: the contact state at the step's start
+
+
+@kernel(inline="always")
+def make_step_buffers(model, opts, tableau, ny):
+    """The :class:`StepBuffers` of one case: ``model`` its :class:`assembly.CaseModel`,
+    ``opts`` its options row (the tolerances, the observed probes and joints), ``tableau``
+    the explicit method's (its stage count), ``ny`` the state length. The stepping loop and
+    the warm-up (:mod:`warm`, uncompiled through ``py_func``) both build theirs here."""
+    n = 3 * model.mass.shape[0]
+    m = 0
+    for r in range(model.joint_int.shape[0]):
+        m += ROWS[model.joint_int[r, 0]]
+    n_clear = model.clear_int.shape[0]
+    atol = np.empty(ny)
+    for i in range(ny):
+        atol[i] = opts[OPT_ATOL_Q] if i < n else (opts[OPT_ATOL_V] if i < 2 * n else 1e-12)
+        if i >= 2 * n + AUX_FILM:  # the film's quadratures: outside the error control
+            atol[i] = UNCONTROLLED_ATOL
+    inv_mass = np.empty(n)
+    inverse_mass(model.mass, model.inertia, model.prescribed, inv_mass)
+    return StepBuffers(
+        atol,
+        inv_mass,
+        make_workspace(n, m, n_clear),
+        np.zeros(n_clear, dtype=np.int64),
+        np.zeros(n_clear),
+        np.zeros((max(tableau.b.shape[0], 7), ny)),
+        make_step_vectors(ny),
+        make_last_three(3),
+        np.zeros((ny, ny)),
+        np.zeros(ny, dtype=np.int64),
+        np.full(n_clear, -1e300),
+        make_last_three(int(opts[OPT_N_PROBES]) + 2 * int(opts[OPT_N_JOINTS])),
+        np.zeros(1 + int(opts[OPT_N_PROBES])),
+        np.zeros(n_clear, dtype=np.int64),
+    )
+
+
+# --------------------------------------------------------------------------------------
 # the named pieces of the stepping loop (:func:`_march`). Those on every step are inlined at
 # their one site (numba IR inlining), so the loop compiles to what it was as one body. The
 # event location and the peak refinement, whose work falls on few steps (0.04 % and 3 % of
@@ -504,15 +664,16 @@ def _period_at(revs, k, first, tol, n_clear, factor, cap, horizon):
 
 
 @kernel(inline="always")
-def _limit_step(h, t, t_end, h_max, in_contact, contact_hmax, have_ts, t_s):
+def _limit_step(h, t, have_ts, run, in_contact):
     """Step control: the next step [s] capped by ``h_max``, the run's end, seed 002's cap
-    inside contact (``contact_hmax``; off: t_end) and the steady window's start ``t_s``."""
-    h = min(h, h_max, t_end - t)
+    inside contact (``contact_hmax``; off: t_end) and the steady window's start ``t_s``
+    (until ``have_ts``)."""
+    h = min(h, run.h_max, run.t_end - t)
     for j in range(in_contact.shape[0]):
         if in_contact[j]:
-            h = min(h, contact_hmax)
-    if not have_ts and t + h > t_s:
-        h = t_s - t
+            h = min(h, run.contact_hmax)
+    if not have_ts and t + h > run.t_s:
+        h = run.t_s - t
     return h
 
 
@@ -526,15 +687,30 @@ def _next_step(h, enorm, order, finite, accepted):
     return h * max(0.2, factor)
 
 
+@kernel(inline="always")
+def _attempt(step_kind, t, h, tableau, run, buf, ctx, rw):
+    """One try of the step ``h`` from ``t`` (:func:`_step`) and its error norm (1e10 for a
+    failed or non-finite step). Returns ``(finite, error norm, evaluations, h lambda)``, the
+    last the step budget's (0 unless kept: :func:`step_budget.hairer_hlambda`)."""
+    v = buf.vec
+    good, ev = _step(step_kind, t, h, tableau, ctx, v, buf.k, buf.wmat, buf.piv, rw)
+    finite = good
+    for i in range(v.y1.shape[0]):
+        if not math.isfinite(v.y1[i]):
+            finite = False
+    enorm = error_norm(v.err, v.y, v.y1, run.rtol, buf.atol) if finite else 1e10
+    hl = 0.0
+    if run.budget and step_kind == KIND_EXPLICIT and finite:
+        hl = hairer_hlambda(h, v.y, buf.k, tableau.a, 2 * ctx.inv_mass.shape[0], v.ystage)
+    return finite, enorm, ev, hl
+
+
 MAX_RELOCATE = 6  # event steps cut again at an earlier joint's event, at most
 
 
 @kernel(runtime=False)  # a call (see above)
-def _event_step(
-    kind, joint, lo, hi, t, h, h_resume, y, f0, y1, f1, r5, bisect, eps_on, eps_ev, t_end,
-    have_ts, t_s, method_kind, tableau, ctx, n, model, k, ystage, err, wmat, piv, rot,
-    in_contact, onset_t, rw,
-):  # fmt: skip
+def _event_step(kind, joint, lo, hi, t, h, h_resume, have_ts, method_kind, tableau, run, buf,
+                ctx, rw):  # fmt: skip
     """Event location: the step that ends on the earliest contact event, ``kind`` of
     ``joint`` bracketed in ``[lo, hi]`` (:func:`events.find_event`). Returns ``(retry, h,
     h_resume, evaluations, joint, kind)``: ``retry`` when the step is to be taken again with
@@ -549,6 +725,10 @@ def _event_step(
     step-end metrics read the contact states, as ``in_contact = 1`` with ``onset_t = t + h``
     (:func:`_contact_bookkeeping` counts it); a coincident exit is found there (in contact,
     ``delta < 0``). A free joint is never left past the onset threshold."""
+    v, model, in_contact, onset_t = buf.vec, ctx.model, buf.in_contact, buf.onset_t
+    y, f0, y1, f1, r5, ystage = v.y, v.f0, v.y1, v.f1, v.r5, v.ystage
+    n, rot = buf.inv_mass.shape[0], buf.ws[WS_ROT]
+    bisect, eps_on, eps_ev, t_end, t_s = run.bisect, run.eps_on, run.eps_ev, run.t_end, run.t_s
     nfev = 0
     # a coincident onset's overshoot is its onset error: 0.1 % of the threshold keeps it at
     # the located one's level (~1e-15 m; twin joints differ by round-off, ~1e-16 m)
@@ -587,8 +767,7 @@ def _event_step(
             # that have separated (delta below half the onset threshold), else the lowest.
             h_best, miss_best, sep_best = h, math.inf, False
             for it in range(5):
-                _, ev = _step(method_kind, t, y, f0, h, tableau, ctx, n, k, ystage, y1, err, r5,
-                              f1, wmat, piv, rw)  # fmt: skip
+                _, ev = _step(method_kind, t, h, tableau, ctx, v, buf.k, buf.wmat, buf.piv, rw)
                 nfev += ev
                 d1, dd1 = penetration_at(y1, n, model, rot, joint)
                 sep = d1 <= 0.5 * eps_on
@@ -603,8 +782,7 @@ def _event_step(
                 h = h_new
             if kind == EXIT and h_best != h:
                 h = h_best
-                _, ev = _step(method_kind, t, y, f0, h, tableau, ctx, n, k, ystage, y1, err, r5,
-                              f1, wmat, piv, rw)  # fmt: skip
+                _, ev = _step(method_kind, t, h, tableau, ctx, v, buf.k, buf.wmat, buf.piv, rw)
                 nfev += ev
             if attempt == MAX_RELOCATE - 1:
                 break
@@ -633,12 +811,9 @@ def _event_step(
 
 
 @kernel(inline="always")
-def _step_end_peaks(
-    t1, steady, kind, joint, kr, f1, y1, n, probe, driver_row, model, ws, in_contact, opts,
-    e0, xc, metrics, revs,
-):  # fmt: skip
+def _step_end_peaks(t1, steady, kind, joint, kr, e0, run, buf, model, metrics, revs):
     """Metric accumulation at an accepted step end, from the evaluation at ``(t1, y1)``:
-    the observed peaks ``xc`` (acceleration, contact force, penetration), the driver torque,
+    the observed peaks ``peaks.c`` (acceleration, contact force, penetration), the driver torque,
     the kinetic energy and the balance residual, into ``metrics`` and revolution ``kr``'s
     row of ``revs``. Returns False, recording nothing, if a joint in contact has sunk past
     the penetration bound: ``OPT_PEN_BOUND`` times the joint's worn clearance c + h_max (c
@@ -648,7 +823,8 @@ def _step_end_peaks(
     impact at c = 0.02 mm is already 0.6 c deep), and its scale is the free flight the hole
     allows, which sets how hard the journal arrives: a worn hole's whole gap, c + h_max,
     wherever on the wall it lands (docs/wear.md, "The penetration bound on a worn hole")."""
-    clear_par = model.clear_par
+    clear_par, ws, in_contact, xc = model.clear_par, buf.ws, buf.in_contact, buf.peaks.c
+    y1, f1, n, probe = buf.vec.y1, buf.vec.f1, buf.inv_mass.shape[0], run.probe
     xc[0] = observe(f1, n, probe, ws, 0)
     xc[1] = observe(f1, n, probe, ws, 1)
     xc[2] = 0.0
@@ -659,7 +835,7 @@ def _step_end_peaks(
         if in_contact[j] or (kind == ONSET and joint == j):
             xc[2] = max(xc[2], diag[j, D_DELTA])
             gap = clear_par[j, CP_RB] - clear_par[j, CP_RJ] + clear_par[j, CP_WMAX]
-            if diag[j, D_DELTA] > opts[OPT_PEN_BOUND] * gap:
+            if diag[j, D_DELTA] > run.pen_bound * gap:
                 ok = False
         else:
             metrics[M_FREE_PEN] = max(metrics[M_FREE_PEN], diag[j, D_DELTA])
@@ -672,8 +848,8 @@ def _step_end_peaks(
             metrics[mi + 1] = max(metrics[mi + 1], xc[qi])
         if kr > 0:
             revs[kr, qi] = max(revs[kr, qi], xc[qi])  # R_PEAK_ACC, R_PEAK_FN, R_MAX_PEN
-    if driver_row >= 0:
-        tq = abs(ws[WS_LAMBDA][driver_row])
+    if run.driver_row >= 0:
+        tq = abs(ws[WS_LAMBDA][run.driver_row])
         metrics[M_PEAK_TORQUE] = max(metrics[M_PEAK_TORQUE], tq)
         if steady:
             metrics[M_PEAK_TORQUE_S] = max(metrics[M_PEAK_TORQUE_S], tq)
@@ -687,14 +863,12 @@ def _step_end_peaks(
 
 
 @kernel(inline="always")
-def _sample_grid(
-    k_out, dt_out, t_end, n_out, n_head, t, y, f0, t1, y1, f1, r5, series, ystage, fst, n,
-    probe, driver_row, in_contact, model, ws, e0, ctx, opts, metrics, vlast, t_s, period,
-    n_rev, revs,
-):  # fmt: skip
+def _sample_grid(k_out, t, t1, e0, run, buf, ctx, opts, series, metrics, revs):
     """Output sampling: the uniform grid's rows inside ``(t, t1]`` from the step's dense
     output, with the contact state of this step. Past ``n_out`` rows the rows from
     ``n_head`` on are a ring. Returns the next grid index and the evaluations spent."""
+    v, in_contact, vlast = buf.vec, buf.in_contact, buf.vlast
+    dt_out, t_end, n_out, n_head = run.dt_out, run.t_end, run.n_out, run.n_head
     samples = 0
     while k_out * dt_out <= t1 + 1e-12 * t_end:
         if k_out < n_out:
@@ -704,13 +878,14 @@ def _sample_grid(
         else:
             break
         tk = min(k_out * dt_out, t1)
-        dense_output(t, y, f0, t1, y1, f1, r5, tk, ystage)
-        _sample(series[row], tk, ystage, fst, n, probe, driver_row, in_contact, model, ws, e0,
-                ctx, opts, metrics)  # fmt: skip
+        dense_output(t, v.y, v.f0, t1, v.y1, v.f1, v.r5, tk, v.ystage)
+        _sample(series[row], tk, v.ystage, v.fst, buf.inv_mass.shape[0], run.probe,
+                run.driver_row, in_contact, ctx.model, buf.ws, e0, ctx, opts,
+                metrics)  # fmt: skip
         if vlast.shape[0] > 1:
             # the measures' squares integrated through the grid's samples too (finer than
             # the steps in free flight)
-            _add_squares(tk, series[row], N_SER, vlast, t_s, period, n_rev, opts,
+            _add_squares(tk, series[row], N_SER, vlast, run.t_s, run.period, run.n_rev, opts,
                          in_contact.shape[0], metrics, revs)  # fmt: skip
         samples += 1
         k_out += 1
@@ -718,22 +893,21 @@ def _sample_grid(
 
 
 @kernel(inline="always")
-def _sample_sections(
-    k_sec, n_rev, period, t, y, f0, t1, y1, f1, r5, ystage, n, model, rot, probe, revs,
-    metrics, settle_tol, settle_from, stop, opts,
-):  # fmt: skip
+def _sample_sections(k_sec, stop, t, t1, run, buf, model, opts, metrics, revs):
     """Output sampling: the Poincare sections at ``t = k T`` inside ``(t, t1]``, exact on the
-    dense output, and the settled test after each. Returns the next section index and
-    whether the motion has settled (the run stops at this step's end)."""
-    n_clear = model.clear_int.shape[0]
-    while k_sec <= n_rev and k_sec * period <= t1 + 1e-12 * period:
+    dense output, and the settled test after each (``stop``: settled before). Returns the
+    next section index and whether the motion has settled (the run stops at this step's
+    end)."""
+    v, n_clear, period = buf.vec, model.clear_int.shape[0], run.period
+    while k_sec <= run.n_rev and k_sec * period <= t1 + 1e-12 * period:
         ts = min(k_sec * period, t1)
-        dense_output(t, y, f0, t1, y1, f1, r5, ts, ystage)
-        _section(revs[k_sec], ts, ystage, n, model, rot, probe)
+        dense_output(t, v.y, v.f0, t1, v.y1, v.f1, v.r5, ts, v.ystage)
+        _section(revs[k_sec], ts, v.ystage, buf.inv_mass.shape[0], model, buf.ws[WS_ROT],
+                 run.probe)  # fmt: skip
         metrics[M_SECTIONS] = k_sec
-        if settle_tol > 0.0 and not stop:
+        if run.settle_tol > 0.0 and not stop:
             found = _settled_period(
-                revs, k_sec, settle_from, settle_tol, n_clear, opts[OPT_SETTLE_JITTER],
+                revs, k_sec, run.settle_from, run.settle_tol, n_clear, opts[OPT_SETTLE_JITTER],
                 opts[OPT_SETTLE_CAP], opts[OPT_SETTLE_HORIZON],
             )
             if found > 0:
@@ -745,15 +919,15 @@ def _sample_sections(
 
 
 @kernel(runtime=False)  # a call (see above)
-def _refine_peaks(
-    tp2, yp2, fp2, rp, t, y, f0, r5, t1, y1, f1, xp2, xp1, xc, t_s, period, n_rev, ctx, n,
-    probe, ystage, fst, metrics, revs,
-):  # fmt: skip
-    """Metric accumulation: a local maximum at the previous step end (``xp1`` above
-    ``xp2`` and ``xc``), refined on the dense output of the two steps around it when it
-    could be a whole-run, steady-window or revolution peak. Returns the evaluations spent."""
+def _refine_peaks(tp2, t, t1, run, buf, ctx, metrics, revs):
+    """Metric accumulation: a local maximum at the previous step end (``peaks.p1`` above
+    ``p2`` and ``c``), refined on the dense output of the two steps around it (from ``tp2``
+    through ``t`` to ``t1``) when it could be a whole-run, steady-window or revolution peak.
+    Returns the evaluations spent."""
+    v, xp2, xp1, xc = buf.vec, buf.peaks.p2, buf.peaks.p1, buf.peaks.c
+    t_s, period, n_rev = run.t_s, run.period, run.n_rev
     nfev = 0
-    steps3 = ((tp2, yp2, fp2, rp), (t, y, f0, r5), (t1, y1, f1))
+    steps3 = ((tp2, v.yp2, v.fp2, v.rp), (t, v.y, v.f0, v.r5), (t1, v.y1, v.f1))
     for qi in range(3):
         mi = (M_PEAK_ACC, M_PEAK_FN, M_MAX_PEN)[qi]
         if xp1[qi] >= xp2[qi] and xp1[qi] >= xc[qi] and xp1[qi] > 0.0:
@@ -768,7 +942,8 @@ def _refine_peaks(
                 if not whole:
                     lo_t = t_s if st else (kp - 1) * period
                 lo_t = min(lo_t, t)
-                peak, ev = refine_peak(steps3, lo_t, qi, ctx, n, probe, ystage, fst)
+                peak, ev = refine_peak(steps3, lo_t, qi, ctx, buf.inv_mass.shape[0], run.probe,
+                                       v.ystage, v.fst)  # fmt: skip
                 nfev += ev
                 metrics[M_NREFINE] += 1
                 metrics[mi] = max(metrics[mi], peak)
@@ -802,16 +977,16 @@ def _observed_slots(w, n_probe, n_joint, rbase):
 
 @kernel(runtime=False)  # calls, these three: inlined, the loop the built-in models run
 # (with no vector probes) was ~4 % slower in CPU time
-def _observe_step(
-    t1, t_s, kr, kind, joint, f1, y1, n, ws, in_contact, opts, xcv, metrics, revs,
-):  # fmt: skip
+def _observe_step(t1, kr, kind, joint, run, buf, opts, metrics, revs):
     """Metric accumulation of the vector probes at an accepted step end: each observation's
-    value ``xcv`` at ``t1`` into its whole-run, steady and revolution peaks (a joint's
+    value ``vpeaks.c`` at ``t1`` into its whole-run, steady and revolution peaks (a joint's
     penetration counts while it is in contact, as :func:`_step_end_peaks` counts the
     extreme's)."""
+    in_contact, xcv, y1, f1 = buf.in_contact, buf.vpeaks.c, buf.vec.y1, buf.vec.f1
+    n, ws = buf.inv_mass.shape[0], buf.ws
     n_probe, n_joint = int(opts[OPT_N_PROBES]), int(opts[OPT_N_JOINTS])
     rbase = N_REV + 2 * in_contact.shape[0]
-    steady = t1 >= t_s - 1e-15
+    steady = t1 >= run.t_s - 1e-15
     for w in range(n_probe + 2 * n_joint):
         x = observation(w, y1, f1, n, ws, opts, N_OPT, n_probe, n_joint)
         j = w - n_probe - n_joint
@@ -877,17 +1052,16 @@ def _count_onsets(t1, t_s, kr, was, in_contact, opts, metrics, revs):
 
 
 @kernel(runtime=False)  # a call, as _refine_peaks
-def _refine_observations(
-    tp2, yp2, fp2, rp, t, y, f0, r5, t1, y1, f1, xp2v, xp1v, xcv, t_s, period, n_rev, ctx, n,
-    opts, ystage, fst, metrics, revs,
-):  # fmt: skip
+def _refine_observations(tp2, t, t1, run, buf, ctx, opts, metrics, revs):
     """:func:`_refine_peaks` for every observation of the vector probes: a local maximum at
     the previous step end refined on the dense output of the two steps around it when it
     could be a whole-run, steady-window or revolution peak. Returns the evaluations spent."""
+    v, xp2v, xp1v, xcv = buf.vec, buf.vpeaks.p2, buf.vpeaks.p1, buf.vpeaks.c
+    t_s, period, n_rev, n = run.t_s, run.period, run.n_rev, buf.inv_mass.shape[0]
     nfev = 0
     n_probe, n_joint = int(opts[OPT_N_PROBES]), int(opts[OPT_N_JOINTS])
     rbase = N_REV + 2 * ctx.in_contact.shape[0]
-    steps3 = ((tp2, yp2, fp2, rp), (t, y, f0, r5), (t1, y1, f1))
+    steps3 = ((tp2, v.yp2, v.fp2, v.rp), (t, v.y, v.f0, v.r5), (t1, v.y1, v.f1))
     for w in range(n_probe + 2 * n_joint):
         if xp1v[w] >= xp2v[w] and xp1v[w] >= xcv[w] and xp1v[w] > 0.0:
             mi, ri = _observed_slots(w, n_probe, n_joint, rbase)
@@ -901,7 +1075,7 @@ def _refine_observations(
                     lo_t = t_s if st else (kp - 1) * period
                 lo_t = min(lo_t, t)
                 peak, ev = refine_observation(steps3, lo_t, w, ctx, n, opts, N_OPT, n_probe,
-                                              n_joint, ystage, fst)  # fmt: skip
+                                              n_joint, v.ystage, v.fst)  # fmt: skip
                 nfev += ev
                 metrics[M_NREFINE] += 1
                 metrics[mi] = max(metrics[mi], peak)
@@ -926,16 +1100,16 @@ def _revolution_times(revs, k, a, b, during, onset, impact_time):
 
 
 @kernel(inline="always")
-def _contact_bookkeeping(
-    t, t1, t_s, kr, period, kind, joint, y1, n, model, rot, eps_on, impact_time, in_contact,
-    approach, onset_t, metrics, revs,
-):  # fmt: skip
+def _contact_bookkeeping(t, t1, kr, kind, joint, run, buf, model, metrics, revs):
     """Metric accumulation after an accepted step: the events at its end flip the joints'
     contact states (an onset counts an impact and records its approach velocity), then each
     joint's time in contact, impact and free flight over the step is added up. Besides
     ``joint``'s event (``kind``), an event step ends on the coincident events of others:
     an onset :func:`_event_step` marked (``onset_t = t1``), an exit as a joint in contact
     whose ``delta`` is below 0."""
+    in_contact, approach, onset_t = buf.in_contact, buf.approach, buf.onset_t
+    y1, n, rot = buf.vec.y1, buf.inv_mass.shape[0], buf.ws[WS_ROT]
+    t_s, period, eps_on, impact_time = run.t_s, run.period, run.eps_on, run.impact_time
     event_here = kind != NONE
     for j in range(in_contact.shape[0]):
         # contact time of this step: the state *during* the step, i.e. before the event at
@@ -979,26 +1153,6 @@ def _contact_bookkeeping(
             _revolution_times(revs, kr, tb, t1, during, onset_t[j], impact_time)
 
 
-class StepBuffers(NamedTuple):
-    """The arrays one case's stepping loop works in (:func:`integrate_case` allocates them,
-    :func:`_march` uses them); ``ny`` the state length, ``n`` the coordinates."""
-
-    atol: np.ndarray  # [ny] absolute tolerance per state component
-    inv_mass: np.ndarray  # [n] diagonal of M^-1, prescribed bodies zero
-    ws: tuple  # the RHS workspace (dynamics.make_workspace)
-    in_contact: np.ndarray  # int64 [n_clearance]: 0/1 per clearance joint
-    approach: np.ndarray  # [n_clearance] approach velocity of the current impact [m/s]
-    k: np.ndarray  # [max(stages, 7), ny] stage derivatives (+ scratch)
-    vec: np.ndarray  # [11, ny] state vectors: ystage, fst, err, y, y1, ... (see _march)
-    peaks: np.ndarray  # [3, 3] observed peak quantities at the last three step ends
-    wmat: np.ndarray  # [ny, ny] Rosenbrock matrix
-    piv: np.ndarray  # int64 [ny] its pivots
-    onset_t: np.ndarray  # [n_clearance] onset time of each joint's current contact [s]
-    vpeaks: np.ndarray  # [3, n_observed] the vector probes' values at the last three step ends
-    vlast: np.ndarray  # [1 + n_probes] the last point of the squares' integral: t, |values|
-    was: np.ndarray  # int64 [n_clearance]: the contact state at the step's start
-
-
 @kernel(inline="always")  # one site: compiled apart it re-optimised the whole loop (4 s)
 def integrate_case(
     y0, model, opts, method_kind, implicit, tableau, order, metrics, series, revs, y_end
@@ -1009,38 +1163,11 @@ def integrate_case(
     Returns a status code (``OK`` or one of the ``FAIL_*``). Allocates the case's buffers
     here, once, so that the stepping loop (:func:`_march`) can run without numba's runtime.
     """
-    n = 3 * model.mass.shape[0]
     ny = y0.shape[0]
-    m = 0
-    for r in range(model.joint_int.shape[0]):
-        m += ROWS[model.joint_int[r, 0]]
-    n_clear = model.clear_int.shape[0]
-    atol = np.empty(ny)
-    for i in range(ny):
-        atol[i] = opts[OPT_ATOL_Q] if i < n else (opts[OPT_ATOL_V] if i < 2 * n else 1e-12)
-        if i >= 2 * n + AUX_FILM:  # the film's quadratures: outside the error control
-            atol[i] = UNCONTROLLED_ATOL
-    inv_mass = np.empty(n)
-    inverse_mass(model.mass, model.inertia, model.prescribed, inv_mass)
-    buffers = StepBuffers(
-        atol,
-        inv_mass,
-        make_workspace(n, m, n_clear),
-        np.zeros(n_clear, dtype=np.int64),  # in contact (0/1) per clearance joint
-        np.zeros(n_clear),  # approach velocity of its current impact
-        np.zeros((max(tableau[1].shape[0], 7), ny)),  # stage derivatives (+ scratch)
-        np.zeros((11, ny)),  # state vectors: ystage, fst, err, y, y1, ... (see _march)
-        np.zeros((3, 3)),  # observed peak quantities at the last three step ends
-        np.zeros((ny, ny)),  # Rosenbrock matrix
-        np.zeros(ny, dtype=np.int64),  # its pivots
-        np.full(n_clear, -1e300),  # onset time of each joint's current contact [s]
-        # the vector probes' values at the last three step ends
-        np.zeros((3, int(opts[OPT_N_PROBES]) + 2 * int(opts[OPT_N_JOINTS]))),
-        np.zeros(1 + int(opts[OPT_N_PROBES])),  # the last point of the squares' integral
-        np.zeros(n_clear, dtype=np.int64),  # the contact state at the step's start
-    )
+    buffers = make_step_buffers(model, opts, tableau, ny)
     # the Radau buffers, or None: the explicit methods' loop is compiled without them
-    rw = make_radau_work(ny, 2 * n, atol, opts[OPT_RTOL], implicit)
+    rw = make_radau_work(ny, 2 * buffers.inv_mass.shape[0], buffers.atol, opts[OPT_RTOL],
+                         implicit)  # fmt: skip
     # copies: the topology and tableau are shared by the batch, and cases running on other
     # cores would otherwise share their cache lines
     model = CaseModel(
@@ -1048,11 +1175,85 @@ def integrate_case(
         model.clear_int.copy(), model.clear_par, model.mass, model.inertia, model.gravity,
         model.prescribed.copy(),
     )  # fmt: skip
-    tableau = (tableau[0].copy(), tableau[1].copy(), tableau[2].copy(), tableau[3].copy(),
-               tableau[4].copy())  # fmt: skip
+    tableau = Tableau(tableau.a.copy(), tableau.b.copy(), tableau.e.copy(), tableau.c.copy(),
+                      tableau.dense.copy())  # fmt: skip
     return _march(
         y0, model, opts, method_kind, tableau, order, metrics, series, revs, y_end, buffers, rw
     )
+
+
+@kernel(inline="always")
+def _start(y0, run, buf, ctx, opts, metrics, series, revs):
+    """The run's first point: the state ``y0`` at t = 0, its contact states (a joint already
+    touching starts in contact), ``f0``, the measures' first values, the output grid's
+    first row and section 0. Returns ``(ok, e0, evaluations)``: ``e0`` the energy at t = 0
+    (the balance's reference), not ok if the constraints are singular."""
+    v, model, in_contact, ws = buf.vec, ctx.model, buf.in_contact, buf.ws
+    y, f0, n, rot = v.y, v.f0, buf.inv_mass.shape[0], ws[WS_ROT]
+    xp1v, vlast = buf.vpeaks.p1, buf.vlast
+    _copy(y, y0)
+    for j in range(in_contact.shape[0]):
+        d, dd = penetration_at(y, n, model, rot, j)
+        if d > run.eps_on:
+            in_contact[j] = 1
+            buf.approach[j] = dd
+    if not evaluate(0.0, y, ctx, f0):
+        return False, 0.0, 1
+    kin, pot, ucon = state_energy(y, n, model, in_contact, ws)
+    e0 = kin + pot + ucon
+    metrics[M_PEAK_KE] = kin
+    for p in range(run.n_probe):  # the measures at t = 0 (the trapezoid's first end, a peak)
+        xp1v[p] = observation(p, y, f0, n, ws, opts, N_OPT, run.n_probe, 0)
+        vlast[1 + p] = xp1v[p]
+        mi = N_MET + N_MP * p
+        metrics[mi + MP_PEAK] = xp1v[p]
+        if run.t_s <= 0.0:
+            metrics[mi + MP_PEAK_S] = xp1v[p]
+    _sample(series[0], 0.0, y, v.fst, n, run.probe, run.driver_row, in_contact, model, ws, e0,
+            ctx, opts, metrics)  # fmt: skip
+    if run.n_rev > 0:
+        revs[:, :] = 0.0
+        _section(revs[0], 0.0, y, n, model, rot, run.probe)
+    return True, e0, 2
+
+
+@kernel(inline="always")
+def _constrain(t1, event_here, run, buf, ctx, metrics):
+    """After an accepted step's bookkeeping: ``y1`` projected onto the constraints (or their
+    drift measured) and, after a contact event, ``f1`` evaluated afresh. Returns
+    ``(ok, evaluations)``: not ok if the constraints are singular."""
+    y1, f1, n, model, ws = buf.vec.y1, buf.vec.f1, buf.inv_mass.shape[0], ctx.model, buf.ws
+    if run.project:
+        found = project(y1, t1, n, model, buf.inv_mass, ws, 1e-13)
+        if found < 0.0:
+            return False, 0
+    else:
+        found = drift(y1, t1, n, model, ws)
+    metrics[M_MAX_DRIFT] = max(metrics[M_MAX_DRIFT], found)
+    # The projection moves y1 by ~1e-9 m: f1 from the step stays accurate to that, so
+    # the next step reuses it. A contact event changes the forces: evaluate afresh.
+    if event_here:
+        if not evaluate(t1, y1, ctx, f1):
+            return False, 0
+        return True, 1
+    return True, 0
+
+
+@kernel(inline="always")
+def _shift_history(buf, observing):
+    """Advance to the next step: this step becomes the one before (its start, derivative,
+    dense-output term, observed peaks), its end the next one's start."""
+    v, peaks, vpeaks = buf.vec, buf.peaks, buf.vpeaks
+    _copy(v.yp2, v.y)
+    _copy(v.fp2, v.f0)
+    _copy(v.rp, v.r5)
+    _copy(peaks.p2, peaks.p1)
+    _copy(peaks.p1, peaks.c)
+    if observing:
+        _copy(vpeaks.p2, vpeaks.p1)
+        _copy(vpeaks.p1, vpeaks.c)
+    _copy(v.y, v.y1)
+    _copy(v.f0, v.f1)
 
 
 @kernel(runtime=False)
@@ -1062,82 +1263,24 @@ def _march(
     """The stepping loop of :func:`integrate_case`, on the buffers it allocated; ``rw`` the
     Radau buffers, None for an explicit method (the branches on it are pruned at compile
     time, so this loop is two specialisations: :func:`radau.make_radau_work`)."""
-    atol, inv_mass, ws, in_contact = buffers.atol, buffers.inv_mass, buffers.ws, buffers.in_contact
-    approach, k, vec, peaks = buffers.approach, buffers.k, buffers.vec, buffers.peaks
-    wmat, piv, onset_t = buffers.wmat, buffers.piv, buffers.onset_t
-    vpeaks, was, vlast = buffers.vpeaks, buffers.was, buffers.vlast
-    n = inv_mass.shape[0]
-    ny = y0.shape[0]
-    n_clear = in_contact.shape[0]
-    t_end, t_s = opts[OPT_T_END], opts[OPT_T_STEADY]
-    rtol, h_max, h_min = opts[OPT_RTOL], opts[OPT_HMAX], opts[OPT_HMIN]
-    eps_on, eps_ev = opts[OPT_EPS_ONSET], opts[OPT_EPS_EVENT]
-    project_steps = opts[OPT_PROJECT] != 0.0
-    bisect = opts[OPT_BISECT] != 0.0
-    refine = opts[OPT_REFINE] != 0.0
-    max_steps = int(opts[OPT_MAX_STEPS])
-    driver_row = int(opts[OPT_DRIVER_ROW])
-    n_out = int(opts[OPT_N_OUT])
-    probe = int(opts[OPT_PROBE])
-    period = opts[OPT_PERIOD]
-    n_rev = revs.shape[0] - 1 if period > 0.0 else 0
-    settle_tol = opts[OPT_SETTLE_TOL]
-    settle_from = int(opts[OPT_SETTLE_FROM])
-    impact_time = opts[OPT_IMPACT_TIME]
-    n_head = int(opts[OPT_N_HEAD])
+    buf, v, in_contact, onset_t = buffers, buffers.vec, buffers.in_contact, buffers.onset_t
+    run = read_settings(opts, revs.shape[0])
+    t_end, t_s, n_rev = run.t_end, run.t_s, run.n_rev
     metrics[:] = 0.0
-    rot = ws[WS_ROT]
-    ctx = CaseContext(
-        model, in_contact, approach, opts[OPT_ALPHA], opts[OPT_BETA], probe, inv_mass, ws
-    )
-    ystage, fst, err, y, y1, f0, f1 = vec[0], vec[1], vec[2], vec[3], vec[4], vec[5], vec[6]
-    r5 = vec[7]  # dense-output term of the current step
-    # for peak refinement, the step before this one: its start and its dense-output term
-    # (its end is this step's start y, f0)
-    yp2, fp2, rp = vec[8], vec[9], vec[10]
-    xp2, xp1, xc = peaks[0], peaks[1], peaks[2]
-    xp2v, xp1v, xcv = vpeaks[0], vpeaks[1], vpeaks[2]
-    n_probe = int(opts[OPT_N_PROBES])
-    observing = vpeaks.shape[1] > 0
-    _copy(y, y0)
+    ctx = CaseContext(model, in_contact, buf.approach, opts[OPT_ALPHA], opts[OPT_BETA],
+                      run.probe, buf.inv_mass, buf.ws)  # fmt: skip
+    observing = buf.vpeaks.c.shape[0] > 0
+    ok, e0, nfev = _start(y0, run, buf, ctx, opts, metrics, series, revs)
+    if not ok:
+        metrics[M_T_FAIL] = 0.0
+        return FAIL_SINGULAR
     tp2 = 0.0
     ev_p1 = True  # an event at the previous step end (no refinement across it)
     history = 0
-
-    # contact state at the start: a joint already touching starts in contact
-    for j in range(n_clear):
-        d, dd = penetration_at(y, n, model, rot, j)
-        if d > eps_on:
-            in_contact[j] = 1
-            approach[j] = dd
-    nfev = 1
-    if not evaluate(0.0, y, ctx, f0):
-        metrics[M_T_FAIL] = 0.0
-        return FAIL_SINGULAR
-    kin, pot, ucon = state_energy(y, n, model, in_contact, ws)
-    e0 = kin + pot + ucon
-    metrics[M_PEAK_KE] = kin
-    for p in range(n_probe):  # the measures at t = 0 (the trapezoid's first end, a peak)
-        xp1v[p] = observation(p, y, f0, n, ws, opts, N_OPT, n_probe, 0)
-        vlast[1 + p] = xp1v[p]
-        mi = N_MET + N_MP * p
-        metrics[mi + MP_PEAK] = xp1v[p]
-        if t_s <= 0.0:
-            metrics[mi + MP_PEAK_S] = xp1v[p]
-    _sample(series[0], 0.0, y, fst, n, probe, driver_row, in_contact, model, ws, e0, ctx, opts,
-            metrics)  # fmt: skip
-    nfev += 1
-    if n_rev > 0:
-        revs[:, :] = 0.0
-        _section(revs[0], 0.0, y, n, model, rot, probe)
     k_sec = 1
     stop = False
-
     # the uniform output grid; past n_out rows (a run of adaptive length) the rows from
     # n_head on are a ring holding the latest samples
-    dt_out = opts[OPT_DT_OUT]
-    if dt_out <= 0.0:
-        dt_out = t_end / (n_out - 1) if n_out > 1 else t_end
     k_out = 1
     t = 0.0
     h = opts[OPT_H0]
@@ -1149,49 +1292,36 @@ def _march(
     nonfinite = False  # the last rejection was a non-finite state, not a large error
 
     # the step budget (off by default): counters by phase in the metric row's last columns
-    budget_on = opts[OPT_BUDGET] != 0.0
-    budget = metrics[metrics.shape[0] - N_BUDGET :] if budget_on else metrics[:0]
+    budget = metrics[metrics.shape[0] - N_BUDGET :] if run.budget else metrics[:0]
     phase = 0
     nfev_mark = nfev
-    hl = 0.0
     step_kind = method_kind  # the method of this step (auto: by phase, radau.auto_kind)
 
     while t < t_end:
-        if budget_on:
+        if run.budget:
             # the evaluations since the last mark belong to the phase of the step they served
             budget_rhs(budget, phase, nfev - nfev_mark)
             nfev_mark = nfev
-            phase = budget_phase(t, in_contact, onset_t, impact_time, model.clear_par)
+            phase = budget_phase(t, in_contact, onset_t, run.impact_time, model.clear_par)
         if rw is not None:  # an explicit method's step_kind stays method_kind
-            kind_now = auto_kind(method_kind, t, in_contact, onset_t, impact_time,
+            kind_now = auto_kind(method_kind, t, in_contact, onset_t, run.impact_time,
                                  model.clear_par)  # fmt: skip
             if kind_now == KIND_RADAU and step_kind != KIND_RADAU:
                 radau_enter(rw)
             step_kind = kind_now
         step_order = RADAU_ORDER if step_kind == KIND_RADAU else order
-        if steps >= max_steps:
+        if steps >= run.max_steps:
             status = FAIL_MAX_STEPS
             break
-        h = _limit_step(h, t, t_end, h_max, in_contact, opts[OPT_CONTACT_HMAX], have_ts, t_s)
-        if h < h_min:
+        h = _limit_step(h, t, have_ts, run, in_contact)
+        if h < run.h_min:
             status = FAIL_NONFINITE if nonfinite else FAIL_STEP
             break
-        good, ev = _step(
-            step_kind, t, y, f0, h, tableau, ctx, n, k, ystage, y1, err, r5, f1, wmat, piv, rw
-        )
+        finite, enorm, ev, hl = _attempt(step_kind, t, h, tableau, run, buf, ctx, rw)
         nfev += ev
         steps += 1
-        finite = good
-        for i in range(ny):
-            if not math.isfinite(y1[i]):
-                finite = False
-        enorm = error_norm(err, y, y1, rtol, atol) if finite else 1e10
-        if budget_on:
-            hl = 0.0
-            if step_kind == KIND_EXPLICIT and finite:
-                hl = hairer_hlambda(h, y, k, tableau[0], 2 * n, ystage)
         if not finite or enorm > 1.0:
-            if budget_on:
+            if run.budget:
                 budget_reject(budget, phase, hl)
             metrics[M_NREJECT] += 1
             nonfinite = not finite
@@ -1201,105 +1331,64 @@ def _march(
 
         t1 = t + h
         joint, kind, lo, hi = find_event(
-            t, y, f0, t1, y1, f1, r5, n, model, in_contact, eps_on, rot, ystage, np.int64(-1),
-            0.0, 0.0, not bisect,
+            t, v.y, v.f0, t1, v.y1, v.f1, v.r5, buf.inv_mass.shape[0], model, in_contact,
+            run.eps_on, buf.ws[WS_ROT], v.ystage, np.int64(-1), 0.0, 0.0, not run.bisect,
         )  # fmt: skip
         if kind != NONE:
             retry, h, h_resume, ev, joint, kind = _event_step(
-                kind, joint, lo, hi, t, h, h_resume, y, f0, y1, f1, r5, bisect, eps_on, eps_ev,
-                t_end, have_ts, t_s, step_kind, tableau, ctx, n, model, k, ystage, err, wmat,
-                piv, rot, in_contact, onset_t, rw,
+                kind, joint, lo, hi, t, h, h_resume, have_ts, step_kind, tableau, run, buf, ctx,
+                rw,
             )  # fmt: skip
             nfev += ev
             if retry:
                 continue
             t1 = t + h
 
+        # the metrics at the step's end, its grid rows and sections, its refined peaks
         steady = t1 >= t_s - 1e-15
-        kr = _revolution(t1, period, n_rev)
-        if not _step_end_peaks(
-            t1, steady, kind, joint, kr, f1, y1, n, probe, driver_row, model, ws, in_contact,
-            opts, e0, xc, metrics, revs,
-        ):  # fmt: skip
+        kr = _revolution(t1, run.period, n_rev)
+        if not _step_end_peaks(t1, steady, kind, joint, kr, e0, run, buf, model, metrics, revs):
             status = FAIL_PENETRATION
             t = t1
             break
         if observing:
-            _observe_step(
-                t1, t_s, kr, kind, joint, f1, y1, n, ws, in_contact, opts, xcv, metrics, revs
-            )
-        k_out, ev = _sample_grid(
-            k_out, dt_out, t_end, n_out, n_head, t, y, f0, t1, y1, f1, r5, series, ystage, fst,
-            n, probe, driver_row, in_contact, model, ws, e0, ctx, opts, metrics, vlast, t_s,
-            period, n_rev, revs,
-        )  # fmt: skip
+            _observe_step(t1, kr, kind, joint, run, buf, opts, metrics, revs)
+        k_out, ev = _sample_grid(k_out, t, t1, e0, run, buf, ctx, opts, series, metrics, revs)
         nfev += ev
         if observing:
-            _add_squares(t1, xcv, 0, vlast, t_s, period, n_rev, opts, n_clear, metrics, revs)
-        k_sec, stop = _sample_sections(
-            k_sec, n_rev, period, t, y, f0, t1, y1, f1, r5, ystage, n, model, rot, probe, revs,
-            metrics, settle_tol, settle_from, stop, opts,
-        )  # fmt: skip
+            _add_squares(t1, buf.vpeaks.c, 0, buf.vlast, t_s, run.period, n_rev, opts,
+                         in_contact.shape[0], metrics, revs)  # fmt: skip
+        k_sec, stop = _sample_sections(k_sec, stop, t, t1, run, buf, model, opts, metrics, revs)
         event_here = kind != NONE
-        if refine and history >= 2 and not ev_p1 and not event_here:
-            nfev += _refine_peaks(
-                tp2, yp2, fp2, rp, t, y, f0, r5, t1, y1, f1, xp2, xp1, xc, t_s, period, n_rev,
-                ctx, n, probe, ystage, fst, metrics, revs,
-            )  # fmt: skip
+        if run.refine and history >= 2 and not ev_p1 and not event_here:
+            nfev += _refine_peaks(tp2, t, t1, run, buf, ctx, metrics, revs)
             if observing:
-                nfev += _refine_observations(
-                    tp2, yp2, fp2, rp, t, y, f0, r5, t1, y1, f1, xp2v, xp1v, xcv, t_s, period,
-                    n_rev, ctx, n, opts, ystage, fst, metrics, revs,
-                )  # fmt: skip
+                nfev += _refine_observations(tp2, t, t1, run, buf, ctx, opts, metrics, revs)
         if observing:
-            _copy(was, in_contact)
-        _contact_bookkeeping(
-            t, t1, t_s, kr, period, kind, joint, y1, n, model, rot, eps_on, impact_time, in_contact,
-            approach, onset_t, metrics, revs,
-        )  # fmt: skip
+            _copy(buf.was, in_contact)
+        _contact_bookkeeping(t, t1, kr, kind, joint, run, buf, model, metrics, revs)
         if observing:
-            _count_onsets(t1, t_s, kr, was, in_contact, opts, metrics, revs)
+            _count_onsets(t1, t_s, kr, buf.was, in_contact, opts, metrics, revs)
 
-        if project_steps:
-            found = project(y1, t1, n, model, inv_mass, ws, 1e-13)
-            if found < 0.0:
-                status = FAIL_SINGULAR
-                t = t1
-                break
-        else:
-            found = drift(y1, t1, n, model, ws)
-        metrics[M_MAX_DRIFT] = max(metrics[M_MAX_DRIFT], found)
-        # The projection moves y1 by ~1e-9 m: f1 from the step stays accurate to that, so
-        # the next step reuses it. A contact event changes the forces: evaluate afresh.
-        if event_here:
-            if not evaluate(t1, y1, ctx, f1):
-                status = FAIL_SINGULAR
-                t = t1
-                break
-            nfev += 1
-
+        ok, ev = _constrain(t1, event_here, run, buf, ctx, metrics)
+        nfev += ev
+        if not ok:
+            status = FAIL_SINGULAR
+            t = t1
+            break
         if not have_ts and abs(t1 - t_s) <= 1e-14 * max(1.0, t_s):
-            a2_ts = y1[2 * n + AUX_ACCEL2]
+            a2_ts = v.y1[2 * buf.inv_mass.shape[0] + AUX_ACCEL2]
             have_ts = True
 
         # shift history and advance
         tp2 = t
-        _copy(yp2, y)
-        _copy(fp2, f0)
-        _copy(rp, r5)
-        _copy(xp2, xp1)
-        _copy(xp1, xc)
-        if observing:
-            _copy(xp2v, xp1v)
-            _copy(xp1v, xcv)
+        _shift_history(buf, observing)
         ev_p1 = event_here
         history += 1
-        _copy(y, y1)
-        _copy(f0, f1)
         t = t1
         metrics[M_NACCEPT] += 1
-        if budget_on:
-            hlc = contact_hlambda(h, in_contact, model, inv_mass, ws)
+        if run.budget:
+            hlc = contact_hlambda(h, in_contact, model, buf.inv_mass, buf.ws)
             budget_accept(budget, phase, h, hl, hlc)
         if stop:
             break
@@ -1315,7 +1404,7 @@ def _march(
             else:
                 h = _next_step(h, enorm, step_order, True, True)
 
-    if budget_on:
+    if run.budget:
         budget_rhs(budget, phase, nfev - nfev_mark)
         if rw is not None:
             radau_report(rw, budget[RADAU_BASE:])
@@ -1323,7 +1412,7 @@ def _march(
     metrics[M_NFEV] = nfev
     metrics[M_T_REACHED] = t
     metrics[M_T_FAIL] = t if status != OK else -1.0
-    _copy(y_end, y)
+    _copy(y_end, v.y)
     return status
 
 
@@ -1334,8 +1423,8 @@ def integrate_batch(
 ):  # fmt: skip
     """Integrate cases ``lo`` to ``hi - 1`` (leading axis of every per-case array).
 
-    ``topo = (joint_int, load_int, clear_int, prescribed)`` is shared,
-    ``tableau = (a, b, e, c, dense)`` the method's coefficients. ``implicit`` is None for the
+    ``topo = (joint_int, load_int, clear_int, prescribed)`` is shared, ``tableau`` the
+    method's coefficients (:class:`integrators.Tableau`). ``implicit`` is None for the
     explicit methods and True for Radau's (``method_kind >= KIND_RADAU``): numba compiles the
     two as separate specialisations, the explicit one without the Radau kernels. Each case
     writes only its own rows of ``metrics``, ``series``, ``revs``, ``y_end`` and ``status``,

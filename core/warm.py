@@ -27,16 +27,17 @@ PARTS = ("stages", "calls", "reactions")
 
 
 def _arguments() -> dict:
-    """The stepping loop's arguments for a tiny case, with the loop's own types. Built with
-    numpy alone (the state from the template's poses, at rest): the kernels only need the
-    types here, and any compiled helper called on the way would compile in both processes."""
-    from .assembly import ROWS, CaseModel, assemble
+    """The stepping loop's arguments for a tiny case, with the loop's own types: its buffers
+    from the loop's constructor (:func:`stepping.make_step_buffers`), the state from the
+    template's poses, at rest. The kernels only need the types here, and any compiled helper
+    called on the way compiles in both processes (the constructor runs as Python)."""
+    from .assembly import CaseModel, assemble
     from .cases import SliderCrankCase
-    from .dynamics import N_AUX
-    from .forces import N_DIAG
+    from .dynamics import N_AUX, WS_ROT
     from .integrators import CaseContext, get_integrator
     from .kinematics import initial_guess
     from .simulation import build_mechanism
+    from .stepping import N_OPT, make_step_buffers
 
     mech = build_mechanism(SliderCrankCase(t_end=0.001))
     topo, arrays = assemble(mech)
@@ -55,58 +56,38 @@ def _arguments() -> dict:
         np.ascontiguousarray(arrays.gravity[0]),
         topo.prescribed.copy(),
     )
-    m = sum(ROWS[int(k)] for k in topo.joint_int[:, 0])
-    n_clear = topo.clear_int.shape[0]
-    inv_mass = 1.0 / np.repeat(model.mass, 3)
-    inv_mass[2::3] = 1.0 / model.inertia
-    for b in model.prescribed:
-        inv_mass[3 * b : 3 * b + 3] = 0.0
-    ws = (  # as dynamics.make_workspace builds it
-        np.zeros((m, 2), dtype=np.int64),
-        np.zeros((m, 6)),
-        np.zeros((m, 6)),
-        np.zeros((m, m)),
-        np.zeros(m),
-        np.zeros(m),
-        np.zeros(m),
-        np.zeros(m),
-        np.zeros(n),
-        np.zeros((n_clear, N_DIAG)),
-        np.zeros(n),
-        np.full((n // 3, 3), np.nan),
-        np.zeros((2 * m * (m + 1), 4), dtype=np.int64),
-        np.zeros(1, dtype=np.int64),
-    )
-    in_contact = np.zeros(n_clear, dtype=np.int64)
-    approach = np.zeros(n_clear)
-    probe = int(topo.probe)
-    ctx = CaseContext(model, in_contact, approach, 0.0, 0.0, probe, inv_mass, ws)
     method = get_integrator("dopri5")
-    tableau = (method.a.copy(), method.b.copy(), method.e.copy(), method.c.copy(),
-               method.dense.copy())  # fmt: skip
+    tableau = method.tableau()
     ny = y0.shape[0]
-    vec = np.zeros((11, ny))
+    # the loop's own constructor, run as Python: its kernels (the workspace, the inverse
+    # mass) are the loop's callees anyway
+    build = getattr(make_step_buffers, "py_func", make_step_buffers)  # GAPSWEEP_NO_JIT: itself
+    buffers = build(model, np.zeros(N_OPT), tableau, ny)
+    v, ws = buffers.vec, buffers.ws
+    probe = int(topo.probe)
+    ctx = CaseContext(model, buffers.in_contact, buffers.approach, 0.0, 0.0, probe,
+                      buffers.inv_mass, ws)  # fmt: skip
     return {
         "n": n,
         "ny": ny,
-        "y": vec[3],
-        "y1": vec[4],
-        "f0": vec[5],
-        "f1": vec[6],
-        "ystage": vec[0],
-        "fst": vec[1],
-        "err": vec[2],
-        "r5": vec[7],
-        "k": np.zeros((max(tableau[1].shape[0], 7), ny)),
+        "y": v.y,
+        "y1": v.y1,
+        "f0": v.f0,
+        "f1": v.f1,
+        "ystage": v.ystage,
+        "fst": v.fst,
+        "err": v.err,
+        "r5": v.r5,
+        "k": buffers.k,
         "model": model,
         "ctx": ctx,
         "ws": ws,
-        "rot": ws[11],
-        "in_contact": in_contact,
-        "inv_mass": inv_mass,
+        "rot": ws[WS_ROT],
+        "in_contact": buffers.in_contact,
+        "inv_mass": buffers.inv_mass,
         "tableau": tableau,
-        "wmat": np.zeros((ny, ny)),
-        "piv": np.zeros(ny, dtype=np.int64),
+        "wmat": buffers.wmat,
+        "piv": buffers.piv,
         "probe": probe,
         "y0": y0,
     }
@@ -162,10 +143,8 @@ def _calls(a: dict) -> None:
     rosenbrock23_step(0.0, y, f0, 1e-7, 2 * n, ctx, a["k"], ystage, y1, a["err"], a["wmat"],
                       a["piv"])  # fmt: skip
     # off the critical path too: what the loop's own compile would otherwise wait for
-    from .dynamics import make_workspace
     from .stepping import N_SER, _sample
 
-    make_workspace(n, a["ws"][0].shape[0], a["in_contact"].shape[0])
     _sample(np.zeros(N_SER), 0.0, ystage, fst, n, a["probe"], 0, a["in_contact"], model, ws,
             0.0, ctx, np.zeros(N_OPT), np.zeros(N_MET))  # fmt: skip
 
