@@ -14,6 +14,9 @@ case stops alone.
 
 Options (``opts[case, OPT_*]``), metrics (``metrics[case, M_*]``) and series columns
 (``series[case, k, S_*]``) are indexed by the constants below; :mod:`simulation` names them.
+The loop reads its options once, by name (:class:`RunSettings`), works in the arrays of one
+constructor (:class:`StepBuffers`, :func:`make_step_buffers`: the warm-up builds its arguments
+with it too) and hands its pieces these objects rather than their fields one by one.
 """
 
 from __future__ import annotations
