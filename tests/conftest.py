@@ -103,10 +103,11 @@ PROCESS_FIXTURES = frozenset({"procs", "backend", "redis_pg"})
 #: synthetic studies of the web's column reads (test_large_tabs ~50 s, test_trends_columns
 #: ~50 s: 5,500 and 6,500 cases inserted per test and database) and a mechanism study run
 #: with its certificates for the pages (test_pages_mechanism_measures ~50 s), measured at
-#: load 10 on 2 cores
+#: load 10 on 2 cores; and the long runs, which compile the Radau loop on first use
+#: (test_long_runs ~70 s, 65 s of it that compile, at load 2.5)
 SLOW_MODULES = frozenset({"test_compose", "test_examples", "test_packaging", "test_study_run",
                           "test_certificates_run", "test_large_tabs", "test_trends_columns",
-                          "test_pages_mechanism_measures"})
+                          "test_pages_mechanism_measures", "test_long_runs"})
 
 
 def _starts_processes(module: types.ModuleType, seen: dict[str, bool]) -> bool:
@@ -146,5 +147,17 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if module is None:
             continue
         if _starts_processes(module, seen) or PROCESS_FIXTURES & set(
-                getattr(item, "fixturenames", ())):
+                getattr(item, "fixturenames", ())) or _a_repeat(item):
             item.add_marker(pytest.mark.slow)
+
+
+def _a_repeat(item: pytest.Item) -> bool:
+    """A second run of a test the fast half already runs once: the PostgreSQL side of a
+    test run on both databases (a server the SQLite side does not need), or a round-off
+    rerun under eps != 0 (the harness, ``pytest -m roundoff``, runs them all)."""
+    callspec = getattr(item, "callspec", None)
+    if callspec is None:
+        return False
+    params = callspec.params
+    on_postgres = any(isinstance(v, str) and v == "postgresql" for v in params.values())
+    return on_postgres or bool(params.get("roundoff_eps", 0.0))

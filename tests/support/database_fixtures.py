@@ -6,7 +6,9 @@
 is unreachable its tests skip - or FAIL when ``CI=true``, so CI cannot pass without it.
 ``session_factory`` is ``open_database(database_url)`` (schema at head); on PostgreSQL its
 database is a copy of a template migrated once per test session (``CREATE DATABASE ...
-TEMPLATE``: ~1 s where creating and migrating took ~3 s a test on a loaded machine).
+TEMPLATE``: ~1 s where creating and migrating took ~3 s a test on a loaded machine); on
+SQLite its file is a copy of one migrated once per test session (:func:`copy_sqlite_at_head`,
+which the web's ``archive`` fixture uses too: the migrations were half of making an app).
 
 A test folder's conftest imports the fixtures it uses (``from support.database_fixtures
 import database_url, session_factory``; tests/ is on ``sys.path`` through pytest's
@@ -15,9 +17,13 @@ import database_url, session_factory``; tests/ is on ``sys.path`` through pytest
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
+import tempfile
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from gapsweep.db.engine import open_database
@@ -91,6 +97,19 @@ def drop_postgres_database(url: str) -> None:
 _at_head: dict[str, str] = {}
 
 
+def copy_sqlite_at_head(path: Path) -> None:
+    """Put at ``path`` a SQLite database already at head: a copy of one migrated once per
+    process (removed when the process ends)."""
+    if "sqlite" not in _at_head:
+        folder = tempfile.mkdtemp(prefix="gapsweep_head_")
+        atexit.register(shutil.rmtree, folder, True)
+        template = os.path.join(folder, "gapsweep.db")
+        open_database(f"sqlite:///{template}").kw["bind"].dispose()
+        _at_head["sqlite"] = template
+    path.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(_at_head["sqlite"], path)
+
+
 def postgres_at_head(config: pytest.Config) -> str:
     """The URL of a PostgreSQL database migrated to head, made once per test session for
     ``session_factory``'s copies (no connection is left open to it) and dropped when the
@@ -123,6 +142,9 @@ def database_url(request: pytest.FixtureRequest, tmp_path) -> Iterator[str]:
 @pytest.fixture
 def session_factory(database_url: str) -> Iterator[sessionmaker[Session]]:
     """``open_database(database_url)``: sessions on a database at head."""
+    path = Path(database_url.removeprefix("sqlite:///"))
+    if database_url.startswith("sqlite:///") and not path.exists():
+        copy_sqlite_at_head(path)
     factory = open_database(database_url)
     try:
         yield factory

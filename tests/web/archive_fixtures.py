@@ -19,6 +19,7 @@ from gapsweep.core.result import CaseResult
 from gapsweep.db import leases, studies
 from gapsweep.study.spec import parse_spec
 from gapsweep.web.views.study_form import PRESET
+from support.database_fixtures import copy_sqlite_at_head
 
 from gapsweep.settings import get_settings
 
@@ -161,6 +162,8 @@ def make_archive(tmp_path, monkeypatch, database_url: str | None = None) -> Arch
         monkeypatch.delenv(var, raising=False)
     if database_url:
         monkeypatch.setenv("GAPSWEEP_DATABASE_URL", database_url)
+    else:
+        copy_sqlite_at_head(tmp_path / "gapsweep.db")
     import gapsweep.workers.submit as submit_module
     from gapsweep.web.app import create_app
 
