@@ -46,7 +46,15 @@ from .contact_jacobian import (
     update_clearance_part,
 )
 from .forces import N_DIAG
-from .integrators import KIND_AUTO, KIND_EXPLICIT, KIND_RADAU, evaluate, lu_factor, lu_solve
+from .integrators import (
+    KIND_AUTO,
+    KIND_EXPLICIT,
+    KIND_FILM,
+    KIND_RADAU,
+    evaluate,
+    lu_factor,
+    lu_solve,
+)
 from .jit import kernel
 from .step_budget import P_CONTACT, P_FILM, budget_phase
 
@@ -541,13 +549,15 @@ def radau_reject(h, work):
 
 @kernel(inline="always")
 def auto_kind(method_kind, t, in_contact, onset_t, impact_time, clear_par):
-    """The method of the next step: ``method_kind`` itself, or for ``dopri5-radau5``
-    (``KIND_AUTO``) by the phase of :func:`step_budget.budget_phase`: Radau IIA riding the
-    wall (in contact past the impact time) and in the film, dopri5 otherwise."""
-    if method_kind != KIND_AUTO:
+    """The method of the next step: ``method_kind`` itself, or by the phase of
+    :func:`step_budget.budget_phase`: for ``dopri5-radau5`` (``KIND_AUTO``) Radau IIA riding
+    the wall (in contact past the impact time) and in the film, for ``auto`` on a
+    lubricated case (``KIND_FILM``, integrators.AUTO_RULE) in the film only; dopri5
+    otherwise."""
+    if method_kind != KIND_AUTO and method_kind != KIND_FILM:
         return method_kind
     phase = budget_phase(t, in_contact, onset_t, impact_time, clear_par)
-    if phase in (P_CONTACT, P_FILM):
+    if phase == P_FILM or (phase == P_CONTACT and method_kind == KIND_AUTO):
         return KIND_RADAU
     return KIND_EXPLICIT
 
