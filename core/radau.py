@@ -4,9 +4,13 @@ The method and its implementation follow Hairer & Wanner, *Solving Ordinary Diff
 Equations II* (2nd ed., Springer 1996), IV.8 (RADAU5): three collocation stages at the
 Radau points, the simplified Newton iteration on the transformed system (one real and one
 complex linear system of the state's size, from the eigen-decomposition of the coefficient
-matrix), the embedded error estimate ``(gamma0/h - J)^-1 (f0 + sum_i e_i Z_i / h)`` and the
-Newton stopping rule with its convergence rate; the constants are those of SciPy's
-``scipy.integrate.Radau`` (the same algorithm).
+matrix), the embedded error estimate ``(gamma0/h - J)^-1 (f0 + sum_i e_i Z_i / h)``; the
+constants are those of SciPy's ``scipy.integrate.Radau`` (the same algorithm). The Newton
+iteration's rules are radau5.f's (Hairer's Fortran code of the book, its loop at label 40):
+the contraction rate ``theta`` and ``FACCON = theta / (1 - theta)`` carried from step to
+step (a step may stop after one iteration), a predicted non-convergence stopping the
+iteration at once with the step cut by the predicted factor HHFAC, and here a cap on the
+steps after such a cut (:func:`radau_reject`, :func:`hold_step`).
 
 Two things are particular to gapsweep's state ``y = [q, v, quadratures]``:
 
