@@ -8,8 +8,9 @@ corner of the rattle map, the 80-revolution wall-riding case c = 0.1 mm x 1.3, o
 lubricated case), each run with dopri5 and with each new integrator (``auto``: the
 measured rule, Radau IIA 5 in the film of a lubricated case and dopri5 elsewhere;
 ``dopri5-radau5``: Radau IIA 5 riding the wall and in the film) at the default rtol 1e-6
-in the same process, one after the other, on 2 threads: RHS evaluations, accepted steps and wall time, with the ratios dopri5 / new (the aim: 3x fewer
-evaluations on the settled study, 10x riding the wall and in the film). The machine may be
+in the same process, one after the other, on 2 threads: RHS evaluations, accepted steps and
+wall time, with the ratios dopri5 / new (the aim: 3x fewer evaluations on the settled
+study, 10x riding the wall and in the film). The machine may be
 shared: wall times are noisy, the evaluation counts are not. ``--repeat N`` runs each
 workload N times, dopri5 and the new integrators interleaved (so a burst of load hits both),
 and prints the fastest and the median wall time of each with their ratios (a film case takes
