@@ -4,9 +4,13 @@ The method and its implementation follow Hairer & Wanner, *Solving Ordinary Diff
 Equations II* (2nd ed., Springer 1996), IV.8 (RADAU5): three collocation stages at the
 Radau points, the simplified Newton iteration on the transformed system (one real and one
 complex linear system of the state's size, from the eigen-decomposition of the coefficient
-matrix), the embedded error estimate ``(gamma0/h - J)^-1 (f0 + sum_i e_i Z_i / h)`` and the
-Newton stopping rule with its convergence rate; the constants are those of SciPy's
-``scipy.integrate.Radau`` (the same algorithm).
+matrix), the embedded error estimate ``(gamma0/h - J)^-1 (f0 + sum_i e_i Z_i / h)``; the
+constants are those of SciPy's ``scipy.integrate.Radau`` (the same algorithm). The Newton
+iteration's rules are radau5.f's (Hairer's Fortran code of the book, its loop at label 40):
+the contraction rate ``theta`` and ``FACCON = theta / (1 - theta)`` carried from step to
+step (a step may stop after one iteration), a predicted non-convergence stopping the
+iteration at once with the step cut by the predicted factor HHFAC, and here a cap on the
+steps after such a cut (:func:`radau_reject`, :func:`hold_step`).
 
 Two things are particular to gapsweep's state ``y = [q, v, quadratures]``:
 
@@ -46,7 +50,15 @@ from .contact_jacobian import (
     update_clearance_part,
 )
 from .forces import N_DIAG
-from .integrators import KIND_AUTO, KIND_EXPLICIT, KIND_RADAU, evaluate, lu_factor, lu_solve
+from .integrators import (
+    KIND_AUTO,
+    KIND_EXPLICIT,
+    KIND_FILM,
+    KIND_RADAU,
+    evaluate,
+    lu_factor,
+    lu_solve,
+)
 from .jit import kernel
 from .step_budget import P_CONTACT, P_FILM, budget_phase
 
@@ -66,18 +78,28 @@ TI = np.array([
     [4.17871859155190428, 0.32768282076106237, 0.52337644549944951],
     [-4.17871859155190428, -0.32768282076106237, 0.47662355450055044],
     [0.50287263494578682, -2.57192694985560522, 0.59603920482822492]])
-NEWTON_MAXITER = 6
+# radau5.f's NIT: Newton iterations a step, at most
+NEWTON_MAXITER = 7
 # RADAU5's THET: retake J after a step whose iteration converged slower than this. Its
 # default 0.001 is for cheap Jacobians; ours costs 2 n evaluations (Hairer: "increase to
 # 0.1 when Jacobian evaluations are costly")
 THET = 0.1
 RADAU_ORDER = 3  # the error estimate's order: the step controller's exponent 1/4
 HOLD = 1.2  # a step the controller would grow by less than this is kept (the LUs with it)
+UROUND = 2.2e-16
+# the step after a failed Newton iteration that gave no prediction (radau5.f, label 78: a
+# rate above 0.99, or NIT iterations)
+NEWTON_CUT = 0.5
+# the Newton step cap's growth per accepted step (hold_step): a step that failed Newton is
+# not tried again at once, but the cap relaxes by this factor each accepted step, so a
+# stretch the iteration was only briefly past its reach in is soon left behind
+CAP_GROWTH = 1.2
 
 # state slots of RadauWork.state
 (ST_JAC, ST_H, ST_ITER, ST_RATE, ST_CONTACT, ST_RTOL, ST_WHY, ST_TLAST, ST_FEVLAST, ST_AGE,
- ST_SPLIT, ST_TEND, ST_HP, ST_TPEND, ST_HPEND, ST_HACC, ST_ERRACC, ST_UPDATE, ST_REJ) = range(19)
-N_STATE = 19
+ ST_SPLIT, ST_TEND, ST_HP, ST_TPEND, ST_HPEND, ST_HACC, ST_ERRACC, ST_UPDATE, ST_REJ,
+ ST_FACCON, ST_HFAC, ST_CAP, ST_NEWTFAIL) = range(23)
+N_STATE = 23
 # why the Jacobian is (re)taken (ST_WHY): a switch from dopri5 or the run's start, a contact
 # state changed, the last Newton iteration converged slowly, the iteration failed
 WHY_ENTER, WHY_CONTACT, WHY_SLOW, WHY_FAIL = range(4)
@@ -153,6 +175,7 @@ def make_radau_work(
     work.state[ST_TLAST] = -1.0
     work.state[ST_TEND] = -1.0
     work.state[ST_TPEND] = -1.0
+    work.state[ST_FACCON] = 1.0
     return work
 
 
@@ -360,12 +383,22 @@ def radau5_step(t, y, f0, h, ctx, work, y1, err, f1, n_uncontrolled):
     for j in range(ny):
         for i in range(3):
             w[i, j] = TI[i, 0] * z[0, j] + TI[i, 1] * z[1, j] + TI[i, 2] * z[2, j]
+    # RADAU5's simplified Newton iteration (radau5.f, the loop at label 40; Hairer & Wanner
+    # IV.8, "Stopping criterion"): FACCON = theta / (1 - theta) is carried over from the last
+    # step (relaxed to FACCON^0.8), so a step whose first increment is already small enough
+    # stops after one iteration; from the second on, the rate theta predicts the increment
+    # left after the iterations still allowed, and a prediction above the tolerance stops
+    # the iteration at once with the step cut by the predicted factor (HHFAC) instead of a
+    # fixed one
+    faccon = max(state[ST_FACCON], UROUND) ** 0.8
+    theta = THET
+    thq_old = 0.0
+    dw_old = 0.0
     converged = False
-    rate = -1.0
-    dw_old = -1.0
-    it = 0
     finite = True
-    for it in range(NEWTON_MAXITER):
+    state[ST_HFAC] = NEWTON_CUT
+    newt = 0
+    while newt < NEWTON_MAXITER:
         stats[R_NEWTON_IT] += 1.0
         for i in range(3):
             for j in range(ny):
@@ -392,18 +425,25 @@ def radau5_step(t, y, f0, h, ctx, work, y1, err, f1, n_uncontrolled):
             break
         _block_solve(work.lu_r, work.piv_r, work.jac, gr, xr)
         _block_solve(work.lu_c, work.piv_c, work.jac, gc, xc)
+        newt += 1
         s = 0.0
         for j in range(nm):
             sc_j = atol[j] + rtol * abs(y[j])
             s += (xr[j] / sc_j) ** 2 + (xc[j].real / sc_j) ** 2 + (xc[j].imag / sc_j) ** 2
         dw_norm = math.sqrt(s / (3.0 * nm))
-        if dw_old >= 0.0:
-            rate = dw_norm / dw_old if dw_old > 0.0 else 0.0
-        if rate >= 0.0 and (
-            rate >= 1.0
-            or rate ** (NEWTON_MAXITER - it) / (1.0 - rate) * dw_norm > newton_tol
-        ):
-            break
+        if 1 < newt < NEWTON_MAXITER:
+            thq = dw_norm / dw_old
+            theta = thq if newt == 2 else math.sqrt(thq * thq_old)
+            thq_old = thq
+            if theta >= 0.99:
+                break  # diverging: NEWTON_CUT
+            faccon = theta / (1.0 - theta)
+            dyth = faccon * dw_norm * theta ** (NEWTON_MAXITER - 1 - newt) / newton_tol
+            if dyth >= 1.0:  # predicted not to converge in the iterations left
+                qnewt = max(1e-4, min(20.0, dyth))
+                state[ST_HFAC] = 0.8 * qnewt ** (-1.0 / (4.0 + NEWTON_MAXITER - 1 - newt))
+                break
+        dw_old = max(dw_norm, UROUND)
         for j in range(ny):
             w[0, j] += xr[j]
             w[1, j] += xc[j].real
@@ -411,21 +451,23 @@ def radau5_step(t, y, f0, h, ctx, work, y1, err, f1, n_uncontrolled):
         for i in range(3):
             for j in range(ny):
                 z[i, j] = T[i, 0] * w[0, j] + T[i, 1] * w[1, j] + T[i, 2] * w[2, j]
-        if dw_norm == 0.0 or (rate >= 0.0 and rate / (1.0 - rate) * dw_norm < newton_tol):
+        if faccon * dw_norm <= newton_tol:
             converged = True
             break
-        dw_old = dw_norm
+    state[ST_FACCON] = faccon
+    state[ST_NEWTFAIL] = 0.0 if converged else 1.0
     if not converged:
-        # the step is rejected and shrunk by the loop. Measured (docs/solver.md, "The Radau
-        # step's evaluations"): retaking J at the same h cost half the film's evaluations
-        # and seldom rescued the step (6,108 failed iterations for 3,161 rejected steps) -
-        # it was past Newton's reach, not J stale - so as RADAU5 a fresh (or just
-        # refreshed) J is kept for the smaller step; a kept one has its clearance part
-        # refreshed at the next call (cheap), or is retaken there
+        # the step is rejected and shrunk by the loop (by ST_HFAC: radau_reject). Measured
+        # (docs/solver.md, "The Radau step's evaluations"): retaking J at the same h cost
+        # half the film's evaluations and seldom rescued the step (6,108 failed iterations
+        # for 3,161 rejected steps) - it was past Newton's reach, not J stale - so as RADAU5
+        # a fresh (or just refreshed) J is kept for the smaller step; a kept one has its
+        # clearance part refreshed at the next call (cheap), or is retaken there
         stats[R_NEWTON_FAIL] += 1.0
         if not finite:
             state[ST_JAC] = 0.0
             state[ST_WHY] = WHY_FAIL
+            state[ST_NEWTFAIL] = 0.0  # a non-finite state: the loop's own cut
         elif not (fresh or updated):
             if state[ST_SPLIT] != 0.0:
                 state[ST_UPDATE] = 1.0
@@ -434,8 +476,8 @@ def radau5_step(t, y, f0, h, ctx, work, y1, err, f1, n_uncontrolled):
                 state[ST_WHY] = WHY_FAIL
         state[ST_FEVLAST] = nfev
         return False, nfev
-    state[ST_ITER] = it + 1
-    state[ST_RATE] = max(rate, 0.0)
+    state[ST_ITER] = newt
+    state[ST_RATE] = theta if newt > 1 else 0.0
     # the predictor's source once the loop has taken this step (seen at the next call: it
     # starts at t + h)
     for i in range(3):
@@ -481,20 +523,45 @@ def hold_step(h, enorm, work):
     h_new = h / quot
     if state[ST_REJ] != 0.0:  # no growth right after a rejection (radau5.f)
         h_new = min(h_new, h)
+    cap = state[ST_CAP]
+    if cap > 0.0:  # the Newton cap (radau_reject), relaxed by CAP_GROWTH a step
+        h_new = min(h_new, max(cap, h))
+        state[ST_CAP] = cap * CAP_GROWTH
     if h <= h_new < HOLD * h:
         return h
     return h_new
 
 
 @kernel(inline="always")
+def radau_reject(h, work):
+    """The step after a rejected Radau step of size ``h`` [s], or 0 when the loop's own rule
+    applies (a too large error estimate, a non-finite state). After a failed Newton
+    iteration it is RADAU5's (radau5.f, HHFAC; Hairer & Wanner IV.8): ``h`` times the
+    factor the iteration's rate predicted (``0.8 q^(-1/(4 + NIT - 1 - k))``, ``q`` the
+    predicted last increment over the tolerance), or times 1/2 when the iteration
+    diverged; and that step becomes a cap the next accepted steps grow past only by
+    :data:`CAP_GROWTH` a step (:func:`hold_step`), so the controller does not return at
+    once to the size Newton just failed at (a third of the film's tries were rejected so,
+    docs/solver.md)."""
+    state = work.state
+    if state[ST_NEWTFAIL] == 0.0:
+        return 0.0
+    h_new = h * state[ST_HFAC]
+    state[ST_CAP] = h_new
+    return h_new
+
+
+@kernel(inline="always")
 def auto_kind(method_kind, t, in_contact, onset_t, impact_time, clear_par):
-    """The method of the next step: ``method_kind`` itself, or for ``dopri5-radau5``
-    (``KIND_AUTO``) by the phase of :func:`step_budget.budget_phase`: Radau IIA riding the
-    wall (in contact past the impact time) and in the film, dopri5 otherwise."""
-    if method_kind != KIND_AUTO:
+    """The method of the next step: ``method_kind`` itself, or by the phase of
+    :func:`step_budget.budget_phase`: for ``dopri5-radau5`` (``KIND_AUTO``) Radau IIA riding
+    the wall (in contact past the impact time) and in the film, for ``auto`` on a
+    lubricated case (``KIND_FILM``, integrators.AUTO_RULE) in the film only; dopri5
+    otherwise."""
+    if method_kind != KIND_AUTO and method_kind != KIND_FILM:
         return method_kind
     phase = budget_phase(t, in_contact, onset_t, impact_time, clear_par)
-    if phase in (P_CONTACT, P_FILM):
+    if phase == P_FILM or (phase == P_CONTACT and method_kind == KIND_AUTO):
         return KIND_RADAU
     return KIND_EXPLICIT
 
@@ -507,6 +574,8 @@ def radau_enter(work):
     work.state[ST_TEND] = -1.0  # no predictor from a step before the switch
     work.state[ST_TPEND] = -1.0
     work.state[ST_HACC] = 0.0  # nor a predictive step size
+    work.state[ST_FACCON] = 1.0  # nor a convergence rate (radau5.f's start)
+    work.state[ST_CAP] = 0.0  # nor a Newton cap
 
 
 @kernel(runtime=False)

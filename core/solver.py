@@ -24,7 +24,7 @@ from . import step_budget
 from .assembly import CP_CLR, CP_LUB, CP_RB, CP_RJ, DRIVER, ROWS, CaseArrays, Topology, assemble
 from .dynamics import AUX_ACCEL2, N_AUX, film_columns
 from .errors import CompileError, InputError, require_finite
-from .integrators import KIND_RADAU, get_integrator
+from .integrators import KIND_RADAU, case_kind, get_integrator
 from .jit import cached_signatures, is_compile_failure
 from .journal_bearing import film_grid_metrics
 from .metrics import per_joint
@@ -724,40 +724,42 @@ def _integrate(
     thread, else case by case from ``threads`` threads taking the next case as they finish
     (the compiled loop releases the GIL; a call costs ~20 us against ~4 ms a case)."""
     # Radau's loop is a specialisation of its own (stepping.integrate_batch's ``implicit``),
-    # left out of the warm-up: its first use compiles it
-    implicit = True if method.kind >= KIND_RADAU else None
-    if implicit:
+    # left out of the warm-up: its first use compiles it. auto's kind is per case
+    # (integrators.case_kind: Radau IIA in the film of a lubricated case only), so a dry
+    # case on auto runs the explicit loop, as dopri5
+    clear_par = arrays.clear_par
+    kinds = [
+        case_kind(method, clear_par.shape[1] > 0 and bool(np.any(clear_par[k, :, CP_LUB] > 0.0)))
+        for k in range(y0.shape[0])
+    ]
+    if any(kind >= KIND_RADAU for kind in kinds):
         _note_implicit_compile(method.name)
-    args = (
-        y0,
-        (topo.joint_int, topo.load_int, topo.clear_int, topo.prescribed),
-        arrays.joint_par,
-        arrays.load_par,
-        arrays.clear_par,
-        arrays.mass,
-        arrays.inertia,
-        arrays.gravity,
-        opts,
-        method.kind,
-        implicit,
-        method.tableau(),
-        method.order,
-        metrics,
-        series,
-        revs,
-        y_end,
-        status,
-    )
+    topology = (topo.joint_int, topo.load_int, topo.clear_int, topo.prescribed)
+    tableau = method.tableau()
+
+    def run(lo: int, hi: int) -> None:  # cases lo .. hi - 1, all of kinds[lo]
+        kind = kinds[lo]
+        implicit = True if kind >= KIND_RADAU else None
+        integrate_batch(y0, topology, arrays.joint_par, arrays.load_par, clear_par, arrays.mass,
+                        arrays.inertia, arrays.gravity, opts, kind, implicit, tableau,
+                        method.order, metrics, series, revs, y_end, status, lo, hi)  # fmt: skip
+
     n_cases = y0.shape[0]
     threads = min(threads, n_cases)
     if threads <= 1:
-        integrate_batch(*args, 0, n_cases)
+        lo = 0
+        while lo < n_cases:  # one call per run of cases of one kind
+            hi = lo + 1
+            while hi < n_cases and kinds[hi] == kinds[lo]:
+                hi += 1
+            run(lo, hi)
+            lo = hi
         return
     counter = itertools.count()  # next() on it is atomic under the GIL
 
     def work() -> None:
         while (i := next(counter)) < n_cases:
-            integrate_batch(*args, i, i + 1)
+            run(i, i + 1)
 
     with ThreadPoolExecutor(threads) as pool:
         for future in [pool.submit(work) for _ in range(threads)]:

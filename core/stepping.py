@@ -73,6 +73,7 @@ from .radau import (
     make_radau_work,
     radau5_step,
     radau_enter,
+    radau_reject,
     radau_report,
 )
 from .step_budget import (
@@ -1328,7 +1329,12 @@ def _march(
                 budget_reject(budget, phase, hl)
             metrics[M_NREJECT] += 1
             nonfinite = not finite
-            h = _next_step(h, enorm, step_order, finite, False)
+            h_cut = 0.0
+            if rw is not None and step_kind == KIND_RADAU:
+                # a failed Newton iteration: RADAU5's predicted cut (radau.radau_reject)
+                h_cut = radau_reject(h, rw)
+                nonfinite = nonfinite and h_cut == 0.0
+            h = h_cut if h_cut > 0.0 else _next_step(h, enorm, step_order, finite, False)
             continue
         nonfinite = False
 
