@@ -34,7 +34,9 @@ from .assembly import (
     CP_V0,
     CP_V1,
     CP_VISC,
+    CP_WMAX,
     CP_WN,
+    CP_WPROF,
     LP_FRAME,
     LP_TABLE,
     N_TABLE,
@@ -50,7 +52,7 @@ from .contact_stiffness import elastic_energy, elastic_force
 from .friction_laws import friction_force
 from .jit import kernel
 from .journal_bearing import film_force
-from .wear import profile_depth
+from .worn_contact import worn_contact
 
 # the oil film's force law, compiled from the one Python source the CLI runs too (a call
 # LLVM inlines)
@@ -182,10 +184,15 @@ def clearance_kinematics(q, v, rot, bearing, journal, clear_par, k):
     """Eccentricity, penetration and contact-point velocities of clearance joint ``k``.
 
     Returns ``(ex, ey, nx, ny, delta, delta_dot, vt, qbx, qby, qjx, qjy)``: ``e = r_J - r_B``
-    [m], ``n = e/|e|``, ``delta = |e| - c - h`` [m] (``h`` the worn hole's depth under the
-    line of centres, :mod:`wear`; 0 for the circular hole), its rate [m/s], the tangential slip
-    ``vt = (v_QJ - v_QB) . t`` with ``t = (-ny, nx)`` [m/s] (including the bodies' rotation),
-    and the contact points Q_B, Q_J [m].
+    [m], the contact's direction ``n`` (``e/|e|`` on the circular hole), the signed penetration
+    ``delta = |e| - c`` [m] on the circular hole, on a worn one the Winkler contact's
+    (:mod:`worn_contact`: the equivalent penetration of the pressure's resultant in contact,
+    the deepest overlap out of it, ``n`` along the resultant or to the deepest point), its
+    rate [m/s], the tangential slip ``vt = (v_QJ - v_QB) . t`` with ``t = (-ny, nx)`` [m/s]
+    (including the bodies' rotation), the contact points Q_B, Q_J [m] on the two surfaces
+    in direction ``n``, and ``scale``: the normal force is ``scale`` x the contact law's at
+    ``delta`` (1 on the circular hole; on a worn one ``|W| / W_circle(delta)``, so that the
+    force is the gradient of the law's energy at ``delta``, :mod:`worn_contact`).
     """
     bx, by, _, _ = body_point(q, rot, bearing, clear_par[k, CP_SBX], clear_par[k, CP_SBY])
     jx, jy, _, _ = body_point(q, rot, journal, clear_par[k, CP_SJX], clear_par[k, CP_SJY])
@@ -197,17 +204,38 @@ def clearance_kinematics(q, v, rot, bearing, journal, clear_par, k):
         nx, ny = 1.0, 0.0
     rb = clear_par[k, CP_RB]
     n_nodes = int(clear_par[k, CP_WN])
-    if n_nodes > 0:  # a worn hole: its radius under the line of centres (core/wear.py)
-        rb += profile_depth(clear_par, k, rot, bearing, nx, ny, n_nodes)
-    delta = dist - (rb - clear_par[k, CP_RJ])
+    if n_nodes > 0 and clear_par[k, CP_WMAX] > 0.0:
+        # a worn hole (a profile of zeros is the circular one, bit for bit): the resultant of
+        # the Winkler pressure over the overlap arc (core/worn_contact.py), in the bearing's
+        # frame, its direction the force's, its size the law's at an equivalent penetration
+        if bearing >= 0:
+            c, s = rot[bearing, 0], rot[bearing, 1]
+            w_b = v[3 * bearing + 2]
+        else:
+            c, s, w_b = 1.0, 0.0, 0.0
+        delta, wx, wy, h, scale, _ = worn_contact(
+            clear_par[k, CP_WPROF : CP_WPROF + n_nodes],
+            rb - clear_par[k, CP_RJ],
+            c * ex + s * ey,
+            -s * ex + c * ey,
+        )
+        nx, ny = c * wx - s * wy, s * wx + c * wy
+        rb += h
+    else:
+        delta = dist - (rb - clear_par[k, CP_RJ])
+        scale, w_b = 1.0, 0.0
     qbx, qby = bx + rb * nx, by + rb * ny
     qjx, qjy = jx + clear_par[k, CP_RJ] * nx, jy + clear_par[k, CP_RJ] * ny
     vbx, vby = _point_velocity(q, v, bearing, qbx, qby)
     vjx, vjy = _point_velocity(q, v, journal, qjx, qjy)
     rx, ry = vjx - vbx, vjy - vby
     delta_dot = rx * nx + ry * ny
+    if n_nodes > 0 and clear_par[k, CP_WMAX] > 0.0:
+        # the worn contact's penetration is a function of e in the bearing's frame: its rate
+        # is the resultant's (scale n) . de/dt there, the frame turning at w_B
+        delta_dot = scale * (delta_dot - w_b * (ex * ny - ey * nx))
     vt = -rx * ny + ry * nx
-    return ex, ey, nx, ny, delta, delta_dot, vt, qbx, qby, qjx, qjy
+    return ex, ey, nx, ny, delta, delta_dot, vt, qbx, qby, qjx, qjy, scale
 
 
 @kernel(runtime=False)
@@ -274,7 +302,7 @@ def clearance_forces(q, v, rot, clear_int, clear_par, in_contact, approach_veloc
             film_dissipation += dissipation
             film_drive += drive
             diag[k, D_FILM] = dissipation
-        ex, ey, nx, ny, delta, ddot, vt, qbx, qby, qjx, qjy = clearance_kinematics(
+        ex, ey, nx, ny, delta, ddot, vt, qbx, qby, qjx, qjy, scale = clearance_kinematics(
             q, v, rot, bearing, journal, clear_par, k
         )
         fn = 0.0
@@ -289,7 +317,7 @@ def clearance_forces(q, v, rot, clear_int, clear_par, in_contact, approach_veloc
                 clear_par[k, CP_CLR],
                 delta,
             )
-            fn = dissipative_force(
+            law = dissipative_force(
                 int(clear_par[k, CP_SHAPE]),
                 clear_par[k, CP_CHI],
                 clear_par[k, CP_CMAX],
@@ -299,6 +327,7 @@ def clearance_forces(q, v, rot, clear_int, clear_par, in_contact, approach_veloc
                 ddot,
                 approach_velocity[k],
             )
+            fn = scale * law  # the worn contact's resultant (1 x on the circular hole)
             ft = friction_force(
                 int(clear_par[k, CP_FKIND]),
                 clear_par[k, CP_MU],
@@ -313,7 +342,7 @@ def clearance_forces(q, v, rot, clear_int, clear_par, in_contact, approach_veloc
             fy = -fn * ny + ft * nx
             _apply(Q, journal, qjx, qjy, fx, fy, q)
             _apply(Q, bearing, qbx, qby, -fx, -fy, q)
-            damping_power += (fn - fel) * ddot
+            damping_power += (law - fel) * ddot
             friction_power -= ft * vt
         diag[k, D_DELTA], diag[k, D_DELTA_DOT], diag[k, D_FN], diag[k, D_FT] = delta, ddot, fn, ft
         diag[k, D_EX], diag[k, D_EY], diag[k, D_VT], diag[k, D_FEL] = ex, ey, vt, fel

@@ -3,15 +3,14 @@ r"""Wear of a revolute clearance joint's bearing over its life (Archard; design.
 **The worn bearing.** The hole's radius is :math:`r_B(\theta) = R_B + h(\theta)`, ``h``
 sampled at ``N`` nodes :math:`\theta_i = 2\pi i/N` in the bearing body's frame (from its x
 axis, counter-clockwise) and linear between them (periodic). The compiled contact
-(:func:`forces.clearance_kinematics`) reads the depth under the line of centres,
-:func:`profile_depth`: penetration :math:`\delta = |e| - c - h(\theta_e)`, the contact point
-on the worn wall. The wall's normal there tilts from the line of centres by
-:math:`h'(\theta)/R_B` - below 1e-3 rad for micrometre-deep wear over a degree - and is left
-out (the classic line-of-centres treatment of Flores 2009 and Mukras et al. 2010). A zero
-profile is skipped, so the unworn joint is exactly today's.
+(:mod:`worn_contact`) is the resultant of the Winkler pressure below over the whole overlap
+arc, wherever on the worn wall it is - not the depth under the line of centres - its size the
+contact law's at an equivalent penetration. A zero profile is skipped, so the unworn joint is
+exactly today's.
 
-**The pressure model: an elastic (Winkler) foundation, scaled to the contact force.** At a
-contact sample the interference of the rigid journal with the worn wall at node ``i`` is
+**The pressure model: an elastic (Winkler) foundation, scaled to the contact force** (the
+contact's own, :mod:`worn_contact`). At a contact sample the interference of the rigid
+journal with the worn wall at node ``i`` is
 :math:`g_i = |e|\cos(\theta_i - \theta_e) - c - h_i` (the journal's surface in direction
 :math:`\theta_i`, to first order in :math:`|e|/R`); the wall is taken as a bed of
 independent springs, so the pressure is proportional to :math:`\max(g_i, 0)`, and its
@@ -22,8 +21,8 @@ worn profile, so the contact arc widens as the hole conforms to the journal - th
 that drives a worn-in hole towards Reye's shape - and it needs no constant beyond the ones
 the contact already has (the conformal stiffness laws' Hertz width does not see the wear).
 Where the interference falls between two nodes (a light touch narrower than a node) the
-force goes to those two nodes by linear interpolation. The pin is not worn (its wear would
-add to ``clearance_after_wear``; stated in the docs).
+force goes to the two nodes beside the contact's direction by linear interpolation. The pin
+is not worn (its wear would add to ``clearance_after_wear``; stated in the docs).
 
 **Archard.** :math:`\mathrm{d}h_i = k_D\,p_i\,|v_{slip}|\,\mathrm{d}t`, integrated over one
 revolution's contact history by the trapezoidal rule. By construction the worn volume
@@ -39,37 +38,12 @@ it to that joint's profile.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from .assembly import CP_WPROF
-from .jit import kernel
-
-
-@kernel(runtime=False)  # a call LLVM inlines
-def profile_depth(clear_par, k, rot, bearing, nx, ny, n_nodes):
-    """Depth ``h`` [m] of joint ``k``'s worn profile in global direction ``(nx, ny)``.
-
-    The direction is turned into the bearing body's frame (``rot[bearing]``; the ground's
-    frame is the global one) and ``h`` interpolated linearly between the nodes
-    ``clear_par[k, CP_WPROF:CP_WPROF + n_nodes]`` at ``2 pi i / n_nodes``.
-    """
-    if bearing >= 0:
-        c, s = rot[bearing, 0], rot[bearing, 1]
-        lx, ly = c * nx + s * ny, -s * nx + c * ny
-    else:
-        lx, ly = nx, ny
-    u = math.atan2(ly, lx) * (n_nodes / (2.0 * math.pi))
-    if u < 0.0:
-        u += n_nodes
-    i = int(u)
-    f = u - i
-    i = i % n_nodes
-    j = (i + 1) % n_nodes
-    return (1.0 - f) * clear_par[k, CP_WPROF + i] + f * clear_par[k, CP_WPROF + j]
+from .worn_contact import resultants, sink
 
 
 def node_angles(n_nodes: int) -> np.ndarray:
@@ -79,7 +53,7 @@ def node_angles(n_nodes: int) -> np.ndarray:
 
 def depth_at(profile: np.ndarray, theta: np.ndarray) -> np.ndarray:
     """``h(theta)`` [m] of ``profile`` ``[N]`` at angles ``theta`` [rad] (any shape), linear
-    between nodes: the numpy twin of :func:`profile_depth`."""
+    between nodes, as the compiled contact reads it (:mod:`worn_contact`)."""
     n = profile.shape[0]
     u = np.mod(np.asarray(theta, dtype=float) * (n / (2.0 * np.pi)), n)
     i = np.floor(u).astype(int) % n
@@ -92,13 +66,21 @@ class ContactHistory:
     """One joint's contact over a stretch of motion, sampled at times ``t`` [s], all ``[m]``
     samples: ``theta`` line of centres in the bearing's frame [rad], ``ecc`` |e| [m],
     ``force`` normal contact force [N] (0 in free flight), ``slip`` tangential slip speed of
-    the contact points [m/s] (sign free)."""
+    the contact points [m/s] (sign free), ``normal`` the contact force's direction in the
+    bearing's frame [rad] (the resultant of the pressure on a worn hole; None: the line of
+    centres)."""
 
     t: np.ndarray
     theta: np.ndarray
     ecc: np.ndarray
     force: np.ndarray
     slip: np.ndarray
+    normal: np.ndarray | None = None
+
+    @property
+    def direction(self) -> np.ndarray:
+        """The contact force's direction [rad, bearing frame], ``[m]``."""
+        return self.theta if self.normal is None else self.normal
 
     def sliding_work(self) -> float:
         """:math:`\\int F_n |v_{slip}|\\,dt` [J] over the history (trapezoidal)."""
@@ -113,20 +95,24 @@ def wear_increment(profile: np.ndarray, history: ContactHistory, *, coefficient:
     ``coefficient`` k_D [m²/N], ``clearance`` c, ``bearing_radius`` R_B, ``length`` L [m].
     dh_i = k_D p_i |v_slip| dt, p_i from the elastic foundation on ``profile`` (see the
     module), the rate integrated with the trapezoidal rule between samples. ``sunk``
-    ``[m samples]`` [m], if given, is added to the history's |e|: how much deeper the journal
-    sits at each sample on ``profile`` than on the profile the history was run on.
+    ``[m samples]`` [m], if given, moves the journal along the contact force's direction
+    (``history.direction``): how much deeper it sits at each sample on ``profile`` than on
+    the profile the history was run on. The pressure is the contact's own distribution over
+    the whole overlap, wherever on the wall (off the line of centres in a worn hole).
     """
     n = profile.shape[0]
     area = length * bearing_radius * (2.0 * np.pi / n)  # the wall's area per node [m²]
-    ecc = history.ecc if sunk is None else history.ecc + sunk
     fv = history.force * np.abs(history.slip)
-    g = (ecc[:, None] * np.cos(node_angles(n)[None, :] - history.theta[:, None])
-         - clearance - profile[None, :])
+    theta_n = history.direction
+    nodes = node_angles(n)[None, :]
+    g = history.ecc[:, None] * np.cos(nodes - history.theta[:, None]) - clearance - profile
+    if sunk is not None:
+        g = g + sunk[:, None] * np.cos(nodes - theta_n[:, None])
     g = np.maximum(g, 0.0)
     total = g.sum(axis=1)
     touch = total <= 0.0  # narrower than a node: the two neighbours by interpolation
     if np.any(touch):
-        u = np.mod(history.theta[touch], 2.0 * np.pi) * (n / (2.0 * np.pi))
+        u = np.mod(theta_n[touch], 2.0 * np.pi) * (n / (2.0 * np.pi))
         i = np.floor(u).astype(int) % n
         f = u - np.floor(u)
         rows = np.flatnonzero(touch)
@@ -203,14 +189,26 @@ class WornJoint:
     def advance(self, profile: np.ndarray, step: WearStep, cycles: float) -> np.ndarray:
         """``profile`` ``[nodes]`` [m] worn by ``cycles`` revolutions of ``step``'s mean
         revolution, in :data:`SUBSTEPS` updates on the one history, the journal sinking into
-        what it wears (its penetration, set by the unchanged force, held): the first step's
-        contact on the new circular hole would otherwise put a whole step's wear in a narrow
-        groove."""
+        what it wears: moved along the contact's direction until the Winkler pressure on the
+        updated profile has the resultant it had in the run (the foundation carrying the
+        unchanged force; :func:`worn_contact.sink`). The first step's contact on the new
+        circular hole would otherwise put a whole step's wear in a narrow groove; sinking by
+        the wear under the contact's centre instead would deepen the middle of a conformal
+        contact, whose overlap is far shallower than a step's wear, into a spike."""
         revs = max(step.revolutions, 1)
-        seen = profile
+        seen, hist = profile, step.history
+        along = hist.direction
+        on = hist.force > 0.0
+        # the resultant of the foundation's pressure on the run's profile: held as the wall
+        # wears (the force it carries is the sample's)
+        target = resultants(seen, self.clearance, hist.ecc[on], hist.theta[on])
+        sunk = np.zeros(hist.t.shape)
         for _ in range(SUBSTEPS):
-            sunk = depth_at(profile, step.history.theta) - depth_at(seen, step.history.theta)
-            dh = wear_increment(profile, step.history, coefficient=self.coefficient,
+            if np.any(profile > 0.0) and np.any(on):
+                guess = depth_at(profile, along[on]) - depth_at(seen, along[on])
+                sunk[on] = sink(profile, self.clearance, hist.ecc[on], hist.theta[on],
+                                along[on], target, guess)
+            dh = wear_increment(profile, hist, coefficient=self.coefficient,
                                 clearance=self.clearance, bearing_radius=self.bearing_radius,
                                 length=self.length, sunk=sunk) / revs
             profile = profile + dh * (cycles / SUBSTEPS)

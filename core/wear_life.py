@@ -41,6 +41,7 @@ from .wear import (
     depth_at,
     wear_lives,
 )
+from .worn_contact import contact_directions
 
 # trace names (series of each step's run; not kept in the life's result)
 _ANGLE, _W_B, _W_J = "wear_trace_phi_b", "wear_trace_w_b", "wear_trace_w_j"
@@ -129,14 +130,21 @@ def joint_history(job: Job, result: CaseResult, profile: np.ndarray, joint: int 
 
     ex, ey = col("eccentricity_x"), col("eccentricity_y")
     ecc = np.hypot(ex, ey)
-    theta = np.arctan2(ey, ex) - col(_ANGLE)
-    nx, ny = np.cos(np.arctan2(ey, ex)), np.sin(np.arctan2(ey, ex))
-    r_b = cj.bearing_radius + (depth_at(profile, theta) if profile.size else 0.0)
+    phi_b = col(_ANGLE)
+    theta = np.mod(np.arctan2(ey, ex) - phi_b, 2 * np.pi)
+    # the contact force's direction: the Winkler resultant's on a worn hole (the compiled
+    # contact's, core/worn_contact.py), the line of centres on a new one
+    if profile.size:
+        _, normal = contact_directions(profile, cj.clearance, ecc, theta)
+    else:
+        normal = theta
+    nx, ny = np.cos(normal + phi_b), np.sin(normal + phi_b)
+    r_b = cj.bearing_radius + (depth_at(profile, normal) if profile.size else 0.0)
     r_j = cj.bearing_radius - cj.clearance
     slip = ((col(_VJX) - col(_VBX)) * -ny + (col(_VJY) - col(_VBY)) * nx
             + col(_W_J) * r_j - col(_W_B) * r_b)
     force = np.maximum(col("contact_normal_force"), 0.0)
-    history = ContactHistory(t[keep], np.mod(theta, 2 * np.pi), ecc, force, slip)
+    history = ContactHistory(t[keep], theta, ecc, force, slip, normal)
     return WearStep(history, revs, float(result.metrics.get(_peak_key(result), math.nan)))
 
 
