@@ -126,7 +126,7 @@ def _calls(a: dict) -> None:
     from .energy import balance_residual, state_energy
     from .events import penetration_at
     from .integrators import evaluate, rosenbrock23_step
-    from .peak_refinement import observe, refine_observation, refine_peak
+    from .peak_refinement import refine_peak
 
     y, f0, y1, f1, r5, ystage, fst = (a[k] for k in ("y", "f0", "y1", "f1", "r5", "ystage", "fst"))
     n, model, ctx, ws, rot = a["n"], a["model"], a["ctx"], a["ws"], a["rot"]
@@ -137,12 +137,14 @@ def _calls(a: dict) -> None:
     penetration_at(y, n, model, rot, 0)
     kin, pot, ucon = state_energy(y, n, model, a["in_contact"], ws)
     balance_residual(y, n, kin, pot, ucon, kin + pot + ucon)
-    observe(f1, n, a["probe"], ws, 0)
+    # peak_refinement.observe and refine_observation are not called here: the loop passes
+    # them constants (the quantity 0 or 1, N_OPT), which numba compiles as literal
+    # specialisations, so a call from Python compiled an int64 signature nothing used
+    # (measured: 2 and 3 signatures in the cache after a warm-up; ~2 s of CPU)
     steps = ((0.0, y, f0, r5), (1e-7, y1, f1, r5), (2e-7, y1, f1))
     refine_peak(steps, 0.0, 0, ctx, n, a["probe"], ystage, fst)
     from .stepping import N_MET, N_OPT
 
-    refine_observation(steps, 0.0, 0, ctx, n, np.zeros(N_OPT), N_OPT, 0, 1, ystage, fst)
     rosenbrock23_step(0.0, y, f0, 1e-7, 2 * n, ctx, a["k"], ystage, y1, a["err"], a["wmat"],
                       a["piv"])  # fmt: skip
     # off the critical path too: what the loop's own compile would otherwise wait for
