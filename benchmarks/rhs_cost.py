@@ -1,5 +1,7 @@
-"""The cost of one compiled right-hand side call (``core.dynamics.derivative``), timed in a
-compiled loop so that no Python is counted: the helper of ``batch_speed.py`` (contact and
+"""The cost of one compiled right-hand side (``core.dynamics.derivative``), timed in a
+compiled loop so that no Python is counted, inlined into the loop as the RK stage loop has it
+(``derivative_inlined``; ``derivative`` itself is a plain call, whose argument passing this
+would time too): the helper of ``batch_speed.py`` (contact and
 free flight of one case) and ``stiffness_models.py`` (one contact state per stiffness model).
 
 Imported on use (numba loads with it)."""
@@ -13,7 +15,7 @@ from typing import Any
 import numba
 import numpy as np
 from gapsweep.core.assembly import assemble, case_model
-from gapsweep.core.dynamics import N_AUX, derivative, inverse_mass, make_workspace
+from gapsweep.core.dynamics import N_AUX, derivative_inlined, inverse_mass, make_workspace
 from gapsweep.core.simulation import build_mechanism, initial_state
 
 
@@ -22,8 +24,8 @@ from gapsweep.core.simulation import build_mechanism, initial_state
 def drive(n_calls, y, model, in_contact, approach, probe, inv_mass, ws, dydt):
     acc = 0.0
     for i in range(n_calls):
-        derivative(i * 1e-12, y, model, in_contact, approach, 0.0, 0.0, probe, inv_mass, ws,
-                   dydt)
+        derivative_inlined(i * 1e-12, y, model, in_contact, approach, 0.0, 0.0, probe,
+                           inv_mass, ws, dydt)
         acc += dydt[probe]
     return acc
 

@@ -19,7 +19,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .assembly import CaseModel
-from .dynamics import UNCONTROLLED_ATOL, derivative
+from .dynamics import UNCONTROLLED_ATOL, derivative, derivative_inlined
 from .errors import InputError
 from .jit import kernel
 
@@ -191,22 +191,17 @@ class CaseContext(NamedTuple):
     ws: tuple  # the workspace (dynamics.make_workspace)
 
 
-@kernel(inline="always")
-def rhs(t, y, ctx, out):
+@kernel(runtime=False)
+def evaluate(t, y, ctx, out):
     """``out = f(t, y)`` for the case context ``ctx`` (:class:`CaseContext`); False if the
-    constraints are singular."""
+    constraints are singular. A plain call for the paths off the stage loop (events, output
+    samples, peak refinement, the implicit methods): inlining the RHS at every site
+    multiplied the compile time, for no gain where it runs a few times per step. The stage
+    loop (:func:`erk_step`) has its own inlined copy."""
     return derivative(
         t, y, ctx.model, ctx.in_contact, ctx.approach, ctx.alpha, ctx.beta, ctx.probe,
         ctx.inv_mass, ctx.ws, out,
     )  # fmt: skip
-
-
-@kernel(runtime=False)
-def evaluate(t, y, ctx, out):
-    """:func:`rhs` as a plain call for the paths off the stage loop (events, output samples,
-    peak refinement, the Rosenbrock method): inlining it at every site multiplied the
-    compile time, for no gain where it runs a few times per step."""
-    return rhs(t, y, ctx, out)
 
 
 @kernel(inline="always")
@@ -248,7 +243,12 @@ def erk_step(t, y, f0, h, tableau, ctx, k, ystage, y1, err, r5):
             if w != 0.0:
                 for j in range(ny):
                     ystage[j] += w * k[m, j]
-        if not rhs(t + c[i] * h, ystage, ctx, k[i]):
+        # the RHS inlined here, where a call costs ~10 % of the batch, and straight from
+        # dynamics rather than through a wrapper: numba copies an inlined body once per
+        # level it is inlined through, and that copy was ~10 % of the cold compile
+        if not derivative_inlined(t + c[i] * h, ystage, ctx.model, ctx.in_contact,
+                                  ctx.approach, ctx.alpha, ctx.beta, ctx.probe, ctx.inv_mass,
+                                  ctx.ws, k[i]):  # fmt: skip
             return False
     for j in range(ny):
         y1[j] = y[j]

@@ -15,6 +15,7 @@ import hashlib
 import os
 import shutil
 import threading
+import types
 from collections.abc import Callable
 from typing import Any
 
@@ -162,6 +163,25 @@ def kernel(
         return Kernel(f, opts)
 
     return wrap(func) if func is not None else wrap
+
+
+def inlined(k: Any) -> Any:
+    """The kernel ``k`` again, inlined (numba IR inlining) where it is called: one function
+    both as a plain call (``k``, compiled and typed once for all its callers) and as an
+    inlined copy at the one site where a call costs time (the RK stage loop's RHS).
+
+    The copy is a function of its own name (``<name>_inlined``), so numba's cache never
+    mixes its entries with those of ``k``.
+    """
+    func = getattr(k, "_func", k)
+    twin = types.FunctionType(
+        func.__code__, func.__globals__, func.__name__ + "_inlined", func.__defaults__,
+        func.__closure__,
+    )  # fmt: skip
+    functools.update_wrapper(twin, func)
+    twin.__name__, twin.__qualname__ = func.__name__ + "_inlined", func.__qualname__ + "_inlined"
+    del twin.__wrapped__  # numba reads the source of the copy, not of the original
+    return kernel(inline="always")(twin)
 
 
 def prune_stale_caches() -> tuple[int, int]:

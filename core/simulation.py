@@ -274,8 +274,9 @@ def _spectral(job: Job, result: CaseResult) -> dict[str, float]:
     adaptive length: over the settled window, as far as the output ring holds it (its last
     ``SPECTRUM_REVOLUTIONS`` revolutions, core/cases.py), a multiple of N revolutions for a
     periodic-N motion. ``spectrum_revolutions`` N: the whole revolutions the window spans,
-    ``spectrum_resolution_hz`` = f1/N its bin width."""
-    rotation_hz = crank_hz(job)
+    ``spectrum_resolution_hz`` = f1/N its bin width. The crank's frequency f1 is the
+    result's ``rotation_hz``, which the caller has set (:func:`crank_hz`)."""
+    rotation_hz = result.rotation_hz
     t_from = job.options.t_steady
     t = result.series["t"]
     if job.options.stop_when_settled:

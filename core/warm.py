@@ -8,9 +8,10 @@ the one the loop asks for. A type that differed would only cost a second compile
 kernel, never a wrong result (numba keys its cache on the signature).
 
 Measured on this 2-core machine (``benchmarks/compile_profile.py``, the README has the
-table): ``erk_step`` and ``evaluate`` hold the two copies of the RHS, about 15 % of the compile
-each, so they compile in different processes; the stepping loop itself (``_march``,
-``integrate_batch``: a quarter) can only follow them.
+table): ``erk_step`` holds the one inlined copy of the RHS and ``evaluate`` calls the other
+(``dynamics.derivative``, compiled once), about 15 % and 7 % of the compile, so they compile
+in different processes; the stepping loop itself (``_march``, ``integrate_batch``: a
+quarter) can only follow them.
 
     python -m gapsweep.core.warm PART|MODEL ...   # PART: "stages", "calls" or "reactions";
                                                   # MODEL: a model whose tiny case to run
@@ -90,6 +91,7 @@ def _arguments() -> dict:
         "piv": buffers.piv,
         "probe": probe,
         "y0": y0,
+        "buffers": buffers,
     }
 
 
@@ -119,11 +121,12 @@ def _stages(a: dict) -> None:
 
 
 def _calls(a: dict) -> None:
-    """The RHS as a call, and the kernels around it: Rosenbrock, peaks, energy."""
+    """The RHS as a call, and the kernels around it: Rosenbrock, peaks, energy, and the
+    loop's pieces that need only these."""
     from .energy import balance_residual, state_energy
     from .events import penetration_at
     from .integrators import evaluate, rosenbrock23_step
-    from .peak_refinement import observe, refine_observation, refine_peak
+    from .peak_refinement import refine_peak
 
     y, f0, y1, f1, r5, ystage, fst = (a[k] for k in ("y", "f0", "y1", "f1", "r5", "ystage", "fst"))
     n, model, ctx, ws, rot = a["n"], a["model"], a["ctx"], a["ws"], a["rot"]
@@ -134,19 +137,39 @@ def _calls(a: dict) -> None:
     penetration_at(y, n, model, rot, 0)
     kin, pot, ucon = state_energy(y, n, model, a["in_contact"], ws)
     balance_residual(y, n, kin, pot, ucon, kin + pot + ucon)
-    observe(f1, n, a["probe"], ws, 0)
+    # peak_refinement.observe and refine_observation are not called here: the loop passes
+    # them constants (the quantity 0 or 1, N_OPT), which numba compiles as literal
+    # specialisations, so a call from Python compiled an int64 signature nothing used
+    # (measured: 2 and 3 signatures in the cache after a warm-up; ~2 s of CPU)
     steps = ((0.0, y, f0, r5), (1e-7, y1, f1, r5), (2e-7, y1, f1))
     refine_peak(steps, 0.0, 0, ctx, n, a["probe"], ystage, fst)
     from .stepping import N_MET, N_OPT
 
-    refine_observation(steps, 0.0, 0, ctx, n, np.zeros(N_OPT), N_OPT, 0, 1, ystage, fst)
     rosenbrock23_step(0.0, y, f0, 1e-7, 2 * n, ctx, a["k"], ystage, y1, a["err"], a["wmat"],
                       a["piv"])  # fmt: skip
     # off the critical path too: what the loop's own compile would otherwise wait for
-    from .stepping import N_SER, _sample
+    from .stepping import (
+        N_REV,
+        N_SER,
+        _observe_step,
+        _refine_observations,
+        _refine_peaks,
+        _sample,
+        read_settings,
+    )
 
+    opts, metrics = np.zeros(N_OPT), np.zeros(N_MET)
     _sample(np.zeros(N_SER), 0.0, ystage, fst, n, a["probe"], 0, a["in_contact"], model, ws,
-            0.0, ctx, np.zeros(N_OPT), np.zeros(N_MET))  # fmt: skip
+            0.0, ctx, opts, metrics)  # fmt: skip
+    # the loop's peak refinement and vector probes, whose callees this part has just
+    # compiled (measured: the loop's own compile, which waits for both parts, 3 s shorter).
+    # The loop's RunSettings and StepBuffers as Python named tuples: numba types them as it
+    # types the loop's own (no vector probes here: nothing is refined, only typed)
+    run = getattr(read_settings, "py_func", read_settings)(opts, 2)
+    buf, revs = a["buffers"], np.zeros((2, N_REV + 2 * a["in_contact"].shape[0]))
+    _refine_peaks(0.0, 1e-7, 2e-7, run, buf, ctx, metrics, revs)
+    _refine_observations(0.0, 1e-7, 2e-7, run, buf, ctx, opts, metrics, revs)
+    _observe_step(2e-7, 1, np.int64(0), np.int64(0), run, buf, opts, metrics, revs)
 
 
 def _reactions(a: dict) -> None:

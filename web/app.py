@@ -35,9 +35,9 @@ ASSETS_FOLDER = Path(__file__).parent / "assets"
 KERNEL_POLL_MS = 3000
 # the measured first start (docs/install.md, "The first start": `gapsweep warmup`, 2 cores)
 COMPILING_TEXT = (
-    "The solver kernels are compiling in the local worker (75 s measured on a 2-core machine "
-    "on a first start; longer while other jobs load it). You can set up a study meanwhile; "
-    "its cases start as soon as a worker is ready."
+    "The solver kernels are compiling in the local worker (about 50 s measured on a 2-core "
+    "machine on a first start; longer while other jobs load it). You can set up a study "
+    "meanwhile; its cases start as soon as a worker is ready."
 )
 READY_TEXT = "Workers ready: the solver kernels are loaded and cases run now."
 

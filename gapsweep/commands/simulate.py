@@ -31,8 +31,8 @@ if TYPE_CHECKING:
 
 # the measured cold compile (docs/install.md, "The first start"): `gapsweep warmup` uses two
 # processes, a first `simulate` compiles in its own
-COMPILE_TIME = "75-100 s"
-COMPILE_TIME_ONE_PROCESS = "2 min"
+COMPILE_TIME = "50 s"
+COMPILE_TIME_ONE_PROCESS = "1.5 min"
 
 
 def headline() -> tuple[str, ...]:

@@ -90,3 +90,19 @@ def test_the_uncompiled_kernels_give_the_compiled_numbers():
     assert metrics["rhs_evaluations"] == compiled.metrics["rhs_evaluations"] > 100
     for name in ("peak_slider_accel", "peak_contact_force", "max_penetration"):
         assert metrics[name] == pytest.approx(compiled.metrics[name], rel=1e-12)
+
+
+def test_the_rhs_as_a_call_and_its_inlined_twin_are_one_function_with_two_caches():
+    # the stage loop inlines dynamics.derivative's twin, every other caller calls it: the
+    # two must run the same code (one body: no copy to drift) and never share numba's cache
+    # entries (its cache files are named by the function's qualified name)
+    from gapsweep.core import dynamics
+
+    if jit.JIT_DISABLED:
+        assert dynamics.derivative_inlined.__code__ is dynamics.derivative.__code__
+        return
+    call, twin = dynamics.derivative, dynamics.derivative_inlined
+    assert twin.py_func.__code__ is call.py_func.__code__
+    assert twin.py_func.__qualname__ != call.py_func.__qualname__
+    assert twin.targetoptions["inline"] == "always"
+    assert call.targetoptions.get("inline", "never") == "never"
