@@ -258,7 +258,10 @@ def worn_contact(profile, clearance, lx, ly):
         if top < best and top <= 0.0:
             continue
         pa = i * step - theta_e  # the segment's start from the line of centres, near it
-        pa = (pa + math.pi) % (2.0 * math.pi) - math.pi
+        x = pa + math.pi
+        if not 0.0 <= x < 2.0 * math.pi:  # the modulo only where it acts (the same bits)
+            x %= 2.0 * math.pi
+        pa = x - math.pi
         pb = pa + step
         a = clearance + profile[i]
         s = (profile[j] - profile[i]) / step
