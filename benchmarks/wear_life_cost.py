@@ -3,7 +3,9 @@ c = 0.02 mm over ``--cycles`` revolutions in ``--steps`` profile updates, agains
 run of the same case without wear (the baseline). Prints per life step the cycle, the largest
 depth, the clearance, the settled peak and the motion's class, then the wall times and their
 ratio. ``python benchmarks/wear_life_cost.py [--cycles 1e7] [--steps 20] [--k 1e-16]
-[--n-output 2401]``."""
+[--n-output 2401] [--save PATH]``; ``--save`` writes the life's per-step arrays (the
+benchmark's loop and ``simulate``'s) to an ``.npz``, to compare two builds' lives digit for
+digit."""
 
 from __future__ import annotations
 
@@ -79,6 +81,9 @@ def main() -> None:
     ap.add_argument("--n-output", type=int, default=2401,
                     help="the case's n_output: (n - 1) / 4 samples a revolution, the grid the "
                          "wear history is read on (2401: 600)")
+    ap.add_argument("--save", default="",
+                    help="write the per-step cycle, depth and peak and the final profile of "
+                         "both lives to this .npz")
     args = ap.parse_args()
     new = {"clearance_mm": args.clearance_mm, "n_output": args.n_output}
     simulate(new)  # compiled kernels loaded before timing
@@ -153,6 +158,12 @@ def main() -> None:
     print(f"simulate() of the life case: {product:.2f} s ({r.status}, depth "
           f"{r.metrics.get('max_wear_depth', float('nan')) * 1e6:.2f} um); one settled run "
           f"{again:.2f} s; ratio {product / again:.1f} ({args.steps + 1} runs)")
+    if args.save:
+        np.savez(args.save, cycle=life.cycle, max_depth=life.max_depth, peak=life.peak,
+                 profile=life.profile,
+                 **{f"simulate_{k}": np.asarray(r.series[k]) for k in
+                    ("wear_cycle", "wear_max_depth", "wear_peak_settled", "wear_depth")
+                    if k in r.series})
 
 
 if __name__ == "__main__":

@@ -199,28 +199,57 @@ def worn_contact(profile, clearance, lx, ly):
         return -clearance - lo, 1.0, 0.0, lo, 1.0, 0.0
     ux, uy = lx / ecc, ly / ecc
     theta_e = math.atan2(uy, ux)
+    # The window of the wall that can matter: the overlap is at most ecc cos(phi) - c - h_min,
+    # and the nearest node's overlap g0 bounds the deepest one from below, so a point with
+    # ecc cos(phi) - c - h_min < min(g0, 0) can neither be the deepest nor overlap: only the
+    # segments within phi_w of the line of centres are scanned (a light touch or free flight:
+    # a few tens of the nodes; the whole wall where the journal is deep in a wide groove)
+    hmin = profile[0]
+    for i in range(n):
+        hmin = min(hmin, profile[i])
+    i0 = int(math.floor(theta_e / step + 0.5)) % n
+    g0 = lx * math.cos(i0 * step) + ly * math.sin(i0 * step) - clearance - profile[i0]
+    cw = (min(g0, 0.0) + clearance + hmin - 1e-9 * ecc) / ecc
+    m = n
+    if cw > -1.0:
+        m = int(math.acos(min(cw, 1.0)) / step) + 2  # segments either side of node i0
+    if 2 * m + 2 >= n:  # the whole wall, from node 0
+        first, count = 0, n
+    else:
+        first, count = (i0 - m) % n, 2 * m + 2
+    # the window's segments in the order of their nodes from 0 (the sums' order as over the
+    # whole wall): nodes 0..wrap-1 first if the window wraps past node 0, then first..
+    wrap = max(first + count - n, 0)
     # the nodes' overlaps (the node's direction by rotation: the scan needs no more)
     cd, sd = math.cos(step), math.sin(step)
-    ci, si = 1.0, 0.0
-    best, hmax = -math.inf, 0.0
-    for i in range(n):
+    best = -math.inf
+    ci, si = math.cos(first * step), math.sin(first * step)
+    for k in range(count + 1):
+        i = first + k
+        if i >= n:
+            i -= n
         best = max(best, lx * ci + ly * si - clearance - profile[i])
-        hmax = max(hmax, profile[i])
         ci, si = ci * cd - si * sd, si * cd + ci * sd
     # the most a segment's overlap rises above its ends, and a margin for the rotated nodes
     bump = 0.125 * ecc * step * step + 1e-12 * ecc
     # the exact overlap where a segment can hold the maximum or a positive part
     wc, ws = 0.0, 0.0
     gmax, tmax = -math.inf, 0.0
-    ci, si = 1.0, 0.0
-    gra = lx - clearance - profile[0]
     exact_at = -1  # the node whose exact overlap ``gb`` holds
     gb = 0.0
     half = 0.5 * step
     sh0, ch0 = math.sin(half), math.cos(half)
+    # the Gauss points' offsets on a whole segment (half-width ``half``)
+    gs0, gc0 = math.sin(_GL4_X[0] * half), math.cos(_GL4_X[0] * half)
+    gs1, gc1 = math.sin(_GL4_X[1] * half), math.cos(_GL4_X[1] * half)
     pot = 0.0  # the potential's integral of g_+^2 [m² rad]
     sg, sgh = 0.0, 0.0  # int g_+ [m rad] and int g_+ h [m² rad]: the pressure's mean depth
-    for i in range(n):
+    ci, si, gra = 0.0, 0.0, 0.0
+    for k in range(count):
+        i = k if k < wrap else first + k - wrap
+        if k == 0 or k == wrap:  # a run of segments starts: its first node's overlap
+            ci, si = math.cos(i * step), math.sin(i * step)
+            gra = lx * ci + ly * si - clearance - profile[i]
         j = i + 1 if i + 1 < n else 0
         ci, si = ci * cd - si * sd, si * cd + ci * sd
         grb = lx * ci + ly * si - clearance - profile[j]
@@ -229,7 +258,10 @@ def worn_contact(profile, clearance, lx, ly):
         if top < best and top <= 0.0:
             continue
         pa = i * step - theta_e  # the segment's start from the line of centres, near it
-        pa = (pa + math.pi) % (2.0 * math.pi) - math.pi
+        x = pa + math.pi
+        if not 0.0 <= x < 2.0 * math.pi:  # the modulo only where it acts (the same bits)
+            x %= 2.0 * math.pi
+        pa = x - math.pi
         pb = pa + step
         a = clearance + profile[i]
         s = (profile[j] - profile[i]) / step
@@ -266,8 +298,12 @@ def worn_contact(profile, clearance, lx, ly):
             dc, ds = _moments(ecc, a, s, pa, lo, hi, smid, cmid, sd_, cd_)
             wc += dc
             ws += ds
+            whole = d == half
             for q in range(2):
-                sx, cx = math.sin(_GL4_X[q] * d), math.cos(_GL4_X[q] * d)
+                if whole:
+                    sx, cx = (gs0, gc0) if q == 0 else (gs1, gc1)
+                else:
+                    sx, cx = math.sin(_GL4_X[q] * d), math.cos(_GL4_X[q] * d)
                 for sign in (-1.0, 1.0):
                     phi = mid + sign * _GL4_X[q] * d
                     g = ecc * (cmid * cx - sign * smid * sx) - a - s * (phi - pa)
