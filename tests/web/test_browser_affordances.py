@@ -150,8 +150,12 @@ def test_clone_opens_the_form_filled_with_the_study(server, browser):
     study = server["study"]
     page, errors = signed_in(browser, server, "eve")
     page.goto(f"{server['base']}/studies/{study['id']}")
+    # the page's own callbacks first (the case grid's rows come from one), then the click:
+    # twice in CI at load 5 the navigation did not come within 20 s of a click made as the
+    # page drew
+    page.wait_for_selector("#study-case-grid .ag-row[row-index='0'] a[href^='/cases/']")
     page.click("#study-clone")
-    page.wait_for_url(re.compile(rf"/studies/new\?from={study['id']}$"))
+    page.wait_for_url(re.compile(rf"/studies/new\?from={study['id']}$"), timeout=60_000)
     page.wait_for_selector("#new-clone-notice")
     page.wait_for_selector("#new-case-count:has-text('9 cases + 1 ideal twin')")
     assert page.input_value("#new-name") == SPEC["name"]
