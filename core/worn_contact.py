@@ -180,30 +180,16 @@ def equivalent_penetration(v, clearance):
 
 
 @kernel(runtime=False)
-def worn_contact(profile, clearance, lx, ly):
-    """Joint's gap and contact direction on the worn ``profile`` ``[N]`` [m] for the
-    eccentricity ``(lx, ly)`` [m] in the bearing's frame (the module's model).
+def _window(profile, clearance, lx, ly, ecc, theta_e, step):
+    """The window of the wall that can matter, ``(first, count, wrap)``: ``count`` segments
+    from node ``first`` (``wrap`` of them past node 0 when the window wraps).
 
-    Returns ``(delta, nx, ny, h, dh)``: the signed penetration [m] (the equivalent
-    penetration of the Winkler resultant in contact, the deepest overlap out of it), the unit
-    direction of the contact force on the bearing's wall (bearing frame), and the wall's depth
-    ``h`` [m] and slope ``dh/dtheta`` [m/rad] there.
-    """
+    The overlap is at most ecc cos(phi) - c - h_min, and the nearest node's overlap g0 bounds
+    the deepest one from below, so a point with ecc cos(phi) - c - h_min < min(g0, 0) can
+    neither be the deepest nor overlap: only the segments within phi_w of the line of centres
+    are scanned (a light touch or free flight: a few tens of the nodes; the whole wall where
+    the journal is deep in a wide groove)."""
     n = profile.shape[0]
-    step = 2.0 * math.pi / n
-    ecc = math.sqrt(lx * lx + ly * ly)
-    if ecc <= 1e-300:
-        lo = profile[0]
-        for i in range(n):
-            lo = min(lo, profile[i])
-        return -clearance - lo, 1.0, 0.0, lo, 1.0, 0.0
-    ux, uy = lx / ecc, ly / ecc
-    theta_e = math.atan2(uy, ux)
-    # The window of the wall that can matter: the overlap is at most ecc cos(phi) - c - h_min,
-    # and the nearest node's overlap g0 bounds the deepest one from below, so a point with
-    # ecc cos(phi) - c - h_min < min(g0, 0) can neither be the deepest nor overlap: only the
-    # segments within phi_w of the line of centres are scanned (a light touch or free flight:
-    # a few tens of the nodes; the whole wall where the journal is deep in a wide groove)
     hmin = profile[0]
     for i in range(n):
         hmin = min(hmin, profile[i])
@@ -220,8 +206,14 @@ def worn_contact(profile, clearance, lx, ly):
     # the window's segments in the order of their nodes from 0 (the sums' order as over the
     # whole wall): nodes 0..wrap-1 first if the window wraps past node 0, then first..
     wrap = max(first + count - n, 0)
-    # the nodes' overlaps (the node's direction by rotation: the scan needs no more)
-    cd, sd = math.cos(step), math.sin(step)
+    return first, count, wrap
+
+
+@kernel(runtime=False)
+def _deepest_node(profile, clearance, lx, ly, first, count, step, cd, sd):
+    """The deepest overlap [m] at the window's ``count + 1`` nodes from ``first`` (the node's
+    direction by rotation, ``cd, sd`` the ``step``'s cosine and sine: the scan needs no more)."""
+    n = profile.shape[0]
     best = -math.inf
     ci, si = math.cos(first * step), math.sin(first * step)
     for k in range(count + 1):
@@ -230,9 +222,75 @@ def worn_contact(profile, clearance, lx, ly):
             i -= n
         best = max(best, lx * ci + ly * si - clearance - profile[i])
         ci, si = ci * cd - si * sd, si * cd + ci * sd
+    return best
+
+
+@kernel(runtime=False)
+def _segment_peak(ecc, a, s, pa, pb, ga, gb):
+    """The deepest overlap on a segment ``[pa, pb]`` and where, ``(pm, gm)``: the deeper end,
+    or the stationary point (g' = -ecc sin(phi) - s = 0) when an end is out of contact (for
+    the deepest overlap out of contact and the roots of a positive part)."""
+    pm, gm = pa, ga
+    if gb > gm:
+        pm, gm = pb, gb
+    if (ga <= 0.0 or gb <= 0.0) and abs(s) < ecc:
+        ps = -math.asin(s / ecc)
+        if pa < ps < pb:
+            gs = math.sqrt(ecc * ecc - s * s) - a - s * (ps - pa)
+            if gs > gm:
+                pm, gm = ps, gs
+    return pm, gm
+
+
+@kernel(runtime=False)
+def _arc_integrals(ecc, clearance, a, s, pa, pb, half, sm, cm, sh0, ch0, ga, gb, pm, gm,
+                   gs0, gc0, gs1, gc1, pot, sg, sgh):
+    """The positive part of a segment ``[pa, pb]`` (``gm`` > 0), its ends exact: the
+    resultant's moments ``(dc, ds)`` [m] over it, and the running sums ``pot`` (of g_+^2)
+    [m² rad], ``sg`` (g_+) [m rad] and ``sgh`` (g_+ h) [m² rad] with its 4 Gauss-Legendre
+    points added (in place of a per-segment sum: the same order of additions as one loop
+    over the wall, the same bits).
+
+    ``sm, cm`` are the sine and cosine of the segment's middle, ``sh0, ch0`` of its
+    half-width ``half``, ``gs0, gc0, gs1, gc1`` of the Gauss points' offsets on a whole one."""
+    lo, hi = pa, pb
+    if ga <= 0.0:
+        lo = _root(ecc, a, s, pa, pa, pm, ga)
+    if gb <= 0.0:
+        hi = _root(ecc, a, s, pa, pm, pb, gm)
+    if ga > 0.0 and gb > 0.0:
+        mid, d, smid, cmid, sd_, cd_ = pa + half, half, sm, cm, sh0, ch0
+    else:
+        mid, d = 0.5 * (lo + hi), 0.5 * (hi - lo)
+        smid, cmid, sd_, cd_ = math.sin(mid), math.cos(mid), math.sin(d), math.cos(d)
+    dc, ds = _moments(ecc, a, s, pa, lo, hi, smid, cmid, sd_, cd_)
+    whole = d == half
+    for q in range(2):
+        if whole:
+            sx, cx = (gs0, gc0) if q == 0 else (gs1, gc1)
+        else:
+            sx, cx = math.sin(_GL4_X[q] * d), math.cos(_GL4_X[q] * d)
+        for sign in (-1.0, 1.0):
+            phi = mid + sign * _GL4_X[q] * d
+            g = ecc * (cmid * cx - sign * smid * sx) - a - s * (phi - pa)
+            pot += _GL4_W[q] * d * g * g
+            sg += _GL4_W[q] * d * g
+            sgh += _GL4_W[q] * d * g * (a - clearance + s * (phi - pa))
+    return dc, ds, pot, sg, sgh
+
+
+@kernel(runtime=False)
+def _overlap_arc(profile, clearance, lx, ly, ecc, theta_e, first, count, wrap, best):
+    """The scan of the window's segments (:func:`_window`): ``(wc, ws, gmax, tmax, pot, sg,
+    sgh)``, the resultant's moments [m] along and across the line of centres, the deepest
+    overlap [m] and its angle [rad] from the line of centres, and the integrals of g_+^2
+    [m² rad], g_+ [m rad] and g_+ h [m² rad]. The exact overlap is taken only where a segment
+    can hold the maximum (above ``best``, the deepest node's) or a positive part."""
+    n = profile.shape[0]
+    step = 2.0 * math.pi / n
+    cd, sd = math.cos(step), math.sin(step)
     # the most a segment's overlap rises above its ends, and a margin for the rotated nodes
     bump = 0.125 * ecc * step * step + 1e-12 * ecc
-    # the exact overlap where a segment can hold the maximum or a positive part
     wc, ws = 0.0, 0.0
     gmax, tmax = -math.inf, 0.0
     exact_at = -1  # the node whose exact overlap ``gb`` holds
@@ -271,45 +329,58 @@ def worn_contact(profile, clearance, lx, ly):
         ga = gb
         gb = ecc * (cm * ch0 - sm * sh0) - a - s * step
         exact_at = j
-        pm, gm = pa, ga
-        if gb > gm:
-            pm, gm = pb, gb
-        if (ga <= 0.0 or gb <= 0.0) and abs(s) < ecc:
-            # the segment's maximum (g' = -ecc sin(phi) - s = 0): for the deepest overlap
-            # out of contact and the roots of a positive part
-            ps = -math.asin(s / ecc)
-            if pa < ps < pb:
-                gs = math.sqrt(ecc * ecc - s * s) - a - s * (ps - pa)
-                if gs > gm:
-                    pm, gm = ps, gs
+        pm, gm = _segment_peak(ecc, a, s, pa, pb, ga, gb)
         if gm > gmax:
             gmax, tmax = gm, pm
-        if gm > 0.0:  # the positive interval of this segment, its ends exact
-            lo, hi = pa, pb
-            if ga <= 0.0:
-                lo = _root(ecc, a, s, pa, pa, pm, ga)
-            if gb <= 0.0:
-                hi = _root(ecc, a, s, pa, pm, pb, gm)
-            if ga > 0.0 and gb > 0.0:
-                mid, d, smid, cmid, sd_, cd_ = pa + half, half, sm, cm, sh0, ch0
-            else:
-                mid, d = 0.5 * (lo + hi), 0.5 * (hi - lo)
-                smid, cmid, sd_, cd_ = math.sin(mid), math.cos(mid), math.sin(d), math.cos(d)
-            dc, ds = _moments(ecc, a, s, pa, lo, hi, smid, cmid, sd_, cd_)
+        if gm > 0.0:
+            dc, ds, pot, sg, sgh = _arc_integrals(
+                ecc, clearance, a, s, pa, pb, half, sm, cm, sh0, ch0, ga, gb, pm, gm,
+                gs0, gc0, gs1, gc1, pot, sg, sgh)
             wc += dc
             ws += ds
-            whole = d == half
-            for q in range(2):
-                if whole:
-                    sx, cx = (gs0, gc0) if q == 0 else (gs1, gc1)
-                else:
-                    sx, cx = math.sin(_GL4_X[q] * d), math.cos(_GL4_X[q] * d)
-                for sign in (-1.0, 1.0):
-                    phi = mid + sign * _GL4_X[q] * d
-                    g = ecc * (cmid * cx - sign * smid * sx) - a - s * (phi - pa)
-                    pot += _GL4_W[q] * d * g * g
-                    sg += _GL4_W[q] * d * g
-                    sgh += _GL4_W[q] * d * g * (a - clearance + s * (phi - pa))
+    return wc, ws, gmax, tmax, pot, sg, sgh
+
+
+@kernel(runtime=False)
+def _wall_depth(profile, theta):
+    """The wall's depth [m] in the direction ``theta`` [rad] (bearing frame), linear between
+    the nodes."""
+    n = profile.shape[0]
+    step = 2.0 * math.pi / n
+    f = (theta % (2.0 * math.pi)) / step
+    i = int(f)
+    f -= i
+    i = i % n
+    j = i + 1 if i + 1 < n else 0
+    return (1.0 - f) * profile[i] + f * profile[j]
+
+
+@kernel(runtime=False)
+def worn_contact(profile, clearance, lx, ly):
+    """Joint's gap and contact direction on the worn ``profile`` ``[N]`` [m] for the
+    eccentricity ``(lx, ly)`` [m] in the bearing's frame (the module's model).
+
+    Returns ``(delta, nx, ny, h, scale, w)``: the signed penetration [m] (the equivalent
+    penetration of the Winkler resultant in contact, the deepest overlap out of it), the unit
+    direction of the contact force on the bearing's wall (bearing frame), the wall's depth
+    ``h`` [m] there, the force's scale ``|W| / W_o(delta; c')`` (1 out of contact) and the
+    resultant's size ``|W|`` [m] (0 out of contact).
+    """
+    n = profile.shape[0]
+    step = 2.0 * math.pi / n
+    ecc = math.sqrt(lx * lx + ly * ly)
+    if ecc <= 1e-300:
+        lo = profile[0]
+        for i in range(n):
+            lo = min(lo, profile[i])
+        return -clearance - lo, 1.0, 0.0, lo, 1.0, 0.0
+    ux, uy = lx / ecc, ly / ecc
+    theta_e = math.atan2(uy, ux)
+    first, count, wrap = _window(profile, clearance, lx, ly, ecc, theta_e, step)
+    best = _deepest_node(profile, clearance, lx, ly, first, count, step,
+                         math.cos(step), math.sin(step))
+    wc, ws, gmax, tmax, pot, sg, sgh = _overlap_arc(profile, clearance, lx, ly, ecc, theta_e,
+                                                    first, count, wrap, best)
     if gmax <= 0.0:  # free: the deepest overlap, at the deepest point
         c, s_ = math.cos(tmax), math.sin(tmax)
         theta = tmax + theta_e
@@ -322,13 +393,7 @@ def worn_contact(profile, clearance, lx, ly):
             c, s_ = math.cos(tmax), math.sin(tmax)
         theta = math.atan2(uy * c + ux * s_, ux * c - uy * s_)
     nx, ny = ux * c - uy * s_, uy * c + ux * s_
-    # the wall's depth in that direction
-    f = (theta % (2.0 * math.pi)) / step
-    i = int(f)
-    f -= i
-    i = i % n
-    j = i + 1 if i + 1 < n else 0
-    h = (1.0 - f) * profile[i] + f * profile[j]
+    h = _wall_depth(profile, theta)
     if gmax <= 0.0 or w <= 0.0 or pot <= 0.0:
         return gmax, nx, ny, h, 1.0, w
     # the law's energy at the circular hole's equivalent penetration, its clearance c' the
