@@ -285,22 +285,11 @@ def _contact_pattern(in_contact):
 
 
 @kernel(runtime=False)
-def radau5_step(t, y, f0, h, ctx, work, y1, err, f1, n_uncontrolled):
-    """One Radau IIA (order 5) step of size ``h`` [s] from ``(t, y, f0 = f(t, y))``.
-
-    Writes ``y1``, the error estimate ``err`` (order 3: the controller's exponent 1/4) and
-    ``f1 = f(t + h, y1)``. Returns ``(converged, evaluations)``; not converged (or an
-    evaluation failed), the loop rejects the step and shrinks it (the Jacobian kept or
-    refreshed as the comment at the failure says).
-    """
+def _begin_call(t, work):
+    """The call's bookkeeping at ``t`` [s]: a repeat of the last call's ``t`` is a step not
+    taken (rejected or cut short, counted with its evaluations); the arrival at the last
+    converged step's end makes that step the predictor's source (:func:`_starting_values`)."""
     state, stats = work.state, work.stats
-    z, w, fz, ys, xr, xc = work.z, work.w, work.fz, work.ys, work.xr, work.xc
-    atol = work.scale_atol
-    rtol = state[ST_RTOL]
-    ny = y.shape[0]
-    nm = ny - n_uncontrolled
-    nfev = 0
-    stats[R_CALLS] += 1.0
     state[ST_REJ] = 0.0
     if t == state[ST_TLAST]:  # the last call's step was not taken: rejected or cut short
         stats[R_REPEAT] += 1.0
@@ -310,15 +299,21 @@ def radau5_step(t, y, f0, h, ctx, work, y1, err, f1, n_uncontrolled):
     state[ST_FEVLAST] = 0.0
     if t == state[ST_TPEND]:  # the last converged step was taken: the predictor's source
         for i in range(3):
-            for j in range(ny):
+            for j in range(work.zp.shape[1]):
                 work.zp[i, j] = work.zpend[i, j]
         state[ST_TEND] = t
         state[ST_HP] = state[ST_HPEND]
         state[ST_TPEND] = -1.0
-    pattern = _contact_pattern(ctx.in_contact)
-    # the Jacobian kept (module docstring): its clearance part refreshed without an RHS
-    # evaluation when a contact state changed or the iteration converged slowly, the whole
-    # of it taken afresh when that did not help
+
+
+@kernel(runtime=False)
+def _keep_or_retake(pattern, work):
+    """Whether the kept Jacobian is refreshed in its clearance part (True) or dropped
+    (``ST_JAC`` cleared, to be taken afresh) before this step, as the module docstring says:
+    a changed contact ``pattern`` or a slow last iteration (more than two iterations at a
+    rate above :data:`THET`, RADAU5's rule) refreshes it, the whole of it taken afresh when
+    that did not help (a refresh pending from a failed iteration is honoured as such)."""
+    state = work.state
     update = state[ST_UPDATE] != 0.0 and state[ST_JAC] != 0.0
     state[ST_UPDATE] = 0.0
     state[ST_AGE] += 1.0
@@ -330,11 +325,20 @@ def radau5_step(t, y, f0, h, ctx, work, y1, err, f1, n_uncontrolled):
             else:
                 state[ST_JAC] = 0.0
                 state[ST_WHY] = WHY_CONTACT if changed else WHY_SLOW
-    newton_tol = max(10.0 * 2.2e-16 / rtol, min(0.03, math.sqrt(rtol)))
-    gr = MU_REAL / h
-    gc = MU_COMPLEX / h
-    updated = False
-    fresh = False
+    return update
+
+
+@kernel(runtime=False)
+def _jacobian_and_lus(t, y, f0, h, ctx, work, pattern):
+    """The Jacobian and the two LUs for step ``h`` [s] from ``(t, y, f0)``: J taken afresh
+    (``m`` evaluations, :func:`_jacobian`), its clearance part refreshed without an
+    evaluation (:mod:`contact_jacobian`), or kept (:func:`_keep_or_retake`); the LUs made
+    again when J or ``h`` changed (:func:`_factor`). Returns ``(ok, evaluations, kept)``,
+    ``kept`` False when J was just taken or refreshed (:func:`_newton_failure`'s rule)."""
+    state, stats = work.state, work.stats
+    update = _keep_or_retake(pattern, work)
+    nfev = 0
+    kept = True
     if state[ST_JAC] == 0.0:
         m = work.jac.shape[1]
         stats[R_JAC] += 1.0
@@ -343,15 +347,13 @@ def radau5_step(t, y, f0, h, ctx, work, y1, err, f1, n_uncontrolled):
         nfev += m
         state[ST_WHY] = WHY_FAIL  # unless set otherwise before the next
         if not _jacobian(t, y, f0, ctx, work):
-            state[ST_FEVLAST] = nfev
-            return False, nfev
+            return False, nfev, kept
         state[ST_SPLIT] = 1.0 if _split_start(y, ctx, work) else 0.0
         state[ST_JAC] = 1.0
         state[ST_CONTACT] = pattern
         state[ST_H] = 0.0
         state[ST_AGE] = 0.0
-        fresh = True
-        update = False
+        kept = False
     elif update:
         stats[R_UPDATE] += 1.0
         clearance_force_jacobian(y, ctx.model, ctx.in_contact, ctx.approach, work.g,
@@ -361,21 +363,27 @@ def radau5_step(t, y, f0, h, ctx, work, y1, err, f1, n_uncontrolled):
         state[ST_CONTACT] = pattern
         state[ST_H] = 0.0
         state[ST_AGE] = 0.0
-        updated = True
-        update = False
+        kept = False
     if state[ST_H] != h:
         stats[R_LU] += 1.0
         if not _factor(h, work):
             state[ST_JAC] = 0.0
-            state[ST_FEVLAST] = nfev
-            return False, nfev
+            return False, nfev, kept
         state[ST_H] = h
-    # the start of the iteration: RADAU5's extrapolated collocation polynomial of the
-    # last accepted step (Hairer & Wanner IV.8, its starting values), which ends where
-    # this one starts; else Z_i = c_i h f0 (an Euler predictor: from Z = 0 the
-    # iteration took a third iteration, and the rate rule then retook J every step)
-    if t == state[ST_TEND]:
-        _extrapolate(work.zp, h / state[ST_HP], z)
+    return True, nfev, kept
+
+
+@kernel(runtime=False)
+def _starting_values(t, f0, h, work):
+    """The iteration's start, ``work.z`` and its eigenbasis image ``work.w = TI z``:
+    RADAU5's extrapolated collocation polynomial of the last accepted step (Hairer & Wanner
+    IV.8, its starting values), which ends where this one starts; else ``Z_i = c_i h f0``
+    (an Euler predictor: from Z = 0 the iteration took a third iteration, and the rate rule
+    then retook J every step)."""
+    z, w = work.z, work.w
+    ny = z.shape[1]
+    if t == work.state[ST_TEND]:
+        _extrapolate(work.zp, h / work.state[ST_HP], z)
     else:
         for j in range(ny):
             for i in range(3):
@@ -383,54 +391,111 @@ def radau5_step(t, y, f0, h, ctx, work, y1, err, f1, n_uncontrolled):
     for j in range(ny):
         for i in range(3):
             w[i, j] = TI[i, 0] * z[0, j] + TI[i, 1] * z[1, j] + TI[i, 2] * z[2, j]
-    # RADAU5's simplified Newton iteration (radau5.f, the loop at label 40; Hairer & Wanner
-    # IV.8, "Stopping criterion"): FACCON = theta / (1 - theta) is carried over from the last
-    # step (relaxed to FACCON^0.8), so a step whose first increment is already small enough
-    # stops after one iteration; from the second on, the rate theta predicts the increment
-    # left after the iterations still allowed, and a prediction above the tolerance stops
-    # the iteration at once with the step cut by the predicted factor (HHFAC) instead of a
-    # fixed one
+
+
+# the Newton iteration's per-iteration pieces are inlined where _newton calls them (numba IR):
+# as calls the film case measured 1.27x against dopri5 instead of 1.30-1.31x
+@kernel(inline="always")
+def _stage_derivatives(t, y, h, ctx, z, ys, fz, stats):
+    """``fz[i] = f(t + c_i h, y + Z_i)`` for the three stages. Returns ``(finite,
+    evaluations)``: False at the first evaluation that failed (counted)."""
+    nfev = 0
+    for i in range(3):
+        for j in range(y.shape[0]):
+            ys[j] = y[j] + z[i, j]
+        nfev += 1
+        stats[R_FEV_NEWTON] += 1.0
+        if not evaluate(t + C[i] * h, ys, ctx, fz[i]):
+            return False, nfev
+    return True, nfev
+
+
+@kernel(inline="always")
+def _transformed_residual(gr, gc, fz, w, xr, xc):
+    """The simplified Newton iteration's right-hand sides in the eigenbasis: ``xr = (TI
+    F)_0 - gr W_0`` (real) and ``xc = (TI F)_1 + i (TI F)_2 - gc (W_1 + i W_2)``
+    (complex), ``gr``, ``gc`` = MU_REAL / h, MU_COMPLEX / h [1/s]; False if not finite."""
+    finite = True
+    for j in range(xr.shape[0]):
+        sr = 0.0
+        sc = 0j
+        for i in range(3):
+            sr += TI[0, i] * fz[i, j]
+            sc += complex(TI[1, i], TI[2, i]) * fz[i, j]
+        xr[j] = sr - gr * w[0, j]
+        xc[j] = sc - gc * complex(w[1, j], w[2, j])
+        if not (math.isfinite(xr[j]) and math.isfinite(sc.real)
+                and math.isfinite(sc.imag)):
+            finite = False
+    return finite
+
+
+@kernel(inline="always")
+def _increment_norm(xr, xc, y, atol, rtol, nm):
+    """The RMS norm of the Newton increment ``(xr, xc)`` over the ``nm`` controlled states,
+    scaled by ``atol + rtol |y|`` (dimensionless)."""
+    s = 0.0
+    for j in range(nm):
+        sc_j = atol[j] + rtol * abs(y[j])
+        s += (xr[j] / sc_j) ** 2 + (xc[j].real / sc_j) ** 2 + (xc[j].imag / sc_j) ** 2
+    return math.sqrt(s / (3.0 * nm))
+
+
+@kernel(inline="always")
+def _apply_increment(xr, xc, w, z):
+    """``W += (xr, Re xc, Im xc)`` and the stages back from the eigenbasis, ``Z = T W``."""
+    for j in range(xr.shape[0]):
+        w[0, j] += xr[j]
+        w[1, j] += xc[j].real
+        w[2, j] += xc[j].imag
+    for i in range(3):
+        for j in range(z.shape[1]):
+            z[i, j] = T[i, 0] * w[0, j] + T[i, 1] * w[1, j] + T[i, 2] * w[2, j]
+
+
+@kernel(runtime=False)
+def _newton(t, y, h, ctx, work, nm):
+    """RADAU5's simplified Newton iteration on the transformed system (radau5.f, the loop
+    at label 40; Hairer & Wanner IV.8, "Stopping criterion"), from ``work.z``/``work.w``
+    (:func:`_starting_values`), with the LUs of :func:`_factor`: per iteration the three
+    stage derivatives, one real and one complex block solve (:func:`_block_solve`).
+
+    FACCON = theta / (1 - theta) is carried over from the last step (relaxed to
+    FACCON^0.8), so a step whose first increment is already small enough stops after one
+    iteration; from the second on, the rate theta predicts the increment left after the
+    iterations still allowed, and a prediction above the tolerance stops the iteration at
+    once with the step cut by the predicted factor (HHFAC, ``ST_HFAC``) instead of a fixed
+    one. Returns ``(converged, finite, iterations, theta, evaluations)``; ``nm``: the
+    controlled states.
+    """
+    state, stats = work.state, work.stats
+    z, w, fz, xr, xc = work.z, work.w, work.fz, work.xr, work.xc
+    rtol = state[ST_RTOL]
+    newton_tol = max(10.0 * 2.2e-16 / rtol, min(0.03, math.sqrt(rtol)))
+    gr = MU_REAL / h
+    gc = MU_COMPLEX / h
     faccon = max(state[ST_FACCON], UROUND) ** 0.8
     theta = THET
     thq_old = 0.0
     dw_old = 0.0
     converged = False
     finite = True
+    nfev = 0
     state[ST_HFAC] = NEWTON_CUT
     newt = 0
     while newt < NEWTON_MAXITER:
         stats[R_NEWTON_IT] += 1.0
-        for i in range(3):
-            for j in range(ny):
-                ys[j] = y[j] + z[i, j]
-            nfev += 1
-            stats[R_FEV_NEWTON] += 1.0
-            if not evaluate(t + C[i] * h, ys, ctx, fz[i]):
-                finite = False
-                break
+        finite, k = _stage_derivatives(t, y, h, ctx, z, work.ys, fz, stats)
+        nfev += k
         if not finite:
             break
-        for j in range(ny):
-            sr = 0.0
-            sc = 0j
-            for i in range(3):
-                sr += TI[0, i] * fz[i, j]
-                sc += complex(TI[1, i], TI[2, i]) * fz[i, j]
-            xr[j] = sr - gr * w[0, j]
-            xc[j] = sc - gc * complex(w[1, j], w[2, j])
-            if not (math.isfinite(xr[j]) and math.isfinite(sc.real)
-                    and math.isfinite(sc.imag)):
-                finite = False
+        finite = _transformed_residual(gr, gc, fz, w, xr, xc)
         if not finite:
             break
         _block_solve(work.lu_r, work.piv_r, work.jac, gr, xr)
         _block_solve(work.lu_c, work.piv_c, work.jac, gc, xc)
         newt += 1
-        s = 0.0
-        for j in range(nm):
-            sc_j = atol[j] + rtol * abs(y[j])
-            s += (xr[j] / sc_j) ** 2 + (xc[j].real / sc_j) ** 2 + (xc[j].imag / sc_j) ** 2
-        dw_norm = math.sqrt(s / (3.0 * nm))
+        dw_norm = _increment_norm(xr, xc, y, work.scale_atol, rtol, nm)
         if 1 < newt < NEWTON_MAXITER:
             thq = dw_norm / dw_old
             theta = thq if newt == 2 else math.sqrt(thq * thq_old)
@@ -444,56 +509,98 @@ def radau5_step(t, y, f0, h, ctx, work, y1, err, f1, n_uncontrolled):
                 state[ST_HFAC] = 0.8 * qnewt ** (-1.0 / (4.0 + NEWTON_MAXITER - 1 - newt))
                 break
         dw_old = max(dw_norm, UROUND)
-        for j in range(ny):
-            w[0, j] += xr[j]
-            w[1, j] += xc[j].real
-            w[2, j] += xc[j].imag
-        for i in range(3):
-            for j in range(ny):
-                z[i, j] = T[i, 0] * w[0, j] + T[i, 1] * w[1, j] + T[i, 2] * w[2, j]
+        _apply_increment(xr, xc, w, z)
         if faccon * dw_norm <= newton_tol:
             converged = True
             break
     state[ST_FACCON] = faccon
-    state[ST_NEWTFAIL] = 0.0 if converged else 1.0
-    if not converged:
-        # the step is rejected and shrunk by the loop (by ST_HFAC: radau_reject). Measured
-        # (docs/solver.md, "The Radau step's evaluations"): retaking J at the same h cost
-        # half the film's evaluations and seldom rescued the step (6,108 failed iterations
-        # for 3,161 rejected steps) - it was past Newton's reach, not J stale - so as RADAU5
-        # a fresh (or just refreshed) J is kept for the smaller step; a kept one has its
-        # clearance part refreshed at the next call (cheap), or is retaken there
-        stats[R_NEWTON_FAIL] += 1.0
-        if not finite:
+    return converged, finite, newt, theta, nfev
+
+
+@kernel(runtime=False)
+def _newton_failure(finite, kept, work):
+    """The Jacobian after a failed iteration; the step is rejected and shrunk by the loop
+    (by ``ST_HFAC``: :func:`radau_reject`). Measured (docs/solver.md, "The Radau step's
+    evaluations"): retaking J at the same h cost half the film's evaluations and seldom
+    rescued the step (6,108 failed iterations for 3,161 rejected steps) - it was past
+    Newton's reach, not J stale - so as RADAU5 a fresh (or just refreshed) J is kept for the
+    smaller step (``kept`` False); a kept one has its clearance part refreshed at the next
+    call (cheap), or is retaken there. A non-finite state drops J, and the loop's own cut
+    applies."""
+    state = work.state
+    work.stats[R_NEWTON_FAIL] += 1.0
+    if not finite:
+        state[ST_JAC] = 0.0
+        state[ST_WHY] = WHY_FAIL
+        state[ST_NEWTFAIL] = 0.0  # a non-finite state: the loop's own cut
+    elif kept:
+        if state[ST_SPLIT] != 0.0:
+            state[ST_UPDATE] = 1.0
+        else:
             state[ST_JAC] = 0.0
             state[ST_WHY] = WHY_FAIL
-            state[ST_NEWTFAIL] = 0.0  # a non-finite state: the loop's own cut
-        elif not (fresh or updated):
-            if state[ST_SPLIT] != 0.0:
-                state[ST_UPDATE] = 1.0
-            else:
-                state[ST_JAC] = 0.0
-                state[ST_WHY] = WHY_FAIL
-        state[ST_FEVLAST] = nfev
-        return False, nfev
+
+
+@kernel(runtime=False)
+def _converged(t, h, newt, theta, work):
+    """Record a converged iteration (``newt`` iterations at rate ``theta``, for
+    :func:`_keep_or_retake` and :func:`hold_step`), and its stages as the predictor's source
+    once the loop has taken this step (seen at the next call: it starts at ``t + h``)."""
+    state = work.state
     state[ST_ITER] = newt
     state[ST_RATE] = theta if newt > 1 else 0.0
-    # the predictor's source once the loop has taken this step (seen at the next call: it
-    # starts at t + h)
     for i in range(3):
-        for j in range(ny):
-            work.zpend[i, j] = z[i, j]
+        for j in range(work.z.shape[1]):
+            work.zpend[i, j] = work.z[i, j]
     state[ST_TPEND] = t + h
     state[ST_HPEND] = h
-    # the embedded error estimate: (MU_REAL / h - J)^-1 (f0 + sum_i E_i Z_i / h)
-    for j in range(ny):
+
+
+@kernel(runtime=False)
+def _error_estimate(y, f0, h, work, y1, err):
+    """The step's end ``y1 = y + Z_3`` and its embedded error estimate (Hairer & Wanner
+    IV.8, radau5.f's ESTRAD) ``err = (MU_REAL / h - J)^-1 (f0 + sum_i E_i Z_i / h)``
+    (order 3: the controller's exponent 1/4), in the state's units."""
+    z, xr = work.z, work.xr
+    for j in range(y.shape[0]):
         xr[j] = f0[j] + (E[0] * z[0, j] + E[1] * z[1, j] + E[2] * z[2, j]) / h
-    _block_solve(work.lu_r, work.piv_r, work.jac, gr, xr)
-    for j in range(ny):
+    _block_solve(work.lu_r, work.piv_r, work.jac, MU_REAL / h, xr)
+    for j in range(y.shape[0]):
         err[j] = xr[j]
         y1[j] = y[j] + z[2, j]
+
+
+@kernel(runtime=False)
+def radau5_step(t, y, f0, h, ctx, work, y1, err, f1, n_uncontrolled):
+    """One Radau IIA (order 5) step of size ``h`` [s] from ``(t, y, f0 = f(t, y))``
+    (Hairer & Wanner IV.8, radau5.f's step).
+
+    Writes ``y1``, the error estimate ``err`` (order 3: the controller's exponent 1/4) and
+    ``f1 = f(t + h, y1)``. Returns ``(converged, evaluations)``; not converged (or an
+    evaluation failed), the loop rejects the step and shrinks it (the Jacobian kept or
+    refreshed by :func:`_newton_failure`'s rule). The step's evaluations are kept in
+    ``ST_FEVLAST`` (a repeat at the same ``t`` counts them, :func:`_begin_call`).
+    """
+    state = work.state
+    work.stats[R_CALLS] += 1.0
+    _begin_call(t, work)
+    # the Jacobian kept, refreshed or retaken, and the LUs for h
+    ok, nfev, kept = _jacobian_and_lus(t, y, f0, h, ctx, work, _contact_pattern(ctx.in_contact))
+    if not ok:
+        state[ST_FEVLAST] = nfev
+        return False, nfev
+    _starting_values(t, f0, h, work)
+    converged, finite, newt, theta, k = _newton(t, y, h, ctx, work, y.shape[0] - n_uncontrolled)
+    nfev += k
+    state[ST_NEWTFAIL] = 0.0 if converged else 1.0
+    if not converged:
+        _newton_failure(finite, kept, work)
+        state[ST_FEVLAST] = nfev
+        return False, nfev
+    _converged(t, h, newt, theta, work)
+    _error_estimate(y, f0, h, work, y1, err)
     nfev += 1
-    stats[R_FEV_END] += 1.0
+    work.stats[R_FEV_END] += 1.0
     state[ST_FEVLAST] = nfev
     if not evaluate(t + h, y1, ctx, f1):
         return False, nfev
