@@ -204,7 +204,8 @@ def clearance_kinematics(q, v, rot, bearing, journal, clear_par, k):
         nx, ny = 1.0, 0.0
     rb = clear_par[k, CP_RB]
     n_nodes = int(clear_par[k, CP_WN])
-    if n_nodes > 0 and clear_par[k, CP_WMAX] > 0.0:
+    worn = n_nodes > 0 and clear_par[k, CP_WMAX] > 0.0
+    if worn:
         # a worn hole (a profile of zeros is the circular one, bit for bit): the resultant of
         # the Winkler pressure over the overlap arc (core/worn_contact.py), in the bearing's
         # frame, its direction the force's, its size the law's at an equivalent penetration
@@ -230,7 +231,7 @@ def clearance_kinematics(q, v, rot, bearing, journal, clear_par, k):
     vjx, vjy = _point_velocity(q, v, journal, qjx, qjy)
     rx, ry = vjx - vbx, vjy - vby
     delta_dot = rx * nx + ry * ny
-    if n_nodes > 0 and clear_par[k, CP_WMAX] > 0.0:
+    if worn:
         # the worn contact's penetration is a function of e in the bearing's frame: its rate
         # is the resultant's (scale n) . de/dt there, the frame turning at w_B
         delta_dot = scale * (delta_dot - w_b * (ex * ny - ey * nx))
